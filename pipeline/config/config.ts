@@ -1,0 +1,267 @@
+import path from 'node:path';
+import { KbError } from '../errors/kb-error.ts';
+
+/**
+ * The one validated configuration of the service and the only reader of `process.env`.
+ * Every variable is listed in {@link CONFIG_VARIABLES}, which also feeds the README's table.
+ */
+
+export type RuntimeKind = 'embedded' | 'distributed';
+export type EmbeddingProviderName = 'local' | 'transformers' | 'cohere';
+
+export interface Config {
+  readonly runtime: RuntimeKind;
+  readonly host: string;
+  readonly port: number;
+  readonly dataDir: string;
+  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  readonly problemBaseUrl: string | null;
+  readonly bootstrapKey: boolean;
+  readonly topicPrefix: string;
+  readonly maxUploadBytes: number;
+  readonly kafka: { readonly brokers: string[]; readonly clientId: string; readonly partitions: number };
+  readonly schemaRegistryUrl: string | null;
+  readonly s3: {
+    readonly endpoint: string | null;
+    readonly accessKey: string;
+    readonly secretKey: string;
+    readonly region: string;
+    readonly bucket: string;
+  };
+  readonly opensearch: { readonly url: string | null; readonly indexPrefix: string };
+  readonly clickhouse: {
+    readonly url: string | null;
+    readonly user: string;
+    readonly password: string;
+    readonly database: string;
+  };
+  readonly embedding: {
+    readonly provider: EmbeddingProviderName;
+    readonly batchSize: number;
+    readonly transformersModel: string;
+    readonly transformersModelPath: string | null;
+    readonly transformersAllowRemote: boolean;
+    readonly cohereApiKey: string | null;
+    readonly cohereModel: string;
+    readonly cohereBaseUrl: string | null;
+  };
+  readonly chunking: { readonly chunkTokens: number; readonly overlapTokens: number };
+  readonly parsing: {
+    readonly threads: number;
+    readonly taskTimeoutMs: number;
+    readonly maxHeapMb: number;
+    readonly ocr: boolean;
+  };
+  readonly retry: { readonly maxAttempts: number; readonly baseDelayMs: number; readonly maxDelayMs: number };
+  readonly rateLimit: { readonly syncIntervalMs: number };
+  readonly keyCacheMs: number;
+}
+
+type Kind = 'string' | 'integer' | 'boolean' | 'enum' | 'list' | 'url';
+
+export interface ConfigVariable {
+  readonly name: string;
+  readonly kind: Kind;
+  readonly default: string;
+  readonly description: string;
+  readonly values?: readonly string[];
+  readonly min?: number;
+  readonly max?: number;
+}
+
+const v = (
+  name: string,
+  kind: Kind,
+  def: string,
+  description: string,
+  extra: Partial<ConfigVariable> = {},
+): ConfigVariable => ({ name, kind, default: def, description, ...extra });
+
+export const CONFIG_VARIABLES = [
+  v('KB_RUNTIME', 'enum', 'embedded', 'Runtime: `embedded` (one process, SQLite and files) or `distributed` (Kafka, schema registry, S3/MinIO, OpenSearch, ClickHouse).', { values: ['embedded', 'distributed'] }),
+  v('HOST', 'string', '127.0.0.1', 'Address the HTTP API binds to.'),
+  v('PORT', 'integer', '8080', 'Port the HTTP API listens on.', { min: 0, max: 65535 }),
+  v('KB_DATA_DIR', 'string', './data', 'Data directory of the embedded runtime (SQLite databases, stored files). Relative paths resolve from the working directory.'),
+  v('KB_LOG_LEVEL', 'enum', 'info', 'Log level.', { values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] }),
+  v('KB_PROBLEM_BASE_URL', 'url', '', 'Base of problem `type` URIs (`<base>/errors/<kind>`); empty means the origin of each request.'),
+  v('KB_BOOTSTRAP_KEY', 'boolean', 'true', 'On first start with no API key at all, create one with every permission for workspace `default` and print it once.'),
+  v('KB_TOPIC_PREFIX', 'string', '', 'Prefix of every topic and consumer-group name (lets several deployments or test runs share one log).'),
+  v('KB_MAX_UPLOAD_BYTES', 'integer', '52428800', 'Largest accepted upload in bytes.', { min: 1 }),
+  v('KB_KAFKA_BROKERS', 'list', '127.0.0.1:9092', 'Comma-separated Kafka bootstrap brokers (distributed).'),
+  v('KB_KAFKA_CLIENT_ID', 'string', 'kb-document-service', 'Kafka client id (distributed).'),
+  v('KB_KAFKA_PARTITIONS', 'integer', '6', 'Partitions of each topic the service creates; the ceiling on consumers per stage.', { min: 1, max: 1024 }),
+  v('KB_SCHEMA_REGISTRY_URL', 'url', '', 'Confluent-compatible schema registry URL (distributed), e.g. `http://127.0.0.1:8081` or Apicurio\'s `/apis/ccompat/v7`.'),
+  v('KB_S3_ENDPOINT', 'url', '', 'S3/MinIO endpoint URL (distributed).'),
+  v('KB_S3_ACCESS_KEY', 'string', '', 'S3 access key (distributed).'),
+  v('KB_S3_SECRET_KEY', 'string', '', 'S3 secret key (distributed).'),
+  v('KB_S3_REGION', 'string', 'us-east-1', 'S3 region (distributed).'),
+  v('KB_S3_BUCKET', 'string', 'kb-documents', 'Bucket holding uploaded files and derived artefacts (distributed); created if missing.'),
+  v('KB_OPENSEARCH_URL', 'url', '', 'OpenSearch URL (distributed).'),
+  v('KB_OPENSEARCH_INDEX_PREFIX', 'string', 'kb', 'Prefix of the OpenSearch index names (distributed).'),
+  v('KB_CLICKHOUSE_URL', 'url', '', 'ClickHouse HTTP URL (distributed).'),
+  v('KB_CLICKHOUSE_USER', 'string', 'default', 'ClickHouse user (distributed).'),
+  v('KB_CLICKHOUSE_PASSWORD', 'string', '', 'ClickHouse password (distributed).'),
+  v('KB_CLICKHOUSE_DATABASE', 'string', 'kb', 'ClickHouse database holding keys, audit log and rate-limit counters; created if missing (distributed).'),
+  v('KB_EMBEDDING_PROVIDER', 'enum', 'local', 'Embedding provider: `local` (bundled model, offline), `transformers` (ONNX model from a local path or the model hub), `cohere`.', { values: ['local', 'transformers', 'cohere'] }),
+  v('KB_EMBEDDING_BATCH_SIZE', 'integer', '32', 'Texts per embedding call (Cohere caps it at 96).', { min: 1, max: 1024 }),
+  v('KB_TRANSFORMERS_MODEL', 'string', 'Xenova/all-MiniLM-L6-v2', 'Model id for the `transformers` provider.'),
+  v('KB_TRANSFORMERS_MODEL_PATH', 'string', '', 'Local folder holding `<model id>/` for the `transformers` provider; empty uses the model hub cache.'),
+  v('KB_TRANSFORMERS_ALLOW_REMOTE', 'boolean', 'false', 'Let the `transformers` provider download the model from the hub.'),
+  v('KB_COHERE_API_KEY', 'string', '', 'Cohere API key (required for the `cohere` provider).'),
+  v('KB_COHERE_MODEL', 'string', 'embed-english-v3.0', 'Cohere embedding model.'),
+  v('KB_COHERE_BASE_URL', 'url', '', 'Cohere API base URL; empty uses Cohere\'s own.'),
+  v('KB_CHUNK_TOKENS', 'integer', '512', 'Target chunk size in tokens.', { min: 32, max: 8192 }),
+  v('KB_CHUNK_OVERLAP', 'integer', '64', 'Tokens of overlap carried from one chunk into the next.', { min: 0, max: 1024 }),
+  v('KB_PARSE_THREADS', 'integer', '2', 'Threads of the parsing pool.', { min: 1, max: 64 }),
+  v('KB_PARSE_TIMEOUT_MS', 'integer', '120000', 'Time limit of one parsing task.', { min: 100 }),
+  v('KB_PARSE_MAX_HEAP_MB', 'integer', '512', 'Heap limit of a parsing thread in MB.', { min: 64 }),
+  v('KB_OCR', 'boolean', 'true', 'OCR PDF pages that have no text layer.'),
+  v('KB_STAGE_MAX_ATTEMPTS', 'integer', '5', 'Attempts of a stage on a retriable error before the event goes to the dead-letter topic.', { min: 1, max: 100 }),
+  v('KB_RETRY_BASE_MS', 'integer', '200', 'First backoff delay of a retried stage; doubles each attempt, with full jitter.', { min: 1 }),
+  v('KB_RETRY_MAX_MS', 'integer', '30000', 'Largest backoff delay.', { min: 1 }),
+  v('KB_RATE_LIMIT_SYNC_MS', 'integer', '1000', 'How often an API process shares its rate-limit counts with the others (distributed).', { min: 50, max: 1000 }),
+  v('KB_KEY_CACHE_MS', 'integer', '2000', 'How long an API process trusts a looked-up key before reading it again (revocation latency).', { min: 0, max: 5000 }),
+] as const satisfies readonly ConfigVariable[];
+
+type VariableName = (typeof CONFIG_VARIABLES)[number]['name'];
+
+/** Reads and validates the configuration; throws one error listing every invalid variable. */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const problems: string[] = [];
+  const spec = new Map<string, ConfigVariable>(CONFIG_VARIABLES.map((c) => [c.name, c]));
+  const raw = (name: VariableName): string => {
+    const value = env[name];
+    return value === undefined || value === '' ? (spec.get(name)?.default ?? '') : value.trim();
+  };
+  const str = (name: VariableName): string => raw(name);
+  const opt = (name: VariableName): string | null => {
+    const value = raw(name);
+    return value === '' ? null : value;
+  };
+  const url = (name: VariableName): string | null => {
+    const value = opt(name);
+    if (value === null) return null;
+    try {
+      const parsed = new URL(value);
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('not http');
+      return value.replace(/\/+$/, '');
+    } catch {
+      problems.push(`${name}: "${value}" is not an http(s) URL`);
+      return null;
+    }
+  };
+  const int = (name: VariableName): number => {
+    const c = spec.get(name) as ConfigVariable;
+    const value = raw(name);
+    const n = Number(value);
+    if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(n)) {
+      problems.push(`${name}: "${value}" is not an integer`);
+      return Number(c.default);
+    }
+    if ((c.min !== undefined && n < c.min) || (c.max !== undefined && n > c.max)) {
+      problems.push(`${name}: ${n} is outside ${c.min ?? '-∞'}..${c.max ?? '∞'}`);
+      return Number(c.default);
+    }
+    return n;
+  };
+  const bool = (name: VariableName): boolean => {
+    const value = raw(name).toLowerCase();
+    if (['1', 'true', 'yes', 'on'].includes(value)) return true;
+    if (['0', 'false', 'no', 'off'].includes(value)) return false;
+    problems.push(`${name}: "${value}" is not a boolean (true/false)`);
+    return false;
+  };
+  const oneOf = <T extends string>(name: VariableName): T => {
+    const c = spec.get(name) as ConfigVariable;
+    const value = raw(name);
+    if (!c.values?.includes(value)) {
+      problems.push(`${name}: "${value}" is not one of ${c.values?.join(', ')}`);
+      return c.default as T;
+    }
+    return value as T;
+  };
+  const list = (name: VariableName): string[] =>
+    raw(name)
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
+
+  const config: Config = {
+    runtime: oneOf<RuntimeKind>('KB_RUNTIME'),
+    host: str('HOST'),
+    port: int('PORT'),
+    dataDir: path.resolve(str('KB_DATA_DIR')),
+    logLevel: oneOf('KB_LOG_LEVEL'),
+    problemBaseUrl: url('KB_PROBLEM_BASE_URL'),
+    bootstrapKey: bool('KB_BOOTSTRAP_KEY'),
+    topicPrefix: str('KB_TOPIC_PREFIX'),
+    maxUploadBytes: int('KB_MAX_UPLOAD_BYTES'),
+    kafka: { brokers: list('KB_KAFKA_BROKERS'), clientId: str('KB_KAFKA_CLIENT_ID'), partitions: int('KB_KAFKA_PARTITIONS') },
+    schemaRegistryUrl: url('KB_SCHEMA_REGISTRY_URL'),
+    s3: {
+      endpoint: url('KB_S3_ENDPOINT'),
+      accessKey: str('KB_S3_ACCESS_KEY'),
+      secretKey: str('KB_S3_SECRET_KEY'),
+      region: str('KB_S3_REGION'),
+      bucket: str('KB_S3_BUCKET'),
+    },
+    opensearch: { url: url('KB_OPENSEARCH_URL'), indexPrefix: str('KB_OPENSEARCH_INDEX_PREFIX') },
+    clickhouse: {
+      url: url('KB_CLICKHOUSE_URL'),
+      user: str('KB_CLICKHOUSE_USER'),
+      password: str('KB_CLICKHOUSE_PASSWORD'),
+      database: str('KB_CLICKHOUSE_DATABASE'),
+    },
+    embedding: {
+      provider: oneOf<EmbeddingProviderName>('KB_EMBEDDING_PROVIDER'),
+      batchSize: int('KB_EMBEDDING_BATCH_SIZE'),
+      transformersModel: str('KB_TRANSFORMERS_MODEL'),
+      transformersModelPath: opt('KB_TRANSFORMERS_MODEL_PATH'),
+      transformersAllowRemote: bool('KB_TRANSFORMERS_ALLOW_REMOTE'),
+      cohereApiKey: opt('KB_COHERE_API_KEY'),
+      cohereModel: str('KB_COHERE_MODEL'),
+      cohereBaseUrl: url('KB_COHERE_BASE_URL'),
+    },
+    chunking: { chunkTokens: int('KB_CHUNK_TOKENS'), overlapTokens: int('KB_CHUNK_OVERLAP') },
+    parsing: {
+      threads: int('KB_PARSE_THREADS'),
+      taskTimeoutMs: int('KB_PARSE_TIMEOUT_MS'),
+      maxHeapMb: int('KB_PARSE_MAX_HEAP_MB'),
+      ocr: bool('KB_OCR'),
+    },
+    retry: {
+      maxAttempts: int('KB_STAGE_MAX_ATTEMPTS'),
+      baseDelayMs: int('KB_RETRY_BASE_MS'),
+      maxDelayMs: int('KB_RETRY_MAX_MS'),
+    },
+    rateLimit: { syncIntervalMs: int('KB_RATE_LIMIT_SYNC_MS') },
+    keyCacheMs: int('KB_KEY_CACHE_MS'),
+  };
+
+  if (config.chunking.overlapTokens >= config.chunking.chunkTokens) {
+    problems.push('KB_CHUNK_OVERLAP must be smaller than KB_CHUNK_TOKENS');
+  }
+  if (config.embedding.provider === 'cohere' && !config.embedding.cohereApiKey) {
+    problems.push('KB_COHERE_API_KEY is required when KB_EMBEDDING_PROVIDER=cohere');
+  }
+  if (config.runtime === 'distributed') {
+    const required: Array<[VariableName, unknown]> = [
+      ['KB_SCHEMA_REGISTRY_URL', config.schemaRegistryUrl],
+      ['KB_S3_ENDPOINT', config.s3.endpoint],
+      ['KB_OPENSEARCH_URL', config.opensearch.url],
+      ['KB_CLICKHOUSE_URL', config.clickhouse.url],
+    ];
+    for (const [name, value] of required) {
+      if (value === null) problems.push(`${name} is required when KB_RUNTIME=distributed`);
+    }
+  }
+  if (problems.length > 0) {
+    throw new KbError('bad-request', `Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  }
+  return config;
+}
+
+/** A configuration for tests and tools: defaults, overridden by `overrides` (variable names). */
+export function configFrom(overrides: Partial<Record<VariableName, string>> = {}): Config {
+  return loadConfig({ ...overrides });
+}

@@ -1,0 +1,75 @@
+import { type ErrorCode, catalogueEntry } from './error-catalogue.ts';
+
+/** One failed field of a request body, listed in a 422 problem's `errors`. */
+export interface FieldError {
+  readonly field: string;
+  readonly message: string;
+}
+
+export interface KbErrorOptions {
+  readonly cause?: unknown;
+  /** Overrides the catalogue's `retriable` for this occurrence. */
+  readonly retriable?: boolean;
+  /** Failed fields, for `validation-error`. */
+  readonly errors?: readonly FieldError[];
+  /** Seconds a client should wait, for `rate-limit-exceeded`. */
+  readonly retryAfter?: number;
+}
+
+/**
+ * The service's error. `code` is a key of the error catalogue, which decides the HTTP status,
+ * problem kind and title; `message` is the occurrence's detail, safe to show to a client.
+ */
+export class KbError extends Error {
+  readonly code: ErrorCode;
+  readonly retriable: boolean;
+  readonly errors: readonly FieldError[] | undefined;
+  readonly retryAfter: number | undefined;
+
+  constructor(code: ErrorCode, message: string, options: KbErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'KbError';
+    this.code = code;
+    this.retriable = options.retriable ?? catalogueEntry(code).retriable;
+    this.errors = options.errors;
+    this.retryAfter = options.retryAfter;
+  }
+
+  get status(): number {
+    return catalogueEntry(this.code).status;
+  }
+}
+
+export function isKbError(error: unknown): error is KbError {
+  return error instanceof KbError;
+}
+
+/**
+ * Whether retrying the failed operation unchanged may succeed. Unknown errors from engines
+ * (connection refused, resets, timeouts) count as retriable; everything else as final.
+ */
+export function isRetriable(error: unknown): boolean {
+  if (error instanceof KbError) return error.retriable;
+  if (error && typeof error === 'object') {
+    const code = (error as { code?: unknown }).code;
+    if (
+      typeof code === 'string' &&
+      ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_SOCKET'].includes(code)
+    ) {
+      return true;
+    }
+    const retriable = (error as { retriable?: unknown }).retriable;
+    if (typeof retriable === 'boolean') return retriable;
+    const name = (error as { name?: unknown }).name;
+    if (name === 'TimeoutError' || name === 'ConnectionError' || name === 'NoLivingConnectionsError') return true;
+  }
+  return false;
+}
+
+/** Wraps anything thrown into a KbError, keeping KbErrors as they are. */
+export function toKbError(error: unknown, fallback: ErrorCode = 'internal-error'): KbError {
+  if (error instanceof KbError) return error;
+  const retriable = isRetriable(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return new KbError(retriable ? 'engine-unavailable' : fallback, message, { cause: error, retriable });
+}

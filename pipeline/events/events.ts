@@ -1,0 +1,143 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import type { AvroSchema, TopicSpec } from '../ports/message-log/message-log.port.ts';
+
+/** Fields every pipeline event carries. */
+export interface EventBase {
+  event_id: string;
+  occurred_at: string;
+  trace_id: string;
+  document_id: string;
+  workspace_id: string;
+  version: number;
+}
+
+export interface DocumentUploaded extends EventBase {
+  storage_key: string;
+  mime_type: string;
+  size_bytes: number;
+  content_hash: string;
+  name: string;
+}
+export interface DocumentParsed extends EventBase {
+  text_ref: string;
+  mime_type: string;
+  characters: number;
+  pages: number | null;
+}
+export interface DocumentChunked extends EventBase {
+  chunks_ref: string;
+  chunk_count: number;
+  tokens: number;
+}
+export interface DocumentEmbedded extends EventBase {
+  chunks_ref: string;
+  chunk_count: number;
+  tokens: number;
+  model: string;
+  dimensions: number;
+  embedded_count: number;
+  cached_count: number;
+}
+export interface DocumentIndexed extends EventBase {
+  chunk_count: number;
+  tokens: number;
+  model: string | null;
+  served: boolean;
+}
+export interface DocumentFailed extends EventBase {
+  stage: string;
+  error_code: string;
+  error_message: string;
+  attempts: number;
+}
+export interface DeadLetter {
+  event_id: string;
+  occurred_at: string;
+  stage: string;
+  source_topic: string;
+  source_partition: number;
+  source_offset: string;
+  key: string;
+  payload: string;
+  error_code: string;
+  error_message: string;
+  attempts: number;
+}
+
+/** Event types, versioned; the topic of each is `<KB_TOPIC_PREFIX><event type>`. */
+export const EVENT_TYPES = {
+  uploaded: 'kb.document.uploaded',
+  parsed: 'kb.document.parsed',
+  chunked: 'kb.document.chunked',
+  embedded: 'kb.document.embedded',
+  indexed: 'kb.document.indexed',
+  failed: 'kb.document.failed',
+} as const;
+export type EventKind = keyof typeof EVENT_TYPES;
+
+const SCHEMA_FILES: Record<EventKind | 'deadLetter', string> = {
+  uploaded: 'document-uploaded.avsc',
+  parsed: 'document-parsed.avsc',
+  chunked: 'document-chunked.avsc',
+  embedded: 'document-embedded.avsc',
+  indexed: 'document-indexed.avsc',
+  failed: 'document-failed.avsc',
+  deadLetter: 'dead-letter.avsc',
+};
+
+const schemaCache = new Map<string, AvroSchema>();
+
+/** The Avro schema of an event kind, read from `schemas/`. */
+export function eventSchema(kind: EventKind | 'deadLetter'): AvroSchema {
+  const file = SCHEMA_FILES[kind];
+  let schema = schemaCache.get(file);
+  if (!schema) {
+    const url = new URL(`../../schemas/${file}`, import.meta.url);
+    schema = JSON.parse(readFileSync(fileURLToPath(url), 'utf8')) as AvroSchema;
+    schemaCache.set(file, schema);
+  }
+  return schema;
+}
+
+export const STAGE_NAMES = ['parse', 'chunk', 'embed', 'index'] as const;
+export type StageName = (typeof STAGE_NAMES)[number];
+
+/** Topic names of one deployment (all carry the configured prefix). */
+export interface Topics {
+  readonly uploaded: string;
+  readonly parsed: string;
+  readonly chunked: string;
+  readonly embedded: string;
+  readonly indexed: string;
+  readonly failed: string;
+  deadLetter(stage: StageName): string;
+  group(stage: StageName): string;
+}
+
+export function topicNames(prefix: string): Topics {
+  return {
+    uploaded: `${prefix}${EVENT_TYPES.uploaded}`,
+    parsed: `${prefix}${EVENT_TYPES.parsed}`,
+    chunked: `${prefix}${EVENT_TYPES.chunked}`,
+    embedded: `${prefix}${EVENT_TYPES.embedded}`,
+    indexed: `${prefix}${EVENT_TYPES.indexed}`,
+    failed: `${prefix}${EVENT_TYPES.failed}`,
+    deadLetter: (stage) => `${prefix}kb.dlq.${stage}`,
+    group: (stage) => `${prefix}kb.stage.${stage}`,
+  };
+}
+
+/** Every topic the pipeline uses, with its schema, for `MessageLog.ensureTopics`. */
+export function topicSpecs(prefix: string, partitions: number): TopicSpec[] {
+  const t = topicNames(prefix);
+  const specs: TopicSpec[] = (Object.keys(EVENT_TYPES) as EventKind[]).map((kind) => ({
+    name: t[kind],
+    partitions,
+    schema: eventSchema(kind),
+  }));
+  for (const stage of STAGE_NAMES) {
+    specs.push({ name: t.deadLetter(stage), partitions: 1, schema: eventSchema('deadLetter') });
+  }
+  return specs;
+}

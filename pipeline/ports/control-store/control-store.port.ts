@@ -1,0 +1,100 @@
+export const PERMISSIONS = ['read', 'search', 'write'] as const;
+export type Permission = (typeof PERMISSIONS)[number];
+
+export const PLANS = ['starter', 'pro', 'business', 'enterprise'] as const;
+export type Plan = (typeof PLANS)[number];
+
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly name: string;
+  /** First 12 characters of the key, for display. */
+  readonly prefix: string;
+  /** SHA-256 of the full key, lowercase hex. The key itself is never stored. */
+  readonly hash: string;
+  readonly workspaceId: string;
+  readonly permissions: readonly Permission[];
+  readonly plan: Plan;
+  readonly createdAt: string;
+  readonly revokedAt: string | null;
+  readonly lastUsedAt: string | null;
+}
+
+export type AuditAction = 'create' | 'update' | 'rollback' | 'delete' | 'purge';
+
+export interface AuditSnapshot {
+  readonly version: number | null;
+  readonly metadata: Record<string, unknown> | null;
+}
+
+export interface AuditEntry {
+  /** UUID v7, so ids sort by time. */
+  readonly id: string;
+  readonly action: AuditAction;
+  readonly workspaceId: string;
+  readonly documentId: string;
+  readonly actor: { readonly type: 'api_key'; readonly id: string };
+  readonly timestamp: string;
+  readonly version: number | null;
+  readonly before: AuditSnapshot | null;
+  readonly after: AuditSnapshot | null;
+  readonly changeReason: string | null;
+  readonly traceId: string;
+}
+
+export interface AuditQuery {
+  readonly workspaceId: string;
+  readonly documentId?: string;
+  readonly action?: AuditAction;
+  readonly since?: string;
+  readonly until?: string;
+  /** Return entries with `id` greater than this (ascending order by id = by time). */
+  readonly afterId?: string;
+  readonly limit: number;
+}
+
+/** Requests one API process counted for one key in one second. */
+export interface UsageCount {
+  readonly keyId: string;
+  /** Unix second the requests fell in. */
+  readonly second: number;
+  readonly count: number;
+}
+
+/**
+ * The control plane: API keys, the audit log, rate-limit counters and usage.
+ *
+ * Contract:
+ * - `createKey` with an existing id or hash rejects with `conflict`. `findKeyByHash` returns
+ *   revoked keys too (the caller decides); `revokeKey` is idempotent and keeps the first
+ *   `revokedAt`; it returns false for an unknown id.
+ * - `touchKeys` records last use; it may be applied late or coalesced, never moves a time back.
+ * - `appendAudit` is idempotent by entry id. `listAudit` returns entries in ascending id order
+ *   (ids are UUID v7, so that is time order) and the total matching the filters without paging.
+ * - `recordUsage` adds counts under an instance id; re-sending the same (instance, key, second)
+ *   replaces rather than adds, so a retried sync does not double count. `readUsage` sums over all
+ *   instances except `excludeInstance` for seconds ≥ `sinceSecond`.
+ * - Outside the contract: key rotation, usage older than one day (may be compacted).
+ */
+export interface ControlStore {
+  readonly kind: string;
+  createKey(key: ApiKeyRecord): Promise<void>;
+  findKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
+  getKey(id: string): Promise<ApiKeyRecord | null>;
+  listKeys(workspaceId?: string): Promise<ApiKeyRecord[]>;
+  revokeKey(id: string, at: string): Promise<boolean>;
+  countKeys(): Promise<number>;
+  touchKeys(lastUsed: ReadonlyMap<string, string>): Promise<void>;
+
+  appendAudit(entry: AuditEntry): Promise<void>;
+  listAudit(query: AuditQuery): Promise<{ entries: AuditEntry[]; total: number }>;
+
+  recordUsage(instanceId: string, counts: readonly UsageCount[]): Promise<void>;
+  readUsage(
+    keyIds: readonly string[],
+    sinceSecond: number,
+    excludeInstance?: string,
+  ): Promise<UsageCount[]>;
+
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,245 @@
+/** Processing status of one document version (the document's `status` is its latest version's). */
+export type VersionStatus = 'pending' | 'processing' | 'completed' | 'failed';
+export const VERSION_STATUSES: readonly VersionStatus[] = ['pending', 'processing', 'completed', 'failed'];
+
+/** Why a version failed: `{code, message, stage, attempts, at}` as the API shows it. */
+export interface IngestError {
+  readonly code: string;
+  readonly message: string;
+  readonly stage: string;
+  readonly attempts: number;
+  readonly at: string;
+}
+
+export type Metadata = Record<string, unknown>;
+
+export interface VersionRecord {
+  readonly documentId: string;
+  readonly workspaceId: string;
+  readonly version: number;
+  readonly status: VersionStatus;
+  readonly name: string;
+  readonly mimeType: string;
+  readonly sizeBytes: number;
+  /** SHA-256 of the file, lowercase hex. */
+  readonly contentHash: string;
+  /** Object-store key of the file (versions with the same content may share it). */
+  readonly storageKey: string;
+  readonly metadata: Metadata;
+  readonly changeReason: string | null;
+  readonly restoredFrom: number | null;
+  /** Id of the API key that created the version. */
+  readonly createdBy: string;
+  readonly createdAt: string;
+  readonly completedAt: string | null;
+  /** When this version started being served by search (its ingestion completed), or null. */
+  readonly servedFrom: string | null;
+  /** When it stopped being served (the next version completed, or the document was deleted). */
+  readonly servedUntil: string | null;
+  readonly chunkCount: number;
+  readonly tokens: number;
+  readonly embeddingModel: string | null;
+  readonly error: IngestError | null;
+  /** Set once retention dropped the version's chunks from the index (its file is kept). */
+  readonly archivedAt: string | null;
+}
+
+export interface DocumentRecord {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly source: string;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+  readonly deletedAt: string | null;
+  /** The highest version number allocated. */
+  readonly latestVersion: number;
+  /** The version search serves now, or null (none completed yet, or deleted). */
+  readonly servedVersion: number | null;
+  /** The record of `latestVersion`. */
+  readonly latest: VersionRecord;
+}
+
+/** Fields of a new version; the store sets `version`, `status: pending` and the derived fields. */
+export interface NewVersion {
+  readonly name: string;
+  readonly mimeType: string;
+  readonly sizeBytes: number;
+  readonly contentHash: string;
+  readonly storageKey: string;
+  readonly metadata: Metadata;
+  readonly changeReason: string | null;
+  readonly restoredFrom: number | null;
+  readonly createdBy: string;
+  readonly createdAt: string;
+}
+
+export interface NewDocument {
+  readonly id: string;
+  readonly workspaceId: string;
+  readonly source: string;
+  readonly firstVersion: NewVersion;
+}
+
+export interface VersionPatch {
+  readonly status?: VersionStatus;
+  readonly error?: IngestError | null;
+  readonly chunkCount?: number;
+  readonly tokens?: number;
+  readonly embeddingModel?: string | null;
+}
+
+export interface ChunkRecord {
+  /** `<document_id>:<version>:<index>`. */
+  readonly id: string;
+  readonly documentId: string;
+  readonly workspaceId: string;
+  readonly version: number;
+  readonly index: number;
+  readonly content: string;
+  /** SHA-256 of `content`, lowercase hex: the vector-cache key and the diff's alignment key. */
+  readonly contentHash: string;
+  readonly tokens: number;
+  readonly startOffset: number;
+  readonly endOffset: number;
+  readonly page: number | null;
+  readonly metadata: Metadata;
+}
+
+export interface ChunkInput extends ChunkRecord {
+  readonly vector: Float32Array | null;
+}
+
+export interface DocumentListQuery {
+  readonly workspaceId: string;
+  readonly status?: VersionStatus;
+  readonly source?: string;
+  readonly createdAfter?: string;
+  readonly createdBefore?: string;
+  readonly limit: number;
+  /** Cursor mode: documents strictly after this position in (`createdAt` desc, `id` desc) order. */
+  readonly after?: { readonly createdAt: string; readonly id: string };
+  /** Offset mode: skip this many. */
+  readonly offset?: number;
+}
+
+export interface SearchFilters {
+  readonly documentIds?: readonly string[];
+  /** Version metadata `key` equals the value, or one of the values. */
+  readonly metadata?: Readonly<Record<string, readonly (string | number | boolean)[]>>;
+  readonly mimeTypes?: readonly string[];
+  readonly createdAfter?: string;
+  readonly createdBefore?: string;
+}
+
+export interface StoreSearchQuery {
+  readonly workspaceId: string;
+  /** Keyword search: the query text (the adapter tokenises it). */
+  readonly text: string;
+  /** Vector search: the query vector (unit length). */
+  readonly vector?: Float32Array;
+  /** How many hits to return at most. */
+  readonly limit: number;
+  /** Null: the versions served now. Otherwise: the versions served at that instant (ISO 8601). */
+  readonly asOf: string | null;
+  readonly filters: SearchFilters;
+}
+
+export interface SearchHit {
+  readonly chunk: ChunkRecord;
+  /** Keyword: BM25 (higher is better). Vector: cosine similarity in [-1, 1]. */
+  readonly score: number;
+  readonly documentName: string;
+  readonly documentMetadata: Metadata;
+  readonly mimeType: string;
+}
+
+export interface IndexModel {
+  readonly model: string;
+  readonly dimensions: number;
+}
+
+/**
+ * Documents, their versions, chunks and vectors, with keyword and vector search.
+ *
+ * Contract:
+ * - Version numbers of a document start at 1 and are gap-free and distinct under concurrent
+ *   `appendVersion` calls (atomic increment or optimistic concurrency with retry).
+ * - Served-time bookkeeping (SPEC §7) lives here: `completeVersion` makes a version served
+ *   unless a newer version is already served or the document is deleted (a stale completion
+ *   never makes an older version current); the previously served version's `servedUntil` and
+ *   the new one's `servedFrom` are the same instant. Calling it again changes nothing.
+ * - `putChunks` upserts by chunk id, so replays are idempotent. Vectors must belong to the
+ *   index model (`setIndexModel`); otherwise it rejects with `model-mismatch`.
+ * - Search returns only chunks of versions served at the requested instant, of the given
+ *   workspace, matching every filter; results are sorted by score, best first. Writes are
+ *   visible to search once the write's promise resolves (adapters refresh as needed).
+ * - A soft-deleted document is invisible to `getDocument`/`listDocuments` and to current search
+ *   at once; `asOf` searches before the deletion still see it. `purge` removes everything.
+ * - Reads of another workspace's document behave as if it did not exist.
+ * - Outside the contract: full-text language analysis details, score scales across adapters.
+ */
+export interface DocumentStore {
+  readonly kind: string;
+
+  createDocument(input: NewDocument): Promise<DocumentRecord>;
+  /** Allocates `latestVersion + 1` atomically; `build` sees the current latest version. Rejects `not-found` for a missing or deleted document. */
+  appendVersion(
+    workspaceId: string,
+    documentId: string,
+    build: (latest: VersionRecord) => NewVersion,
+  ): Promise<VersionRecord>;
+  getDocument(workspaceId: string, documentId: string): Promise<DocumentRecord | null>;
+  listDocuments(query: DocumentListQuery): Promise<{ documents: DocumentRecord[]; total: number }>;
+  /** Newest first. Empty when the document does not exist in the workspace. */
+  listVersions(workspaceId: string, documentId: string): Promise<VersionRecord[]>;
+  /** Any workspace; also for soft-deleted documents (stages and history use it). */
+  getVersion(documentId: string, version: number): Promise<VersionRecord | null>;
+  updateVersion(documentId: string, version: number, patch: VersionPatch): Promise<VersionRecord | null>;
+  completeVersion(
+    documentId: string,
+    version: number,
+    result: { at: string; chunkCount: number; tokens: number; embeddingModel: string | null },
+  ): Promise<{ served: boolean }>;
+
+  putChunks(chunks: readonly ChunkInput[]): Promise<void>;
+  /** Copies a version's chunks and vectors to another version of the same document (new ids). */
+  copyChunks(documentId: string, fromVersion: number, toVersion: number): Promise<number>;
+  /** Chunks with `index > afterIndex`, ascending, at most `limit`, plus the version's total. */
+  listChunks(
+    documentId: string,
+    version: number,
+    page: { afterIndex: number; limit: number },
+  ): Promise<{ chunks: ChunkRecord[]; total: number }>;
+  getChunk(chunkId: string): Promise<ChunkRecord | null>;
+  deleteChunks(documentId: string, version: number): Promise<void>;
+  /** Whether every chunk of the version has a vector of the index model. */
+  hasVectors(documentId: string, version: number): Promise<boolean>;
+
+  getIndexModel(): Promise<IndexModel | null>;
+  /** Sets the model on an empty index; with `replace`, drops every stored vector and switches. */
+  setIndexModel(model: IndexModel, options?: { replace?: boolean }): Promise<void>;
+  /** Chunks in id order after `afterId` (for re-embedding). */
+  scanChunks(page: { afterId: string; limit: number }): Promise<ChunkRecord[]>;
+  setChunkVectors(model: string, vectors: ReadonlyMap<string, Float32Array>): Promise<void>;
+
+  getCachedVectors(model: string, contentHashes: readonly string[]): Promise<Map<string, Float32Array>>;
+  putCachedVectors(model: string, vectors: ReadonlyMap<string, Float32Array>): Promise<void>;
+
+  keywordSearch(query: StoreSearchQuery): Promise<SearchHit[]>;
+  vectorSearch(query: StoreSearchQuery & { vector: Float32Array }): Promise<SearchHit[]>;
+
+  softDelete(workspaceId: string, documentId: string, at: string): Promise<DocumentRecord | null>;
+  purge(workspaceId: string, documentId: string): Promise<boolean>;
+
+  /** Versions of the workspace no longer served since before `cutoff` and not yet archived. */
+  listExpiredVersions(workspaceId: string, cutoff: string): Promise<VersionRecord[]>;
+  /** Drops the version's chunks from the index and marks it archived. Idempotent. */
+  archiveVersion(documentId: string, version: number, at: string): Promise<void>;
+  /** The latest `servedUntil` among archived versions of the workspace: `asOf` before it may miss results. */
+  archivedHorizon(workspaceId: string): Promise<string | null>;
+  /** Workspaces that hold documents (for retention runs). */
+  listWorkspaces(): Promise<string[]>;
+
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

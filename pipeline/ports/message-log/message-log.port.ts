@@ -1,0 +1,79 @@
+/** An Avro schema (the parsed JSON of a `.avsc` file). */
+export type AvroSchema = Record<string, unknown>;
+
+export interface TopicSpec {
+  readonly name: string;
+  readonly partitions: number;
+  /** Every value published to the topic must match this schema; consumers get it decoded. */
+  readonly schema: AvroSchema;
+}
+
+export interface OutgoingMessage {
+  /** Partitioning key: messages with the same key go to the same partition, in publish order. */
+  readonly key: string;
+  readonly value: Record<string, unknown>;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export interface DeliveredMessage {
+  readonly topic: string;
+  readonly partition: number;
+  /** Offset within the partition, as a decimal string. */
+  readonly offset: string;
+  readonly key: string;
+  readonly value: Record<string, unknown>;
+  readonly headers: Readonly<Record<string, string>>;
+  /** When the message was appended, epoch milliseconds. */
+  readonly timestamp: number;
+}
+
+export interface SubscribeOptions {
+  /** Consumer group: every group receives every message; within a group each partition has one consumer at a time. */
+  readonly groupId: string;
+  readonly topics: readonly string[];
+  /**
+   * Called once per message. Within one partition calls are sequential and in offset order;
+   * different partitions may be handled concurrently. The message's offset is committed only
+   * after the returned promise resolves.
+   */
+  readonly handler: (message: DeliveredMessage) => Promise<void>;
+  /** A new group starts at the earliest retained message (default) or only sees new ones. */
+  readonly fromBeginning?: boolean;
+}
+
+export interface Subscription {
+  /** Waits for in-flight handlers, commits their offsets and leaves the group. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A partitioned, durable message log with consumer groups (Kafka semantics).
+ *
+ * Contract:
+ * - `ensureTopics` is idempotent; it records each topic's schema. Publishing a value that does
+ *   not match the topic's schema rejects with `invalid-event` and appends nothing.
+ * - `publish` resolves once every message is durable. Messages with the same key keep their
+ *   publish order for every consumer.
+ * - Delivery is at-least-once: a message whose handler has not resolved when its consumer stops,
+ *   crashes or loses its partition is delivered again (to this or another group member).
+ *   Handlers must therefore be idempotent.
+ * - If a handler rejects, the adapter does not commit that message; it redelivers it after a short
+ *   pause and does not move past it on that partition (stages do their own retry and dead-lettering
+ *   and only reject when they cannot record an outcome at all).
+ * - Outside the contract: exactly-once, ordering across keys, transactions, message retention time.
+ */
+export interface MessageLog {
+  readonly kind: string;
+  ensureTopics(topics: readonly TopicSpec[]): Promise<void>;
+  publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
+  subscribe(options: SubscribeOptions): Promise<Subscription>;
+  /**
+   * Messages not yet committed by `groupId` on `topic` (the group's lag), or null when the
+   * group has never committed. For progress reporting and tests.
+   */
+  lag(groupId: string, topic: string): Promise<number | null>;
+  /** Deletes topics (tests clean up with it). Idempotent. */
+  deleteTopics(names: readonly string[]): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
