@@ -1,4 +1,4 @@
-import { type ErrorCode, catalogueEntry } from './error-catalogue.ts';
+import { catalogueEntry, type ErrorCode } from './error-catalogue.ts';
 
 /** One failed field of a request body, listed in a 422 problem's `errors`. */
 export interface FieldError {

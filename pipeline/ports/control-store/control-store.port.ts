@@ -89,11 +89,7 @@ export interface ControlStore {
   listAudit(query: AuditQuery): Promise<{ entries: AuditEntry[]; total: number }>;
 
   recordUsage(instanceId: string, counts: readonly UsageCount[]): Promise<void>;
-  readUsage(
-    keyIds: readonly string[],
-    sinceSecond: number,
-    excludeInstance?: string,
-  ): Promise<UsageCount[]>;
+  readUsage(keyIds: readonly string[], sinceSecond: number, excludeInstance?: string): Promise<UsageCount[]>;
 
   ping(): Promise<void>;
   close(): Promise<void>;
