@@ -1,0 +1,223 @@
+#!/usr/bin/env bash
+# ClickHouse over HTTP on 127.0.0.1:18123, as a local process.
+#
+# The engine is the clickhouse-local build inside libchdb.so, shipped by the
+# npm package that the `chdb` package depends on for this platform
+# (@chdb/lib-linux-<arch>-gnu). A tiny C launcher (../clickhouse/launcher.c)
+# loads the library, calls its exported chdb_query_cmdline with a
+# clickhouse-local command line that runs `SYSTEM START LISTEN HTTP` and then
+# blocks, so the process serves HTTP until SIGTERM.
+#
+# usage: clickhouse.sh <install|start|stop|status|env>
+set -euo pipefail
+
+NAME=clickhouse
+SCRIPT_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+NATIVE_DIR="$(cd "$SCRIPT_DIR/.." && pwd)"
+CACHE_ROOT="${KB_NATIVE_CACHE:-$NATIVE_DIR/.cache}"
+RUN_ROOT="${KB_NATIVE_RUN:-$NATIVE_DIR/.run}"
+
+# Pinned: the platform package that chdb@3.4.0 depends on (ClickHouse 26.7).
+CHDB_LIB_VERSION="26.7.3-stable.1"
+HOST=127.0.0.1
+HTTP_PORT=18123
+DATABASE=kb
+URL="http://$HOST:$HTTP_PORT"
+
+CACHE_DIR="$CACHE_ROOT/clickhouse"
+NPM_DIR="$CACHE_DIR/npm"
+BIN_DIR="$CACHE_DIR/bin"
+LAUNCHER="$BIN_DIR/kb-chdb-launcher"
+LAUNCHER_SRC="$NATIVE_DIR/clickhouse/launcher.c"
+CONFIG_TEMPLATE="$NATIVE_DIR/clickhouse/config.xml"
+
+STATE_DIR="$RUN_ROOT/clickhouse"
+DATA_DIR="$STATE_DIR/data"
+CONFIG_FILE="$STATE_DIR/config.xml"
+PID_FILE="$RUN_ROOT/$NAME.pid"
+LOG_DIR="$RUN_ROOT/logs"
+LOG_FILE="$LOG_DIR/$NAME.log"
+
+STOP_TIMEOUT="${KB_NATIVE_STOP_TIMEOUT:-20}"
+START_TIMEOUT="${KB_NATIVE_START_TIMEOUT:-60}"
+
+say() { echo "[$NAME] $*"; }
+die() { echo "[$NAME] error: $*" >&2; exit 1; }
+
+lib_package() {
+  local arch
+  case "$(uname -m)" in
+    x86_64 | amd64) arch=x64 ;;
+    aarch64 | arm64) arch=arm64 ;;
+    *) die "unsupported machine $(uname -m): libchdb is published for x86_64 and aarch64 (glibc) only" ;;
+  esac
+  echo "@chdb/lib-linux-$arch-gnu"
+}
+
+lib_path() { echo "$NPM_DIR/node_modules/$(lib_package)/libchdb.so"; }
+
+pid_alive() {
+  local pid
+  [[ -f "$PID_FILE" ]] || return 1
+  pid="$(cat "$PID_FILE" 2>/dev/null || true)"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  kill -0 "$pid" 2>/dev/null
+}
+
+http_ok() {
+  local out
+  out="$(curl -fsS --max-time 3 "$URL/ping" 2>/dev/null)" || return 1
+  [[ "$out" == Ok.* ]]
+}
+
+server_version() {
+  curl -fsS --max-time 3 "$URL/" --data-binary 'SELECT version()' 2>/dev/null || echo unknown
+}
+
+do_install() {
+  command -v npm >/dev/null || die "npm not found"
+  command -v gcc >/dev/null || die "gcc not found (apt-get install gcc)"
+  command -v curl >/dev/null || die "curl not found (apt-get install curl)"
+  local pkg lib stamp want
+  pkg="$(lib_package)"
+  lib="$(lib_path)"
+  stamp="$CACHE_DIR/installed.txt"
+  want="$pkg@$CHDB_LIB_VERSION"
+  mkdir -p "$NPM_DIR" "$BIN_DIR"
+
+  if [[ -f "$lib" && -f "$stamp" && "$(cat "$stamp")" == "$want" ]]; then
+    say "libchdb already installed ($want)"
+  else
+    say "installing $want from the npm registry (about 550 MB unpacked; cached by npm)"
+    [[ -f "$NPM_DIR/package.json" ]] || echo '{"name":"kb-native-clickhouse","private":true}' >"$NPM_DIR/package.json"
+    # The platform package has no install scripts; --ignore-scripts keeps it that way.
+    (cd "$NPM_DIR" && npm install --prefix "$NPM_DIR" --no-audit --no-fund --ignore-scripts \
+      --no-package-lock --loglevel=error "$want") || die "npm install $want failed"
+    [[ -f "$lib" ]] || die "libchdb.so not found at $lib after npm install"
+    echo "$want" >"$stamp"
+  fi
+
+  # Rebuild the launcher when its source changes.
+  local src_sum built_sum=""
+  src_sum="$(sha256sum "$LAUNCHER_SRC" | cut -d' ' -f1)"
+  [[ -f "$LAUNCHER.sha256" ]] && built_sum="$(cat "$LAUNCHER.sha256")"
+  if [[ -x "$LAUNCHER" && "$src_sum" == "$built_sum" ]]; then
+    say "launcher already built"
+  else
+    say "building launcher"
+    gcc -O2 -Wall -Wextra -o "$LAUNCHER.tmp" "$LAUNCHER_SRC" -ldl
+    mv "$LAUNCHER.tmp" "$LAUNCHER"
+    echo "$src_sum" >"$LAUNCHER.sha256"
+  fi
+  say "installed: $(lib_path)"
+}
+
+do_start() {
+  if pid_alive && http_ok; then
+    say "already running (pid $(cat "$PID_FILE")) at $URL"
+    return 0
+  fi
+  if http_ok; then
+    die "something else already answers on $URL; stop it first"
+  fi
+  if pid_alive; then
+    say "stale process $(cat "$PID_FILE") does not answer; stopping it"
+    do_stop
+  fi
+  do_install >/dev/null
+
+  mkdir -p "$DATA_DIR" "$LOG_DIR"
+  sed -e "s/@HTTP_PORT@/$HTTP_PORT/g" -e "s/@LISTEN_HOST@/$HOST/g" "$CONFIG_TEMPLATE" >"$CONFIG_FILE"
+
+  local query
+  query="CREATE DATABASE IF NOT EXISTS $DATABASE ENGINE = Atomic; SYSTEM START LISTEN HTTP; "
+  # Block forever at one row a second, without output, so the listener stays up.
+  query+="SELECT sleepEachRow(1) FROM system.numbers SETTINGS max_block_size = 1, max_execution_time = 0 FORMAT Null"
+
+  say "starting on $URL (data in $DATA_DIR, log $LOG_FILE)"
+  echo "--- $(date -u +%Y-%m-%dT%H:%M:%SZ) start" >>"$LOG_FILE"
+  # cwd = data dir: clickhouse-local resolves unknown names in `default` against files in cwd.
+  (
+    cd "$DATA_DIR"
+    exec setsid "$LAUNCHER" "$(lib_path)" --path "$DATA_DIR" --config-file "$CONFIG_FILE" --log-level warning \
+      --multiquery --query "$query" </dev/null >>"$LOG_FILE" 2>&1
+  ) &
+  echo $! >"$PID_FILE"
+
+  local waited=0
+  until http_ok; do
+    if ! pid_alive; then
+      tail -n 20 "$LOG_FILE" >&2 || true
+      rm -f "$PID_FILE"
+      die "process exited during start; see $LOG_FILE"
+    fi
+    if ((waited >= START_TIMEOUT * 2)); then
+      tail -n 20 "$LOG_FILE" >&2 || true
+      die "no answer on $URL after ${START_TIMEOUT}s; see $LOG_FILE"
+    fi
+    sleep 0.5
+    waited=$((waited + 1))
+  done
+  say "running (pid $(cat "$PID_FILE"), ClickHouse $(server_version)) at $URL"
+}
+
+do_stop() {
+  if [[ -f "$PID_FILE" ]]; then
+    local pid
+    pid="$(cat "$PID_FILE" 2>/dev/null || true)"
+    if [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null; then
+      say "stopping pid $pid"
+      kill -TERM "$pid" 2>/dev/null || true
+      local i=0
+      while kill -0 "$pid" 2>/dev/null && ((i < STOP_TIMEOUT * 2)); do
+        sleep 0.5
+        i=$((i + 1))
+      done
+      if kill -0 "$pid" 2>/dev/null; then
+        say "still running after ${STOP_TIMEOUT}s; sending SIGKILL"
+        kill -KILL "$pid" 2>/dev/null || true
+        sleep 0.5
+      fi
+    else
+      say "not running (stale pid file)"
+    fi
+    rm -f "$PID_FILE"
+  else
+    say "not running"
+  fi
+  rm -rf "$STATE_DIR"
+}
+
+do_status() {
+  if http_ok; then
+    local pid="?"
+    pid_alive && pid="$(cat "$PID_FILE")"
+    echo "$NAME: running (pid $pid, ClickHouse $(server_version)) at $URL"
+    return 0
+  fi
+  if pid_alive; then
+    echo "$NAME: process $(cat "$PID_FILE") is alive but $URL does not answer"
+  else
+    echo "$NAME: not running"
+  fi
+  return 1
+}
+
+do_env() {
+  echo "export KB_CLICKHOUSE_URL=$URL"
+  echo "export KB_CLICKHOUSE_USER=default"
+  echo "export KB_CLICKHOUSE_PASSWORD="
+  echo "export KB_CLICKHOUSE_DATABASE=$DATABASE"
+}
+
+case "${1:-}" in
+  install) do_install ;;
+  start) do_start ;;
+  stop) do_stop ;;
+  status) do_status ;;
+  env) do_env ;;
+  *)
+    echo "usage: $0 <install|start|stop|status|env>" >&2
+    exit 2
+    ;;
+esac
