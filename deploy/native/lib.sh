@@ -1,0 +1,274 @@
+# shellcheck shell=bash
+# Shared helpers for deploy/native scripts. Source it; do not run it.
+#
+#   source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"      (from deploy/native/*)
+#   source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"   (from deploy/native/engines/*)
+#
+# Layout (both folders are git-ignored, both can be moved with env vars):
+#   $KB_NATIVE_CACHE  (default deploy/native/.cache)  downloaded / built engines
+#   $KB_NATIVE_RUN    (default deploy/native/.run)    runtime state:
+#       logs/<engine>.log    engine stdout+stderr
+#       pids/<engine>.pid    pid of the engine (session leader of its process group)
+#       data/<engine>/       data dirs; `down` removes data/<engine> after stopping
+#       conf/<engine>/       rendered config files
+#
+# Every engine script must answer: install | start | stop | status | env.
+
+if [[ -n "${KB_NATIVE_LIB_LOADED:-}" ]]; then return 0; fi
+KB_NATIVE_LIB_LOADED=1
+
+KB_NATIVE_DIR="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)"
+KB_NATIVE_ENGINES_DIR="$KB_NATIVE_DIR/engines"
+KB_NATIVE_CACHE="${KB_NATIVE_CACHE:-$KB_NATIVE_DIR/.cache}"
+KB_NATIVE_RUN="${KB_NATIVE_RUN:-$KB_NATIVE_DIR/.run}"
+export KB_NATIVE_DIR KB_NATIVE_CACHE KB_NATIVE_RUN
+
+# Default engine order for up/down/status/env.
+KB_NATIVE_ALL_ENGINES=(kafka schema-registry minio opensearch clickhouse)
+
+# Seconds `stop` waits after SIGTERM before SIGKILL.
+KB_NATIVE_STOP_TIMEOUT="${KB_NATIVE_STOP_TIMEOUT:-30}"
+
+# ---------------------------------------------------------------- logging
+
+kb_log() { printf '[%s] %s\n' "${KB_ENGINE:-native}" "$*" >&2; }
+kb_warn() { printf '[%s] WARNING: %s\n' "${KB_ENGINE:-native}" "$*" >&2; }
+kb_die() {
+  printf '[%s] ERROR: %s\n' "${KB_ENGINE:-native}" "$*" >&2
+  exit 1
+}
+
+# ---------------------------------------------------------------- paths
+
+kb_log_file() { echo "$KB_NATIVE_RUN/logs/$1.log"; }
+kb_pid_file() { echo "$KB_NATIVE_RUN/pids/$1.pid"; }
+kb_data_dir() { echo "$KB_NATIVE_RUN/data/$1"; }
+kb_conf_dir() { echo "$KB_NATIVE_RUN/conf/$1"; }
+kb_cache_dir() { echo "$KB_NATIVE_CACHE/$1"; }
+
+kb_ensure_dirs() {
+  local name="$1"
+  mkdir -p "$KB_NATIVE_RUN/logs" "$KB_NATIVE_RUN/pids" "$(kb_data_dir "$name")" \
+    "$(kb_conf_dir "$name")" "$(kb_cache_dir "$name")"
+}
+
+# Replace @KEY@ placeholders: kb_render TEMPLATE OUT KEY=VALUE ...
+kb_render() {
+  local template="$1" out="$2"
+  shift 2
+  local content kv
+  content="$(<"$template")"
+  for kv in "$@"; do
+    content="${content//@${kv%%=*}@/${kv#*=}}"
+  done
+  printf '%s\n' "$content" >"$out"
+}
+
+# ---------------------------------------------------------------- processes
+
+# Prints the pid if the engine's pid file points at a live process.
+kb_pid() {
+  local f pid
+  f="$(kb_pid_file "$1")"
+  [[ -f "$f" ]] || return 1
+  pid="$(<"$f")"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  echo "$pid"
+}
+
+kb_is_running() { kb_pid "$1" >/dev/null; }
+
+# kb_spawn NAME [--cwd DIR] -- CMD ARGS...
+# Starts CMD detached (own session, stdin from /dev/null, output appended to
+# the engine log) and writes the pid file. Returns once the process is launched.
+kb_spawn() {
+  local name="$1" cwd="$PWD"
+  shift
+  if [[ "${1:-}" == "--cwd" ]]; then
+    cwd="$2"
+    shift 2
+  fi
+  [[ "${1:-}" == "--" ]] && shift
+  local log pidf pid
+  log="$(kb_log_file "$name")"
+  pidf="$(kb_pid_file "$name")"
+  mkdir -p "$(dirname "$log")" "$(dirname "$pidf")"
+  printf '\n===== %s starting %s =====\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$name" >>"$log"
+  # A background job of a non-interactive shell is not a process-group leader,
+  # so setsid(1) calls setsid() in place: $! is the engine's own pid and also
+  # the id of its new process group.
+  (cd "$cwd" && exec nohup setsid "$@" >>"$log" 2>&1 </dev/null) &
+  pid=$!
+  echo "$pid" >"$pidf"
+  sleep 0.5
+  if ! kill -0 "$pid" 2>/dev/null; then
+    rm -f "$pidf"
+    kb_warn "$name exited right after launch; last lines of $log:"
+    tail -n 20 "$log" >&2 || true
+    return 1
+  fi
+  kb_log "launched $name (pid $pid, log $log)"
+}
+
+# kb_stop_pid NAME: SIGTERM the process group, SIGKILL after the timeout,
+# remove the pid file. Never fails when nothing is running.
+kb_stop_pid() {
+  local name="$1" pid waited=0
+  if ! pid="$(kb_pid "$name")"; then
+    rm -f "$(kb_pid_file "$name")"
+    kb_log "$name is not running"
+    return 0
+  fi
+  kb_log "stopping $name (pid $pid)"
+  kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
+  while kill -0 "$pid" 2>/dev/null; do
+    if ((waited >= KB_NATIVE_STOP_TIMEOUT * 2)); then
+      kb_warn "$name did not exit after ${KB_NATIVE_STOP_TIMEOUT}s, sending SIGKILL"
+      kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
+      sleep 0.5
+      break
+    fi
+    sleep 0.5
+    waited=$((waited + 1))
+  done
+  rm -f "$(kb_pid_file "$name")"
+  kb_log "$name stopped"
+}
+
+# ---------------------------------------------------------------- network
+
+# True if something listens on 127.0.0.1:PORT.
+kb_port_open() {
+  (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
+# Describe who listens on a port (best effort).
+kb_port_owner() {
+  local out=""
+  if command -v ss >/dev/null 2>&1; then
+    out="$(ss -Hltnp "sport = :$1" 2>/dev/null | sed -n 's/.*users:((\(.*\)))/\1/p' | head -n1)"
+  fi
+  echo "${out:-unknown process}"
+}
+
+# Fail unless all ports are free (call before launching an engine).
+kb_require_free_ports() {
+  local name="$1" port
+  shift
+  for port in "$@"; do
+    if kb_port_open "$port"; then
+      kb_die "port 127.0.0.1:$port needed by $name is already in use by $(kb_port_owner "$port");" \
+        "is another checkout's engine running? stop it with its deploy/native/down"
+    fi
+  done
+}
+
+# True if URL answers 2xx within a few seconds.
+kb_http_ok() {
+  curl -fsS -o /dev/null --max-time "${2:-5}" "$1" 2>/dev/null
+}
+
+# kb_wait_for SECONDS CMD...: poll CMD every second until it succeeds.
+kb_wait_for() {
+  local deadline=$((SECONDS + $1))
+  shift
+  until "$@"; do
+    ((SECONDS < deadline)) || return 1
+    sleep 1
+  done
+}
+
+# ---------------------------------------------------------------- java / maven
+
+# Major version of a java binary (8 for 1.8).
+kb_java_major() {
+  local v
+  v="$("$1" -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.specification.version = //p' | head -n1)"
+  v="${v#1.}"
+  [[ "$v" =~ ^[0-9]+$ ]] && echo "$v"
+}
+
+# kb_find_java MIN [MAX]: print a java binary with MIN <= major <= MAX.
+# Looks at KB_NATIVE_JAVA_HOME, JAVA_HOME, java on PATH, then /usr/lib/jvm/*.
+kb_find_java() {
+  local min="$1" max="${2:-999}" c major seen=" "
+  local candidates=()
+  [[ -n "${KB_NATIVE_JAVA_HOME:-}" ]] && candidates+=("$KB_NATIVE_JAVA_HOME/bin/java")
+  [[ -n "${JAVA_HOME:-}" ]] && candidates+=("$JAVA_HOME/bin/java")
+  command -v java >/dev/null 2>&1 && candidates+=("$(readlink -f "$(command -v java)")")
+  for c in /usr/lib/jvm/*/bin/java; do [[ -e "$c" ]] && candidates+=("$(readlink -f "$c")"); done
+  for c in "${candidates[@]}"; do
+    [[ -x "$c" ]] || continue
+    [[ "$seen" == *" $c "* ]] && continue
+    seen+="$c "
+    major="$(kb_java_major "$c")" || continue
+    if ((major >= min && major <= max)); then
+      echo "$c"
+      return 0
+    fi
+  done
+  return 1
+}
+
+kb_require_cmd() {
+  local c
+  for c in "$@"; do
+    command -v "$c" >/dev/null 2>&1 || kb_die "'$c' is required but not on PATH"
+  done
+}
+
+# Maven in batch mode with the local repository as configured (~/.m2).
+# Output is kept in $KB_NATIVE_RUN/logs/mvn.log and shown only on failure.
+kb_mvn() {
+  kb_require_cmd mvn
+  local log="$KB_NATIVE_RUN/logs/mvn.log"
+  mkdir -p "$(dirname "$log")"
+  printf '\n===== %s mvn %s =====\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)" "$*" >>"$log"
+  if ! mvn -B -ntp -Dstyle.color=never "$@" >>"$log" 2>&1; then
+    kb_warn "mvn $* failed; last lines of $log:"
+    tail -n 40 "$log" >&2
+    return 1
+  fi
+}
+
+# kb_mvn_copy GROUP:ARTIFACT:VERSION[:TYPE[:CLASSIFIER]] OUTDIR
+kb_mvn_copy() {
+  mkdir -p "$2"
+  kb_mvn dependency:copy -Dartifact="$1" -DoutputDirectory="$2" -Dmdep.overWriteReleases=false
+}
+
+# ---------------------------------------------------------------- go
+
+kb_go() {
+  if command -v go >/dev/null 2>&1; then
+    command -v go
+  elif [[ -x /usr/local/go/bin/go ]]; then
+    echo /usr/local/go/bin/go
+  else
+    return 1
+  fi
+}
+
+# ---------------------------------------------------------------- engine dispatch
+
+# kb_engine_main NAME "$@": common argument handling for engine scripts.
+# The engine script defines engine_install, engine_start, engine_stop,
+# engine_status and engine_env before calling this.
+kb_engine_main() {
+  local name="$1"
+  shift
+  KB_ENGINE="$name"
+  local cmd="${1:-}"
+  case "$cmd" in
+    install) engine_install ;;
+    start) engine_start ;;
+    stop) engine_stop ;;
+    status) engine_status ;;
+    env) engine_env ;;
+    *)
+      echo "usage: $0 install|start|stop|status|env" >&2
+      exit 2
+      ;;
+  esac
+}
