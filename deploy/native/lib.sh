@@ -272,3 +272,24 @@ kb_engine_main() {
       ;;
   esac
 }
+
+# ---------------------------------------------------------------- orchestration (up/down/status/env)
+
+# kb_select_engines ARGS...: set KB_SELECTED to the engines to act on (default: all).
+kb_select_engines() {
+  local e
+  KB_SELECTED=()
+  if (($# == 0)); then
+    KB_SELECTED=("${KB_NATIVE_ALL_ENGINES[@]}")
+    return 0
+  fi
+  for e in "$@"; do
+    if [[ " ${KB_NATIVE_ALL_ENGINES[*]} " != *" $e "* && ! -f "$KB_NATIVE_ENGINES_DIR/$e.sh" ]]; then
+      kb_die "unknown engine '$e' (known: ${KB_NATIVE_ALL_ENGINES[*]})"
+    fi
+    KB_SELECTED+=("$e")
+  done
+}
+
+kb_engine_script() { echo "$KB_NATIVE_ENGINES_DIR/$1.sh"; }
+kb_engine_exists() { [[ -f "$(kb_engine_script "$1")" ]]; }
