@@ -55,6 +55,8 @@ export interface Config {
   readonly retry: { readonly maxAttempts: number; readonly baseDelayMs: number; readonly maxDelayMs: number };
   readonly rateLimit: { readonly syncIntervalMs: number };
   readonly keyCacheMs: number;
+  /** Where CLI commands that talk HTTP (`kb ingest`) find the service. */
+  readonly client: { readonly url: string; readonly apiKey: string | null };
 }
 
 type Kind = 'string' | 'integer' | 'boolean' | 'enum' | 'list' | 'url';
@@ -216,6 +218,8 @@ export const CONFIG_VARIABLES = [
     'How long an API process trusts a looked-up key before reading it again (revocation latency).',
     { min: 0, max: 5000 },
   ),
+  v('KB_API_URL', 'url', 'http://127.0.0.1:8080', 'Service URL used by `kb ingest`.'),
+  v('KB_API_KEY', 'string', '', 'API key used by `kb ingest` (or pass `--key`).'),
 ] as const satisfies readonly ConfigVariable[];
 
 type VariableName = (typeof CONFIG_VARIABLES)[number]['name'];
@@ -335,6 +339,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     rateLimit: { syncIntervalMs: int('KB_RATE_LIMIT_SYNC_MS') },
     keyCacheMs: int('KB_KEY_CACHE_MS'),
+    client: { url: url('KB_API_URL') ?? 'http://127.0.0.1:8080', apiKey: opt('KB_API_KEY') },
   };
 
   if (config.chunking.overlapTokens >= config.chunking.chunkTokens) {

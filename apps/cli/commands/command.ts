@@ -1,0 +1,46 @@
+import type { Writable } from 'node:stream';
+import type { Config } from '../../../pipeline/config/config.ts';
+
+export interface CommandContext {
+  readonly config: Config;
+  readonly out: Writable;
+  readonly err: Writable;
+}
+
+export interface Command {
+  readonly summary: string;
+  readonly usage: string;
+  /** Returns the exit code; a command that serves resolves only when the service stops. */
+  run(args: string[], ctx: CommandContext): Promise<number>;
+}
+
+export function print(stream: Writable, text: string): void {
+  stream.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/** Left-aligned text table. */
+export function table(rows: readonly (readonly string[])[]): string {
+  const widths: number[] = [];
+  for (const row of rows) row.forEach((cell, i) => (widths[i] = Math.max(widths[i] ?? 0, cell.length)));
+  return `${rows
+    .map((row) =>
+      row
+        .map((cell, i) => cell.padEnd(widths[i] ?? 0))
+        .join('  ')
+        .trimEnd(),
+    )
+    .join('\n')}\n`;
+}
+
+/** Resolves on SIGINT/SIGTERM. */
+export function untilSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals) => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}

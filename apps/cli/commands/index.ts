@@ -1,0 +1,38 @@
+import { CONFIG_VARIABLES } from '../../../pipeline/config/config.ts';
+import { type Command, print } from './command.ts';
+import { ingestCommand } from './ingest.command.ts';
+import { keysCommand } from './keys.command.ts';
+import { reindexCommand, retentionCommand, schemasCommand } from './maintenance.command.ts';
+import { serveCommand, workerCommand } from './serve.command.ts';
+
+const configCommand: Command = {
+  summary: 'Print every configuration variable with its default and meaning',
+  usage: 'kb config [--markdown]',
+  async run(args, { out }) {
+    if (args.includes('--markdown')) {
+      print(out, '| Variable | Default | Meaning |\n|---|---|---|');
+      for (const v of CONFIG_VARIABLES) {
+        print(out, `| \`${v.name}\` | ${v.default === '' ? '(empty)' : `\`${v.default}\``} | ${v.description} |`);
+      }
+    } else {
+      for (const v of CONFIG_VARIABLES) print(out, `${v.name}=${v.default}\n    ${v.description}`);
+    }
+    return 0;
+  },
+};
+
+export const COMMANDS: Record<string, Command> = {
+  serve: serveCommand,
+  worker: workerCommand,
+  keys: keysCommand,
+  ingest: ingestCommand,
+  schemas: schemasCommand,
+  reindex: reindexCommand,
+  retention: retentionCommand,
+  config: configCommand,
+};
+
+export function usage(): string {
+  const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
+  return `kb — knowledge-base document service\n\nUsage: kb <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nEvery command reads its configuration from KB_* environment variables (see \`kb config\`).\n`;
+}

@@ -1,0 +1,102 @@
+import { parseArgs } from 'node:util';
+import { KbError } from '../../../pipeline/errors/kb-error.ts';
+import { type Permission, PLANS, type Plan } from '../../../pipeline/ports/control-store/control-store.port.ts';
+import { createRuntime } from '../../../pipeline/runtime/runtime.ts';
+import { type Command, print, table } from './command.ts';
+
+export const keysCommand: Command = {
+  summary: 'Create, list and revoke API keys',
+  usage: `kb keys create --workspace <id> --name <name> --permissions read,search,write [--plan starter] [--json]
+kb keys list [--workspace <id>] [--json]
+kb keys revoke <key-id>`,
+  async run(args, { config, out, err }) {
+    const [action, ...rest] = args;
+    const { values, positionals } = parseArgs({
+      args: rest,
+      allowPositionals: true,
+      options: {
+        workspace: { type: 'string' },
+        name: { type: 'string' },
+        permissions: { type: 'string' },
+        plan: { type: 'string', default: 'starter' },
+        json: { type: 'boolean', default: false },
+      },
+    });
+    if (!action || !['create', 'list', 'revoke'].includes(action)) {
+      print(err, `Usage:\n${this.usage}`);
+      return 2;
+    }
+    const runtime = await createRuntime(config, { stages: 'none', logger: quietLogger });
+    try {
+      if (action === 'create') {
+        if (!values.workspace || !values.name || !values.permissions) {
+          print(err, 'kb keys create needs --workspace, --name and --permissions.');
+          return 2;
+        }
+        if (!PLANS.includes(values.plan as Plan)) {
+          throw new KbError('validation-error', `--plan must be one of ${PLANS.join(', ')}.`);
+        }
+        const permissions = values.permissions
+          .split(',')
+          .map((p) => p.trim())
+          .filter(Boolean) as Permission[];
+        const { key, record } = await runtime.services.keys.create({
+          workspaceId: values.workspace,
+          name: values.name,
+          permissions,
+          plan: values.plan as Plan,
+        });
+        if (values.json) {
+          print(out, JSON.stringify({ ...record, key }));
+        } else {
+          print(out, `Created key ${record.id} (${record.name}) for workspace ${record.workspace_id}.`);
+          print(out, `Permissions: ${record.permissions.join(', ')}; plan: ${record.plan}.`);
+          print(out, `\n  ${key}\n\nThis is the only time the key is shown; store it now.`);
+        }
+        return 0;
+      }
+      if (action === 'list') {
+        const keys = await runtime.services.keys.list(values.workspace);
+        if (values.json) {
+          print(out, JSON.stringify(keys));
+        } else if (keys.length === 0) {
+          print(out, 'No keys.');
+        } else {
+          print(
+            out,
+            table([
+              ['ID', 'NAME', 'PREFIX', 'WORKSPACE', 'PERMISSIONS', 'PLAN', 'CREATED', 'REVOKED'],
+              ...keys.map((k) => [
+                k.id,
+                k.name,
+                k.prefix,
+                k.workspace_id,
+                k.permissions.join(','),
+                k.plan,
+                k.created_at,
+                k.revoked_at ?? '-',
+              ]),
+            ]),
+          );
+        }
+        return 0;
+      }
+      const id = positionals[0];
+      if (!id) {
+        print(err, 'kb keys revoke needs the key id (see kb keys list).');
+        return 2;
+      }
+      const revoked = await runtime.services.keys.revoke(id);
+      if (!revoked) {
+        print(err, `No key with id ${id}.`);
+        return 1;
+      }
+      print(out, `Revoked key ${id}. API processes stop accepting it within ${config.keyCacheMs / 1000} s.`);
+      return 0;
+    } finally {
+      await runtime.close();
+    }
+  },
+};
+
+const quietLogger = { info() {}, debug() {}, warn() {}, error() {} };

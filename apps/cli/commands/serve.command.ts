@@ -1,0 +1,83 @@
+import { parseArgs } from 'node:util';
+import { STAGE_NAMES, type StageName } from '../../../pipeline/events/events.ts';
+import { createRuntime, type Runtime } from '../../../pipeline/runtime/runtime.ts';
+import { startServer } from '../../api/server.ts';
+import { type Command, print, untilSignal } from './command.ts';
+
+export function parseStages(value: string | undefined, fallback: readonly StageName[]): StageName[] {
+  if (value === undefined) return [...fallback];
+  if (value === 'all') return [...STAGE_NAMES];
+  if (value === 'none' || value === '') return [];
+  const names = value.split(',').map((s) => s.trim());
+  const unknown = names.filter((n) => !STAGE_NAMES.includes(n as StageName));
+  if (unknown.length > 0) {
+    throw new Error(`Unknown stage ${unknown.join(', ')}; stages are ${STAGE_NAMES.join(', ')}.`);
+  }
+  return [...new Set(names)] as StageName[];
+}
+
+/** On first start with no key at all, creates one with every permission and prints it once. */
+export async function bootstrapKey(runtime: Runtime, out: NodeJS.WritableStream): Promise<void> {
+  if (!runtime.config.bootstrapKey) return;
+  if ((await runtime.ports.control.countKeys()) > 0) return;
+  const { key, record } = await runtime.services.keys.create({
+    workspaceId: 'default',
+    name: 'bootstrap',
+    permissions: ['read', 'search', 'write'],
+    plan: 'enterprise',
+  });
+  out.write(
+    `\nNo API key existed, so one was created for workspace "default" with read, search and write (id ${record.id}).\n` +
+      `It is shown only this once:\n\n  ${key}\n\nTry:  export KB_KEY=${key}\n\n`,
+  );
+}
+
+export const serveCommand: Command = {
+  summary: 'Run the HTTP API (embedded: with every pipeline stage in the same process)',
+  usage: 'kb serve [--stages parse,chunk,embed,index|all|none]',
+  async run(args, { config, out }) {
+    const { values } = parseArgs({ args, options: { stages: { type: 'string' } } });
+    const stages = parseStages(values.stages, config.runtime === 'embedded' ? STAGE_NAMES : []);
+    const runtime = await createRuntime(config, { stages });
+    try {
+      await bootstrapKey(runtime, out);
+      const server = await startServer({
+        config,
+        services: runtime.services,
+        version: runtime.version,
+        logger: { level: config.logLevel },
+      });
+      print(
+        out,
+        `kb-document-service ${runtime.version} listening on ${server.url} — ${config.runtime} runtime` +
+          (config.runtime === 'embedded' ? `, data in ${config.dataDir}` : '') +
+          `, stages: ${stages.length > 0 ? stages.join(', ') : 'none'}`,
+      );
+      const signal = await untilSignal();
+      print(out, `Received ${signal}; finishing in-flight work…`);
+      await server.close();
+    } finally {
+      await runtime.close();
+    }
+    return 0;
+  },
+};
+
+export const workerCommand: Command = {
+  summary: 'Run pipeline stages without the API (one consumer per stage group)',
+  usage: 'kb worker --stages parse,chunk,embed,index',
+  async run(args, { config, out }) {
+    const { values } = parseArgs({ args, options: { stages: { type: 'string', default: 'all' } } });
+    const stages = parseStages(values.stages, STAGE_NAMES);
+    if (stages.length === 0) throw new Error('kb worker needs at least one stage (--stages parse,chunk,embed,index).');
+    const runtime = await createRuntime(config, { stages });
+    try {
+      print(out, `kb worker running stages ${stages.join(', ')} (${config.runtime} runtime)`);
+      const signal = await untilSignal();
+      print(out, `Received ${signal}; committing in-flight work and leaving the consumer groups…`);
+    } finally {
+      await runtime.close();
+    }
+    return 0;
+  },
+};

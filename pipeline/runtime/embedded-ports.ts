@@ -1,0 +1,48 @@
+import path from 'node:path';
+import type { Config } from '../config/config.ts';
+import { createSqliteControlStore } from '../ports/control-store/sqlite.adapter.ts';
+import { createSqliteDocumentStore } from '../ports/document-store/sqlite.adapter.ts';
+import { createEmbeddingProvider } from '../ports/embedding/create-embedding-provider.ts';
+import { createSqliteMessageLog } from '../ports/message-log/sqlite.adapter.ts';
+import { createFilesystemObjectStore } from '../ports/object-store/filesystem.adapter.ts';
+import { createParsePool } from '../workers/parse-pool.ts';
+import { lazy } from './lazy.ts';
+import type { Ports } from './runtime.ts';
+
+/** The embedded runtime: SQLite databases and files under the data directory, one process. */
+export async function createEmbeddedPorts(config: Config): Promise<Ports> {
+  const dir = config.dataDir;
+  const objects = createFilesystemObjectStore({ root: path.join(dir, 'objects') });
+  const log = createSqliteMessageLog({ file: path.join(dir, 'log.db') });
+  const documents = createSqliteDocumentStore({ file: path.join(dir, 'documents.db') });
+  const control = createSqliteControlStore({ file: path.join(dir, 'control.db') });
+  return withLazyParts(config, { objects, log, documents, control });
+}
+
+/** Adds the embedding provider and the parse pool, both built on first use, and `close`. */
+export function withLazyParts(config: Config, parts: Pick<Ports, 'objects' | 'log' | 'documents' | 'control'>): Ports {
+  const embeddings = lazy(() => createEmbeddingProvider(config.embedding));
+  const parser = lazy(async () =>
+    createParsePool({
+      threads: config.parsing.threads,
+      taskTimeoutMs: config.parsing.taskTimeoutMs,
+      maxHeapMb: config.parsing.maxHeapMb,
+      ocr: config.parsing.ocr,
+    }),
+  );
+  return {
+    ...parts,
+    getEmbeddings: embeddings.get,
+    getParser: parser.get,
+    async close() {
+      const pool = parser.peek();
+      const provider = embeddings.peek();
+      await Promise.allSettled([
+        pool ? pool.then((p) => p.close()) : Promise.resolve(),
+        provider ? provider.then((p) => p.close()) : Promise.resolve(),
+      ]);
+      await parts.log.close();
+      await Promise.allSettled([parts.objects.close(), parts.documents.close(), parts.control.close()]);
+    },
+  };
+}

@@ -1,0 +1,165 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { pino } from 'pino';
+import type { Config } from '../config/config.ts';
+import { STAGE_NAMES, type StageName, type Topics, topicNames, topicSpecs } from '../events/events.ts';
+import type { ControlStore } from '../ports/control-store/control-store.port.ts';
+import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
+import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
+import type { MessageLog, Subscription } from '../ports/message-log/message-log.port.ts';
+import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
+import { createAuditService } from '../services/audit.service.ts';
+import { createDocumentsService } from '../services/documents.service.ts';
+import { createHealthService } from '../services/health.service.ts';
+import { createKeysService } from '../services/keys.service.ts';
+import { createRateLimiter } from '../services/rate-limiter.ts';
+import { createSearchService } from '../services/search.service.ts';
+import type { Services } from '../services/services.ts';
+import { createStages, type Parser } from '../stages/pipeline-stages.ts';
+import type { Logger } from '../stages/stage.ts';
+import { runStage } from '../stages/stage-runner.ts';
+import { createDistributedPorts } from './distributed-ports.ts';
+import { createEmbeddedPorts } from './embedded-ports.ts';
+
+/** The infrastructure behind the ports, built for one runtime kind. */
+export interface Ports {
+  readonly objects: ObjectStore;
+  readonly log: MessageLog;
+  readonly documents: DocumentStore;
+  readonly control: ControlStore;
+  /** Loaded on first use: the API needs it for queries, workers for the embed stage, `kb keys` never. */
+  getEmbeddings(): Promise<EmbeddingProvider>;
+  /** Loaded on first use: only the parse stage parses. */
+  getParser(): Promise<Parser>;
+  close(): Promise<void>;
+}
+
+export interface Runtime {
+  readonly config: Config;
+  readonly version: string;
+  readonly logger: Logger & { child?: unknown };
+  readonly ports: Ports;
+  readonly topics: Topics;
+  readonly services: Services;
+  /** Stages running in this process. */
+  readonly stages: readonly StageName[];
+  startStages(names: readonly StageName[]): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  /** Stages to run in this process: `all` (embedded `kb serve`), a subset (`kb worker`), or none. */
+  readonly stages?: 'all' | 'none' | readonly StageName[];
+  readonly logger?: Logger;
+}
+
+export function serviceVersion(): string {
+  const file = new URL('../../package.json', import.meta.url);
+  return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
+}
+
+/**
+ * The composition root: builds every adapter for the configured runtime, the services on top,
+ * makes sure the topics exist, and starts the requested stages.
+ */
+export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  const logger: Logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'kb' } });
+  const ports =
+    config.runtime === 'embedded' ? await createEmbeddedPorts(config) : await createDistributedPorts(config);
+  const topics = topicNames(config.topicPrefix);
+  try {
+    await ports.log.ensureTopics(topicSpecs(config.topicPrefix, config.kafka.partitions));
+  } catch (error) {
+    await ports.close();
+    throw error;
+  }
+
+  const keys = createKeysService({ control: ports.control, cacheMs: config.keyCacheMs });
+  const rateLimiter = createRateLimiter({
+    control: ports.control,
+    syncIntervalMs: config.rateLimit.syncIntervalMs,
+    logger,
+  });
+  const embedded = config.runtime === 'embedded';
+  const services: Services = {
+    documents: createDocumentsService({
+      documents: ports.documents,
+      objects: ports.objects,
+      control: ports.control,
+      log: ports.log,
+      topics,
+      maxUploadBytes: config.maxUploadBytes,
+    }),
+    search: createSearchService({ documents: ports.documents, getEmbeddings: ports.getEmbeddings }),
+    audit: createAuditService({ control: ports.control }),
+    keys,
+    rateLimiter,
+    health: createHealthService({
+      version: serviceVersion(),
+      checks: [
+        { name: 'database', engine: embedded ? 'SQLite' : 'ClickHouse', ping: () => ports.control.ping() },
+        { name: 'vector_store', engine: embedded ? 'SQLite-vec' : 'OpenSearch', ping: () => ports.documents.ping() },
+        { name: 'message_log', engine: embedded ? 'SQLite log' : 'Kafka', ping: () => ports.log.ping() },
+        { name: 'object_store', engine: embedded ? 'filesystem' : 'S3', ping: () => ports.objects.ping() },
+      ],
+    }),
+  };
+
+  const running: Subscription[] = [];
+  const stageNames: StageName[] = [];
+  const startStages = async (names: readonly StageName[]) => {
+    const fresh = names.filter((n) => !stageNames.includes(n));
+    const definitions = createStages(
+      {
+        log: ports.log,
+        objects: ports.objects,
+        documents: ports.documents,
+        topics,
+        chunking: config.chunking,
+        embeddingBatchSize: config.embedding.batchSize,
+        getParser: ports.getParser,
+        getEmbeddings: ports.getEmbeddings,
+      },
+      fresh,
+    );
+    for (const stage of definitions) {
+      running.push(
+        await runStage(stage, { log: ports.log, documents: ports.documents, topics, retry: config.retry, logger }),
+      );
+      stageNames.push(stage.name);
+    }
+  };
+  const requested = options.stages ?? 'none';
+  const initial = requested === 'all' ? STAGE_NAMES : requested === 'none' ? [] : requested;
+
+  let closed = false;
+  const runtime: Runtime = {
+    config,
+    version: serviceVersion(),
+    logger,
+    ports,
+    topics,
+    services,
+    stages: stageNames,
+    startStages,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled(running.map((s) => s.stop()));
+      await rateLimiter.close();
+      await keys.close();
+      await ports.close();
+    },
+  };
+  try {
+    await startStages(initial);
+  } catch (error) {
+    await runtime.close();
+    throw error;
+  }
+  return runtime;
+}
+
+export function dataPath(config: Config, ...parts: string[]): string {
+  return path.join(config.dataDir, ...parts);
+}

@@ -1,0 +1,69 @@
+import type { ChunkRecord, DocumentRecord, VersionRecord } from '../ports/document-store/document-store.port.ts';
+import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
+import type { ChunkView, DocumentListItemView, DocumentView, VersionDetailView, VersionView } from './views.ts';
+
+export function listItemView(doc: DocumentRecord): DocumentListItemView {
+  return {
+    id: doc.id,
+    document_id: doc.id,
+    status: doc.latest.status,
+    version: doc.latestVersion,
+    metadata: doc.latest.metadata,
+    stats: { chunks: doc.latest.chunkCount, tokens: doc.latest.tokens },
+    created_at: doc.createdAt,
+    updated_at: doc.updatedAt,
+  };
+}
+
+export function documentView(doc: DocumentRecord, objects: ObjectStore): DocumentView {
+  return {
+    ...listItemView(doc),
+    name: doc.latest.name,
+    workspace_id: doc.workspaceId,
+    mime_type: doc.latest.mimeType,
+    size_bytes: doc.latest.sizeBytes,
+    content_hash: doc.latest.contentHash,
+    storage_url: objects.url(doc.latest.storageKey),
+    source: doc.source,
+    served_version: doc.servedVersion,
+    error: doc.latest.error,
+  };
+}
+
+export function versionView(v: VersionRecord): VersionView {
+  return {
+    version: v.version,
+    created_at: v.createdAt,
+    created_by: v.createdBy,
+    size_bytes: v.sizeBytes,
+    chunk_count: v.chunkCount,
+    status: v.status,
+    change_reason: v.changeReason,
+    restored_from: v.restoredFrom,
+    content_hash: v.contentHash,
+    name: v.name,
+    mime_type: v.mimeType,
+    tokens: v.tokens,
+    served_from: v.servedFrom,
+    served_until: v.servedUntil,
+    archived: v.archivedAt !== null,
+    error: v.error,
+  };
+}
+
+export function versionDetailView(v: VersionRecord, objects: ObjectStore): VersionDetailView {
+  return { ...versionView(v), metadata: v.metadata, storage_url: objects.url(v.storageKey) };
+}
+
+export function chunkView(c: ChunkRecord): ChunkView {
+  return {
+    id: c.id,
+    index: c.index,
+    content: c.content,
+    tokens: c.tokens,
+    start_offset: c.startOffset,
+    end_offset: c.endOffset,
+    page: c.page,
+    metadata: c.metadata,
+  };
+}

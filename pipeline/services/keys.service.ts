@@ -1,0 +1,136 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { KbError } from '../errors/kb-error.ts';
+import {
+  type ApiKeyRecord,
+  type ControlStore,
+  PERMISSIONS,
+  type Permission,
+  PLANS,
+  type Plan,
+} from '../ports/control-store/control-store.port.ts';
+import { isoNow } from '../util/time.ts';
+import type { KeysService } from './services.ts';
+import type { ApiKeyView } from './views.ts';
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+const KEY_PATTERN = /^ink_[0-9A-Za-z]{32,}$/;
+const WORKSPACE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** `ink_` followed by 40 base62 characters (≈ 238 bits), from a CSPRNG without modulo bias. */
+export function generateApiKey(): string {
+  let out = 'ink_';
+  while (out.length < 44) {
+    for (const byte of randomBytes(64)) {
+      if (byte < 248 && out.length < 44) out += BASE62[byte % 62];
+    }
+  }
+  return out;
+}
+
+export function hashApiKey(key: string): string {
+  return createHash('sha256').update(key, 'utf8').digest('hex');
+}
+
+export function apiKeyView(record: ApiKeyRecord): ApiKeyView {
+  return {
+    id: record.id,
+    name: record.name,
+    prefix: record.prefix,
+    workspace_id: record.workspaceId,
+    permissions: [...record.permissions],
+    plan: record.plan,
+    created_at: record.createdAt,
+    revoked_at: record.revokedAt,
+    last_used_at: record.lastUsedAt,
+  };
+}
+
+export interface KeysServiceDeps {
+  readonly control: ControlStore;
+  /** How long a looked-up key is trusted before it is read again (bounds revocation latency). */
+  readonly cacheMs: number;
+  /** How often last-use times are written back. */
+  readonly touchIntervalMs?: number;
+}
+
+export function createKeysService(deps: KeysServiceDeps): KeysService & { close(): Promise<void> } {
+  const cache = new Map<string, { record: ApiKeyRecord | null; at: number }>();
+  const pendingTouches = new Map<string, string>();
+  const flush = async () => {
+    if (pendingTouches.size === 0) return;
+    const batch = new Map(pendingTouches);
+    pendingTouches.clear();
+    await deps.control.touchKeys(batch).catch(() => {
+      for (const [id, at] of batch) if (!pendingTouches.has(id)) pendingTouches.set(id, at);
+    });
+  };
+  const timer = setInterval(() => void flush(), deps.touchIntervalMs ?? 5000);
+  timer.unref();
+
+  return {
+    async create({ workspaceId, name, permissions, plan }) {
+      if (!WORKSPACE_PATTERN.test(workspaceId)) {
+        throw new KbError(
+          'validation-error',
+          'The workspace id must be 1–64 characters of letters, digits, `_` or `-`.',
+        );
+      }
+      if (!name.trim() || name.length > 200)
+        throw new KbError('validation-error', 'The key name must be 1–200 characters.');
+      const unknown = permissions.filter((p) => !PERMISSIONS.includes(p as Permission));
+      if (permissions.length === 0 || unknown.length > 0) {
+        throw new KbError('validation-error', `Permissions must be a non-empty subset of ${PERMISSIONS.join(', ')}.`);
+      }
+      if (!PLANS.includes(plan as Plan))
+        throw new KbError('validation-error', `The plan must be one of ${PLANS.join(', ')}.`);
+      const key = generateApiKey();
+      const record: ApiKeyRecord = {
+        id: randomUUID(),
+        name: name.trim(),
+        prefix: key.slice(0, 12),
+        hash: hashApiKey(key),
+        workspaceId,
+        permissions: [...new Set(permissions)].sort() as Permission[],
+        plan,
+        createdAt: isoNow(),
+        revokedAt: null,
+        lastUsedAt: null,
+      };
+      await deps.control.createKey(record);
+      return { key, record: apiKeyView(record) };
+    },
+
+    async list(workspaceId) {
+      return (await deps.control.listKeys(workspaceId)).map(apiKeyView);
+    },
+
+    async revoke(id) {
+      const revoked = await deps.control.revokeKey(id, isoNow());
+      cache.clear();
+      return revoked;
+    },
+
+    async authenticate(presented) {
+      if (!KEY_PATTERN.test(presented)) return null;
+      const hash = hashApiKey(presented);
+      const now = Date.now();
+      const cached = cache.get(hash);
+      let record: ApiKeyRecord | null;
+      if (cached && now - cached.at < deps.cacheMs) {
+        record = cached.record;
+      } else {
+        record = await deps.control.findKeyByHash(hash);
+        if (cache.size > 10_000) cache.clear();
+        cache.set(hash, { record, at: now });
+      }
+      if (!record || record.revokedAt !== null) return null;
+      pendingTouches.set(record.id, new Date(now).toISOString());
+      return record;
+    },
+
+    async close() {
+      clearInterval(timer);
+      await flush();
+    },
+  };
+}

@@ -1,0 +1,57 @@
+import type { ControlStore, Plan } from '../ports/control-store/control-store.port.ts';
+import { PLANS } from '../ports/control-store/control-store.port.ts';
+import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
+
+/** Days a version stays searchable by `as_of` after it stopped being served; null = forever. */
+export const RETENTION_DAYS: Readonly<Record<Plan, number | null>> = {
+  starter: 30,
+  pro: 90,
+  business: 365,
+  enterprise: null,
+};
+
+export interface RetentionReport {
+  readonly workspaceId: string;
+  readonly plan: Plan;
+  readonly cutoff: string | null;
+  readonly archived: number;
+}
+
+/**
+ * A workspace's plan is the highest plan among its active keys (a workspace without keys is
+ * treated as `starter`). Versions that stopped being served before `now - retention` are archived:
+ * their file stays in object storage, their chunks leave the index.
+ */
+export async function runRetention(
+  deps: { documents: DocumentStore; control: ControlStore },
+  options: { now?: Date; onProgress?: (done: number, total: number) => void } = {},
+): Promise<RetentionReport[]> {
+  const now = options.now ?? new Date();
+  const keys = await deps.control.listKeys();
+  const planOf = new Map<string, Plan>();
+  for (const key of keys) {
+    if (key.revokedAt !== null) continue;
+    const current = planOf.get(key.workspaceId);
+    if (!current || PLANS.indexOf(key.plan) > PLANS.indexOf(current)) planOf.set(key.workspaceId, key.plan);
+  }
+  const workspaces = await deps.documents.listWorkspaces();
+  const reports: RetentionReport[] = [];
+  let done = 0;
+  for (const workspaceId of workspaces) {
+    const plan = planOf.get(workspaceId) ?? 'starter';
+    const days = RETENTION_DAYS[plan];
+    let archived = 0;
+    let cutoff: string | null = null;
+    if (days !== null) {
+      cutoff = new Date(now.getTime() - days * 86_400_000).toISOString();
+      const expired = await deps.documents.listExpiredVersions(workspaceId, cutoff);
+      for (const v of expired) {
+        await deps.documents.archiveVersion(v.documentId, v.version, now.toISOString());
+        archived++;
+      }
+    }
+    reports.push({ workspaceId, plan, cutoff, archived });
+    options.onProgress?.(++done, workspaces.length);
+  }
+  return reports;
+}

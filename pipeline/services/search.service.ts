@@ -1,0 +1,148 @@
+import { KbError } from '../errors/kb-error.ts';
+import type { DocumentStore, SearchHit, StoreSearchQuery } from '../ports/document-store/document-store.port.ts';
+import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
+import { toIso } from '../util/time.ts';
+import type { SearchService } from './services.ts';
+import type { SearchResultView } from './views.ts';
+
+/** Reciprocal-rank-fusion constant (the usual 60). */
+const RRF_K = 60;
+
+export interface SearchServiceDeps {
+  readonly documents: DocumentStore;
+  getEmbeddings(): Promise<EmbeddingProvider>;
+}
+
+/**
+ * Hybrid search fuses the keyword and vector rankings by reciprocal rank; its score is the fused
+ * score divided by the best possible one (first in both lists), so it lies in (0, 1]. Keyword
+ * scores are BM25, semantic scores cosine similarity. `min_score` applies to the mode's score.
+ */
+export function createSearchService(deps: SearchServiceDeps): SearchService {
+  return {
+    async search(ctx, request) {
+      const started = performance.now();
+      const warnings: string[] = [];
+      let asOf: string | null = null;
+      if (request.asOf) {
+        const parsed = toIso(request.asOf);
+        if (!parsed) throw new KbError('validation-error', '`as_of` is not an ISO 8601 date-time.');
+        // An instant in the future means now.
+        asOf = Date.parse(parsed) < Date.now() ? parsed : null;
+        if (asOf) {
+          const horizon = await deps.documents.archivedHorizon(ctx.workspaceId);
+          if (horizon && asOf < horizon) {
+            warnings.push(
+              `as_of reaches into archived history: versions that stopped being served before ${horizon} were archived under the workspace's retention plan and are not searched.`,
+            );
+          }
+        }
+      }
+      const candidates = Math.min(200, Math.max(request.limit * 3, 30));
+      const base: StoreSearchQuery = {
+        workspaceId: ctx.workspaceId,
+        text: request.query,
+        limit: candidates,
+        asOf,
+        filters: request.filters,
+      };
+
+      let mode = request.mode;
+      let vector: Float32Array | null = null;
+      if (mode !== 'keyword') {
+        const provider = await deps.getEmbeddings();
+        const model = await deps.documents.getIndexModel();
+        if (model && model.model !== provider.model) {
+          const message = `The index holds vectors of ${model.model} but the service embeds with ${provider.model}; run \`kb reindex\`.`;
+          if (mode === 'semantic') throw new KbError('service-unavailable', message);
+          warnings.push(`${message} Falling back to keyword search.`);
+          mode = 'keyword';
+        } else {
+          vector = await provider.embedQuery(request.query);
+        }
+      }
+
+      let ranked: Array<{ hit: SearchHit; score: number }>;
+      if (mode === 'keyword') {
+        ranked = (await deps.documents.keywordSearch(base)).map((hit) => ({ hit, score: hit.score }));
+      } else if (mode === 'semantic') {
+        ranked = (await deps.documents.vectorSearch({ ...base, vector: vector as Float32Array })).map((hit) => ({
+          hit,
+          score: hit.score,
+        }));
+      } else {
+        const [keyword, semantic] = await Promise.all([
+          deps.documents.keywordSearch(base),
+          deps.documents.vectorSearch({ ...base, vector: vector as Float32Array }),
+        ]);
+        ranked = fuse([keyword, semantic]);
+      }
+      if (request.minScore !== undefined) {
+        const min = request.minScore;
+        ranked = ranked.filter((r) => r.score >= min);
+      }
+      const terms = queryTerms(request.query);
+      const results: SearchResultView[] = ranked.slice(0, request.limit).map(({ hit, score }) => ({
+        chunk_id: hit.chunk.id,
+        document_id: hit.chunk.documentId,
+        document_name: hit.documentName,
+        version: hit.chunk.version,
+        index: hit.chunk.index,
+        score: Math.round(score * 1e6) / 1e6,
+        content: hit.chunk.content,
+        highlights: highlights(hit.chunk.content, terms),
+        metadata: hit.documentMetadata,
+        page: hit.chunk.page,
+      }));
+      return {
+        query: request.query,
+        mode: request.mode,
+        as_of: asOf ?? (request.asOf ? toIso(request.asOf) : null),
+        results,
+        took_ms: Math.round((performance.now() - started) * 100) / 100,
+        ...(warnings.length > 0 ? { warnings } : {}),
+      };
+    },
+  };
+}
+
+/** Reciprocal rank fusion of several rankings, normalised so first-in-every-list scores 1. */
+export function fuse(rankings: ReadonlyArray<readonly SearchHit[]>): Array<{ hit: SearchHit; score: number }> {
+  const best = rankings.length / (RRF_K + 1);
+  const fused = new Map<string, { hit: SearchHit; score: number }>();
+  for (const ranking of rankings) {
+    ranking.forEach((hit, rank) => {
+      const entry = fused.get(hit.chunk.id) ?? { hit, score: 0 };
+      entry.score += 1 / (RRF_K + rank + 1);
+      fused.set(hit.chunk.id, entry);
+    });
+  }
+  return [...fused.values()]
+    .map((e) => ({ hit: e.hit, score: e.score / best }))
+    .sort((a, b) => b.score - a.score || a.hit.chunk.id.localeCompare(b.hit.chunk.id));
+}
+
+export function queryTerms(query: string): string[] {
+  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  return [...new Set(words.filter((w) => w.length > 1))];
+}
+
+/** Up to three snippets around query terms, terms wrapped in `<em>`. */
+export function highlights(content: string, terms: readonly string[], max = 3, radius = 80): string[] {
+  if (terms.length === 0) return [];
+  const escaped = terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(${escaped.join('|')})(?![\\p{L}\\p{N}])`, 'giu');
+  const snippets: string[] = [];
+  let lastEnd = -1;
+  for (const match of content.matchAll(pattern)) {
+    const at = match.index ?? 0;
+    if (at < lastEnd) continue;
+    const start = Math.max(0, at - radius);
+    const end = Math.min(content.length, at + match[0].length + radius);
+    const text = content.slice(start, end).replace(pattern, '<em>$1</em>').replace(/\s+/g, ' ').trim();
+    snippets.push(`${start > 0 ? '…' : ''}${text}${end < content.length ? '…' : ''}`);
+    lastEnd = end;
+    if (snippets.length >= max) break;
+  }
+  return snippets;
+}

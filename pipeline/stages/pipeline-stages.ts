@@ -1,0 +1,243 @@
+import { v7 as uuidv7 } from 'uuid';
+import { type ChunkDraft, chunkDocument } from '../chunking/chunker.ts';
+import type { Config } from '../config/config.ts';
+import { KbError } from '../errors/kb-error.ts';
+import type {
+  DocumentChunked,
+  DocumentEmbedded,
+  DocumentIndexed,
+  DocumentParsed,
+  DocumentUploaded,
+  StageName,
+  Topics,
+} from '../events/events.ts';
+import type { ParsedDocument } from '../parsing/parsed-document.ts';
+import type { ChunkInput, DocumentStore } from '../ports/document-store/document-store.port.ts';
+import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
+import type { MessageLog } from '../ports/message-log/message-log.port.ts';
+import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
+import { storageKeys } from '../util/storage-keys.ts';
+import { isoNow } from '../util/time.ts';
+import type { StageDefinition } from './stage.ts';
+
+/** Parses a file's bytes; runs in a worker pool with a timeout and memory limits. */
+export interface Parser {
+  parse(input: { bytes: Buffer; mimeType: string; filename?: string }): Promise<ParsedDocument>;
+}
+
+export interface StageDeps {
+  readonly log: MessageLog;
+  readonly objects: ObjectStore;
+  readonly documents: DocumentStore;
+  readonly topics: Topics;
+  readonly chunking: Config['chunking'];
+  readonly embeddingBatchSize: number;
+  getParser(): Promise<Parser>;
+  getEmbeddings(): Promise<EmbeddingProvider>;
+}
+
+function base<T extends { event_id: string; occurred_at: string }>(
+  event: { trace_id: string; document_id: string; workspace_id: string; version: number },
+  rest: Omit<T, 'event_id' | 'occurred_at' | 'trace_id' | 'document_id' | 'workspace_id' | 'version'>,
+): Record<string, unknown> {
+  return {
+    event_id: uuidv7(),
+    occurred_at: isoNow(),
+    trace_id: event.trace_id,
+    document_id: event.document_id,
+    workspace_id: event.workspace_id,
+    version: event.version,
+    ...rest,
+  };
+}
+
+/** Chunk batch as stored in object storage between the chunk, embed and index stages. */
+type StoredChunk = ChunkDraft;
+
+async function readJson<T>(objects: ObjectStore, key: string): Promise<T> {
+  return JSON.parse((await objects.getBuffer(key)).toString('utf8')) as T;
+}
+
+/** A version that no longer exists (purged) is skipped: nothing to do, nothing to fail. */
+async function liveVersion(deps: StageDeps, event: { document_id: string; version: number }) {
+  return deps.documents.getVersion(event.document_id, event.version);
+}
+
+export function createParseStage(deps: StageDeps): StageDefinition {
+  return {
+    name: 'parse',
+    inputTopic: deps.topics.uploaded,
+    async handle(raw) {
+      const event = raw as unknown as DocumentUploaded;
+      const version = await liveVersion(deps, event);
+      if (!version) return;
+      if (version.status === 'pending' || version.status === 'failed') {
+        await deps.documents.updateVersion(event.document_id, event.version, { status: 'processing', error: null });
+      }
+      const bytes = await deps.objects.getBuffer(event.storage_key);
+      const parser = await deps.getParser();
+      const parsed = await parser.parse({ bytes, mimeType: event.mime_type, filename: event.name });
+      if (parsed.text.trim().length === 0) {
+        throw new KbError('no-text', 'No text could be extracted from the file.');
+      }
+      const textRef = storageKeys.parsed(event.workspace_id, event.document_id, event.version);
+      await deps.objects.put(textRef, JSON.stringify(parsed), { contentType: 'application/json' });
+      await deps.log.publish(deps.topics.parsed, [
+        {
+          key: event.document_id,
+          value: base<DocumentParsed>(event, {
+            text_ref: textRef,
+            mime_type: event.mime_type,
+            characters: parsed.text.length,
+            pages: parsed.pageCount,
+          }),
+        },
+      ]);
+    },
+  };
+}
+
+export function createChunkStage(deps: StageDeps): StageDefinition {
+  return {
+    name: 'chunk',
+    inputTopic: deps.topics.parsed,
+    async handle(raw) {
+      const event = raw as unknown as DocumentParsed;
+      if (!(await liveVersion(deps, event))) return;
+      const parsed = await readJson<ParsedDocument>(deps.objects, event.text_ref);
+      const { chunks, tokens } = chunkDocument(parsed, deps.chunking);
+      if (chunks.length === 0) throw new KbError('no-text', 'The extracted text produced no chunks.');
+      const chunksRef = storageKeys.chunks(event.workspace_id, event.document_id, event.version);
+      await deps.objects.put(chunksRef, JSON.stringify(chunks), { contentType: 'application/json' });
+      await deps.log.publish(deps.topics.chunked, [
+        {
+          key: event.document_id,
+          value: base<DocumentChunked>(event, { chunks_ref: chunksRef, chunk_count: chunks.length, tokens }),
+        },
+      ]);
+    },
+  };
+}
+
+/**
+ * Embeds only what the vector cache (model, chunk-content hash) lacks, so an update that edits
+ * one paragraph re-embeds only the chunks around it. Vectors go to the cache; the event carries
+ * the chunk batch reference (claim check), never the vectors.
+ */
+export function createEmbedStage(deps: StageDeps): StageDefinition {
+  return {
+    name: 'embed',
+    inputTopic: deps.topics.chunked,
+    async handle(raw) {
+      const event = raw as unknown as DocumentChunked;
+      if (!(await liveVersion(deps, event))) return;
+      const chunks = await readJson<StoredChunk[]>(deps.objects, event.chunks_ref);
+      const provider = await deps.getEmbeddings();
+      const { embedded, cached } = await embedMissing(deps.documents, provider, chunks, deps.embeddingBatchSize);
+      await deps.log.publish(deps.topics.embedded, [
+        {
+          key: event.document_id,
+          value: base<DocumentEmbedded>(event, {
+            chunks_ref: event.chunks_ref,
+            chunk_count: event.chunk_count,
+            tokens: event.tokens,
+            model: provider.model,
+            dimensions: provider.dimensions,
+            embedded_count: embedded,
+            cached_count: cached,
+          }),
+        },
+      ]);
+    },
+  };
+}
+
+/** Fills the vector cache for the given chunk texts; returns how many were embedded and cached. */
+export async function embedMissing(
+  documents: DocumentStore,
+  provider: EmbeddingProvider,
+  chunks: ReadonlyArray<{ content: string; contentHash: string }>,
+  batchSize: number,
+): Promise<{ embedded: number; cached: number }> {
+  const unique = new Map<string, string>();
+  for (const chunk of chunks) unique.set(chunk.contentHash, chunk.content);
+  const have = await documents.getCachedVectors(provider.model, [...unique.keys()]);
+  const missing = [...unique].filter(([hash]) => !have.has(hash));
+  for (let i = 0; i < missing.length; i += batchSize) {
+    const batch = missing.slice(i, i + batchSize);
+    const vectors = await provider.embedDocuments(batch.map(([, content]) => content));
+    await documents.putCachedVectors(
+      provider.model,
+      new Map(batch.map(([hash], j) => [hash, vectors[j] as Float32Array])),
+    );
+  }
+  return { embedded: missing.length, cached: unique.size - missing.length };
+}
+
+export function createIndexStage(deps: StageDeps): StageDefinition {
+  return {
+    name: 'index',
+    inputTopic: deps.topics.embedded,
+    async handle(raw) {
+      const event = raw as unknown as DocumentEmbedded;
+      const version = await liveVersion(deps, event);
+      if (!version) return;
+      const chunks = await readJson<StoredChunk[]>(deps.objects, event.chunks_ref);
+      const vectors = await deps.documents.getCachedVectors(event.model, [
+        ...new Set(chunks.map((c) => c.contentHash)),
+      ]);
+      await deps.documents.setIndexModel({ model: event.model, dimensions: event.dimensions });
+      const inputs: ChunkInput[] = chunks.map((chunk) => {
+        const vector = vectors.get(chunk.contentHash);
+        if (!vector) {
+          throw new KbError('embedding-failed', `The vector of chunk ${chunk.index} is missing from the cache.`, {
+            retriable: true,
+          });
+        }
+        return {
+          id: `${event.document_id}:${event.version}:${chunk.index}`,
+          documentId: event.document_id,
+          workspaceId: event.workspace_id,
+          version: event.version,
+          index: chunk.index,
+          content: chunk.content,
+          contentHash: chunk.contentHash,
+          tokens: chunk.tokens,
+          startOffset: chunk.startOffset,
+          endOffset: chunk.endOffset,
+          page: chunk.page,
+          metadata: chunk.metadata,
+          vector,
+        };
+      });
+      await deps.documents.putChunks(inputs);
+      const { served } = await deps.documents.completeVersion(event.document_id, event.version, {
+        at: isoNow(),
+        chunkCount: chunks.length,
+        tokens: event.tokens,
+        embeddingModel: event.model,
+      });
+      await deps.log.publish(deps.topics.indexed, [
+        {
+          key: event.document_id,
+          value: base<DocumentIndexed>(event, {
+            chunk_count: chunks.length,
+            tokens: event.tokens,
+            model: event.model,
+            served,
+          }),
+        },
+      ]);
+    },
+  };
+}
+
+export function createStages(deps: StageDeps, names: readonly StageName[]): StageDefinition[] {
+  const factories: Record<StageName, (d: StageDeps) => StageDefinition> = {
+    parse: createParseStage,
+    chunk: createChunkStage,
+    embed: createEmbedStage,
+    index: createIndexStage,
+  };
+  return names.map((name) => factories[name](deps));
+}

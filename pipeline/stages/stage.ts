@@ -1,0 +1,22 @@
+import type { StageName } from '../events/events.ts';
+
+/** Logger the pipeline writes to (pino-compatible subset). */
+export interface Logger {
+  info(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+  error(obj: object, msg?: string): void;
+  debug(obj: object, msg?: string): void;
+}
+
+export const silentLogger: Logger = { info() {}, warn() {}, error() {}, debug() {} };
+
+/**
+ * One pipeline stage: consumes its input topic in its own consumer group and publishes its
+ * output event. `handle` must be idempotent (delivery is at-least-once) and throw a `KbError`
+ * whose `retriable` flag tells the runner whether to retry or dead-letter.
+ */
+export interface StageDefinition {
+  readonly name: StageName;
+  readonly inputTopic: string;
+  handle(event: Record<string, unknown>, attempt: number): Promise<void>;
+}
