@@ -21,7 +21,7 @@ import { storageKeys } from '../util/storage-keys.ts';
 import { isoNow } from '../util/time.ts';
 import { diffChunks } from './chunk-diff.ts';
 import { chunkView, documentView, listItemView, versionDetailView, versionView } from './document-views.ts';
-import type { DocumentsService, RequestContext, StagedUpload } from './services.ts';
+import type { DocumentsService, RequestContext } from './services.ts';
 import type { ContextView, ContextWindowView } from './views.ts';
 
 export interface DocumentsServiceDeps {
