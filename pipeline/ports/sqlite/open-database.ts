@@ -1,9 +1,9 @@
-import { mkdirSync } from "node:fs";
-import path from "node:path";
-import type { Database } from "better-sqlite3";
-import BetterSqlite3 from "better-sqlite3";
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import type { Database } from 'better-sqlite3';
+import BetterSqlite3 from 'better-sqlite3';
 
-export type { Database } from "better-sqlite3";
+export type { Database } from 'better-sqlite3';
 
 /**
  * Opens (creating if needed) the SQLite database file `file`, creating its parent directory.
@@ -14,14 +14,13 @@ export type { Database } from "better-sqlite3";
  * `:memory:` opens a private in-memory database.
  */
 export function openDatabase(file: string): Database {
-	if (file !== ":memory:")
-		mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
-	const db = new BetterSqlite3(file);
-	db.pragma("busy_timeout = 5000");
-	if (file !== ":memory:") db.pragma("journal_mode = WAL");
-	db.pragma("synchronous = NORMAL");
-	db.pragma("foreign_keys = ON");
-	return db;
+  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  const db = new BetterSqlite3(file);
+  db.pragma('busy_timeout = 5000');
+  if (file !== ':memory:') db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.pragma('foreign_keys = ON');
+  return db;
 }
 
 /**
@@ -31,22 +30,14 @@ export function openDatabase(file: string): Database {
  * transaction takes the write lock before checking whether the migration was applied.
  * Names must be unique per database (prefix them with the store, e.g. `message-log-001`).
  */
-export function migrate(
-	db: Database,
-	name: string,
-	statements: readonly string[],
-): void {
-	db.exec(
-		"CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)",
-	);
-	const applied = db.prepare("SELECT 1 FROM schema_migrations WHERE name = ?");
-	const record = db.prepare(
-		"INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
-	);
-	const run = db.transaction(() => {
-		if (applied.get(name) !== undefined) return;
-		for (const statement of statements) db.exec(statement);
-		record.run(name, new Date().toISOString());
-	});
-	run.immediate();
+export function migrate(db: Database, name: string, statements: readonly string[]): void {
+  db.exec('CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT NOT NULL)');
+  const applied = db.prepare('SELECT 1 FROM schema_migrations WHERE name = ?');
+  const record = db.prepare('INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)');
+  const run = db.transaction(() => {
+    if (applied.get(name) !== undefined) return;
+    for (const statement of statements) db.exec(statement);
+    record.run(name, new Date().toISOString());
+  });
+  run.immediate();
 }

@@ -1,0 +1,270 @@
+import { randomUUID } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { access, constants, mkdir, open, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { pathToFileURL } from 'node:url';
+import { KbError } from '../../errors/kb-error.ts';
+import type { ObjectInfo, ObjectStore } from './object-store.port.ts';
+
+export interface FilesystemObjectStoreOptions {
+  /** Directory the objects live under; created on first write. Relative paths resolve from the working directory. */
+  readonly root: string;
+}
+
+const SEGMENT = /^[A-Za-z0-9._-]+$/;
+const PREFIX_CHARS = /^[A-Za-z0-9._/-]*$/;
+const MAX_KEY_LENGTH = 1024;
+/** Temporary files carry `~`, which keys cannot contain, so listings never show them. */
+const TEMP_MARKER = '~';
+
+function badKey(key: string, why: string): KbError {
+  return new KbError('bad-request', `Invalid object key ${JSON.stringify(key)}: ${why}`);
+}
+
+/** Checks a key: `/`-separated segments of `[A-Za-z0-9._-]`, none empty, `.` or `..`. */
+function validateKey(key: string): void {
+  if (typeof key !== 'string' || key.length === 0) throw badKey(String(key), 'empty');
+  if (key.length > MAX_KEY_LENGTH) throw badKey(key.slice(0, 64), `longer than ${MAX_KEY_LENGTH} characters`);
+  if (key.startsWith('/')) throw badKey(key, 'absolute');
+  for (const segment of key.split('/')) {
+    if (segment === '') throw badKey(key, 'empty path segment');
+    if (segment === '.' || segment === '..') throw badKey(key, 'relative path segment');
+    if (!SEGMENT.test(segment)) throw badKey(key, 'only letters, digits, ".", "_", "-" and "/" are allowed');
+  }
+}
+
+/** A prefix is a key's beginning: the same characters, possibly empty or ending in a partial segment. */
+function validatePrefix(prefix: string): void {
+  if (typeof prefix !== 'string') throw badKey(String(prefix), 'not a string');
+  if (prefix.length > MAX_KEY_LENGTH) throw badKey(prefix.slice(0, 64), `longer than ${MAX_KEY_LENGTH} characters`);
+  if (prefix.startsWith('/')) throw badKey(prefix, 'absolute');
+  if (!PREFIX_CHARS.test(prefix)) throw badKey(prefix, 'only letters, digits, ".", "_", "-" and "/" are allowed');
+  const segments = prefix.split('/');
+  for (const [i, segment] of segments.entries()) {
+    if (segment === '..' || (segment === '.' && i < segments.length - 1)) throw badKey(prefix, 'relative path segment');
+    if (segment === '' && i < segments.length - 1) throw badKey(prefix, 'empty path segment');
+  }
+}
+
+function errnoCode(error: unknown): string | undefined {
+  return error && typeof error === 'object' ? ((error as { code?: unknown }).code as string | undefined) : undefined;
+}
+
+function notFound(key: string): KbError {
+  return new KbError('not-found', `Object ${key} does not exist`);
+}
+
+/**
+ * An object store in a local directory: each key is a file under `root` at the key's path.
+ *
+ * - `put` streams the body into a temporary file in the target's directory, fsyncs it and renames
+ *   it over the key, then fsyncs the directory: readers see the old object or the whole new one,
+ *   and a failed or aborted source stream leaves neither the object nor the temporary file.
+ * - `contentType` is accepted and not stored (the service keeps MIME types in its own records).
+ * - `delete`/`deletePrefix` remove directories they leave empty (never `root` itself).
+ * - `url` is the object's `file://` URL.
+ */
+export function createFilesystemObjectStore(options: FilesystemObjectStoreOptions): ObjectStore {
+  const root = path.resolve(options.root);
+  const filePath = (key: string) => path.join(root, ...key.split('/'));
+
+  async function syncDirectory(dir: string): Promise<void> {
+    // Makes the rename durable; some file systems refuse to open a directory for syncing.
+    try {
+      const handle = await open(dir, 'r');
+      try {
+        await handle.sync();
+      } finally {
+        await handle.close();
+      }
+    } catch {
+      // Best effort.
+    }
+  }
+
+  /** Removes empty directories from `dir` up to, not including, `root`. */
+  async function pruneEmptyDirectories(dir: string): Promise<void> {
+    let current = dir;
+    while (current.startsWith(root + path.sep)) {
+      try {
+        await rmdir(current);
+      } catch {
+        return; // Not empty, already gone, or busy: stop there.
+      }
+      current = path.dirname(current);
+    }
+  }
+
+  async function writeTemp(tempPath: string, body: Readable | Buffer | string): Promise<void> {
+    const source = typeof body === 'string' || Buffer.isBuffer(body) ? Readable.from([Buffer.from(body)]) : body;
+    await pipeline(source, createWriteStream(tempPath, { flags: 'wx' }));
+    const handle = await open(tempPath, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async function put(key: string, body: Readable | Buffer | string): Promise<ObjectInfo> {
+    validateKey(key);
+    const target = filePath(key);
+    const dir = path.dirname(target);
+    const tempPath = path.join(dir, `.${path.basename(target)}${TEMP_MARKER}${randomUUID()}.tmp`);
+    try {
+      await mkdir(dir, { recursive: true });
+      try {
+        await writeTemp(tempPath, body);
+      } catch (error) {
+        // A concurrent delete may have pruned the directory between mkdir and open: retry once
+        // unless the body is a stream that has already been read from.
+        if (errnoCode(error) !== 'ENOENT' || !(typeof body === 'string' || Buffer.isBuffer(body))) throw error;
+        await mkdir(dir, { recursive: true });
+        await writeTemp(tempPath, body);
+      }
+      await rename(tempPath, target);
+    } catch (error) {
+      await rm(tempPath, { force: true }).catch(() => undefined);
+      if (errnoCode(error) === 'EISDIR' || errnoCode(error) === 'ENOTDIR') {
+        throw new KbError('conflict', `Object key ${key} collides with another key's path`, {
+          cause: error,
+          retriable: false,
+        });
+      }
+      throw error;
+    }
+    await syncDirectory(dir);
+    const info = await stat(target);
+    return { key, size: info.size };
+  }
+
+  async function get(key: string): Promise<Readable> {
+    validateKey(key);
+    const target = filePath(key);
+    let handle: Awaited<ReturnType<typeof open>>;
+    try {
+      handle = await open(target, 'r');
+    } catch (error) {
+      if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) throw notFound(key);
+      throw error;
+    }
+    const info = await handle.stat();
+    if (!info.isFile()) {
+      await handle.close();
+      throw notFound(key);
+    }
+    return createReadStream(target, { fd: handle });
+  }
+
+  async function getBuffer(key: string): Promise<Buffer> {
+    validateKey(key);
+    try {
+      return await readFile(filePath(key));
+    } catch (error) {
+      if (['ENOENT', 'ENOTDIR', 'EISDIR'].includes(errnoCode(error) ?? '')) throw notFound(key);
+      throw error;
+    }
+  }
+
+  async function statObject(key: string): Promise<ObjectInfo | null> {
+    validateKey(key);
+    try {
+      const info = await stat(filePath(key));
+      return info.isFile() ? { key, size: info.size } : null;
+    } catch (error) {
+      if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return null;
+      throw error;
+    }
+  }
+
+  async function deleteObject(key: string): Promise<void> {
+    validateKey(key);
+    const target = filePath(key);
+    try {
+      const info = await stat(target);
+      if (!info.isFile()) return;
+      await rm(target, { force: true });
+    } catch (error) {
+      if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return;
+      throw error;
+    }
+    await pruneEmptyDirectories(path.dirname(target));
+  }
+
+  /** Keys under `dir` (a directory at key path `base`, '' for root) whose names start with `namePrefix`, in key order. */
+  async function* walk(dir: string, base: string, namePrefix: string): AsyncGenerator<string> {
+    let entries: import('node:fs').Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch (error) {
+      if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return;
+      throw error;
+    }
+    const candidates = entries
+      .filter((entry) => entry.name.startsWith(namePrefix) && SEGMENT.test(entry.name))
+      .filter((entry) => entry.isDirectory() || entry.isFile())
+      .filter((entry) => entry.name !== '.' && entry.name !== '..')
+      // A directory's keys all start with `name/`, so sorting it as `name/` keeps key order.
+      .map((entry) => ({ entry, sortKey: entry.isDirectory() ? `${entry.name}/` : entry.name }))
+      .sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0));
+    for (const { entry } of candidates) {
+      const key = `${base}${entry.name}`;
+      if (entry.isDirectory()) yield* walk(path.join(dir, entry.name), `${key}/`, '');
+      else yield key;
+    }
+  }
+
+  async function* list(prefix: string): AsyncGenerator<string> {
+    validatePrefix(prefix);
+    const slash = prefix.lastIndexOf('/');
+    const dirPart = slash === -1 ? '' : prefix.slice(0, slash + 1);
+    const namePrefix = prefix.slice(slash + 1);
+    const dir = dirPart === '' ? root : path.join(root, ...dirPart.slice(0, -1).split('/'));
+    yield* walk(dir, dirPart, namePrefix);
+  }
+
+  async function deletePrefix(prefix: string): Promise<number> {
+    validatePrefix(prefix);
+    const keys: string[] = [];
+    for await (const key of list(prefix)) keys.push(key);
+    let removed = 0;
+    const directories = new Set<string>();
+    for (const key of keys) {
+      const target = filePath(key);
+      try {
+        await rm(target);
+        removed += 1;
+      } catch (error) {
+        if (errnoCode(error) !== 'ENOENT') throw error;
+      }
+      directories.add(path.dirname(target));
+    }
+    // Deepest first, so parents empty out before they are tried.
+    for (const dir of [...directories].sort((a, b) => b.length - a.length)) await pruneEmptyDirectories(dir);
+    return removed;
+  }
+
+  return {
+    kind: 'filesystem',
+    put: (key, body) => put(key, body),
+    get,
+    getBuffer,
+    stat: statObject,
+    delete: deleteObject,
+    deletePrefix,
+    list,
+    url(key) {
+      validateKey(key);
+      return pathToFileURL(filePath(key)).href;
+    },
+    async ping() {
+      await mkdir(root, { recursive: true });
+      await access(root, constants.R_OK | constants.W_OK);
+    },
+    async close() {
+      // Nothing is held open between calls.
+    },
+  };
+}

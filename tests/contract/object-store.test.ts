@@ -1,0 +1,81 @@
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFilesystemObjectStore } from '../../pipeline/ports/object-store/filesystem.adapter.ts';
+import type { ObjectStore } from '../../pipeline/ports/object-store/object-store.port.ts';
+import { describeObjectStoreContract } from './object-store.contract.ts';
+
+describeObjectStoreContract('filesystem', async () => {
+  const root = await mkdtemp(path.join(os.tmpdir(), 'kb-objects-'));
+  return {
+    store: createFilesystemObjectStore({ root: path.join(root, 'store') }),
+    cleanup: () => rm(root, { recursive: true, force: true }),
+  };
+});
+
+async function filesUnder(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { recursive: true, withFileTypes: true });
+  return entries.filter((e) => e.isFile()).map((e) => path.relative(dir, path.join(e.parentPath, e.name)));
+}
+
+describe('filesystem object store', () => {
+  let tmp: string;
+  let root: string;
+  let store: ObjectStore;
+
+  beforeAll(async () => {
+    tmp = await mkdtemp(path.join(os.tmpdir(), 'kb-objects-fs-'));
+    root = path.join(tmp, 'data', 'objects');
+    store = createFilesystemObjectStore({ root });
+  });
+
+  afterAll(async () => {
+    await store.close();
+    await rm(tmp, { recursive: true, force: true });
+  });
+
+  it('creates its root on ping and writes each object as a file at the key path', async () => {
+    await store.ping();
+    expect((await stat(root)).isDirectory()).toBe(true);
+    await store.put('ws/doc/1/original.pdf', 'pdf bytes');
+    expect(await readFile(path.join(root, 'ws', 'doc', '1', 'original.pdf'), 'utf8')).toBe('pdf bytes');
+  });
+
+  it('gives a file:// URL that points at the stored file', async () => {
+    await store.put('ws/url/thing.txt', 'content');
+    const url = store.url('ws/url/thing.txt');
+    expect(url.startsWith('file://')).toBe(true);
+    expect(await readFile(fileURLToPath(url), 'utf8')).toBe('content');
+  });
+
+  it('removes the temporary file of a failed put', async () => {
+    const body = new Readable({
+      read() {
+        this.push(Buffer.alloc(10_000, 1));
+        this.destroy(new Error('aborted'));
+      },
+    });
+    await store.put('ws/failed/keep.txt', 'keep');
+    await expect(store.put('ws/failed/broken.bin', body)).rejects.toThrow('aborted');
+    expect(await filesUnder(path.join(root, 'ws', 'failed'))).toEqual(['keep.txt']);
+  });
+
+  it('removes directories that deletes leave empty', async () => {
+    await store.put('gone/a/b/c.txt', 'x');
+    await store.put('gone/a/d.txt', 'x');
+    await store.delete('gone/a/b/c.txt');
+    await expect(stat(path.join(root, 'gone', 'a', 'b'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect(await store.deletePrefix('gone/')).toBe(1);
+    await expect(stat(path.join(root, 'gone'))).rejects.toMatchObject({ code: 'ENOENT' });
+    expect((await stat(root)).isDirectory()).toBe(true);
+  });
+
+  it('never reads or writes outside its root', async () => {
+    await expect(store.put('../outside.txt', 'x')).rejects.toMatchObject({ code: 'bad-request' });
+    await expect(store.getBuffer('ws/../../etc/passwd')).rejects.toMatchObject({ code: 'bad-request' });
+    expect((await readdir(path.join(tmp, 'data'))).sort()).toEqual(['objects']);
+  });
+});
