@@ -9,6 +9,8 @@
 # blocks, so the process serves HTTP until SIGTERM.
 #
 # usage: clickhouse.sh <install|start|stop|status|env>
+#   stop wipes the engine's data and config under $KB_NATIVE_RUN unless KB_NATIVE_KEEP_DATA=1.
+# env: KB_NATIVE_CACHE (default deploy/native/.cache), KB_NATIVE_RUN (default deploy/native/.run)
 set -euo pipefail
 
 NAME=clickhouse
@@ -31,10 +33,12 @@ LAUNCHER="$BIN_DIR/kb-chdb-launcher"
 LAUNCHER_SRC="$NATIVE_DIR/clickhouse/launcher.c"
 CONFIG_TEMPLATE="$NATIVE_DIR/clickhouse/config.xml"
 
-STATE_DIR="$RUN_ROOT/clickhouse"
-DATA_DIR="$STATE_DIR/data"
-CONFIG_FILE="$STATE_DIR/config.xml"
-PID_FILE="$RUN_ROOT/$NAME.pid"
+# Runtime layout shared with the other engines of deploy/native.
+DATA_DIR="$RUN_ROOT/data/$NAME"
+DATA_ROOT="$DATA_DIR"
+CONF_DIR="$RUN_ROOT/conf/$NAME"
+CONFIG_FILE="$CONF_DIR/config.xml"
+PID_FILE="$RUN_ROOT/pids/$NAME.pid"
 LOG_DIR="$RUN_ROOT/logs"
 LOG_FILE="$LOG_DIR/$NAME.log"
 
@@ -126,7 +130,7 @@ do_start() {
   fi
   do_install >/dev/null
 
-  mkdir -p "$DATA_DIR" "$LOG_DIR"
+  mkdir -p "$DATA_DIR" "$CONF_DIR" "$LOG_DIR" "$(dirname "$PID_FILE")"
   sed -e "s/@HTTP_PORT@/$HTTP_PORT/g" -e "s/@LISTEN_HOST@/$HOST/g" "$CONFIG_TEMPLATE" >"$CONFIG_FILE"
 
   local query
@@ -167,7 +171,8 @@ do_stop() {
     pid="$(cat "$PID_FILE" 2>/dev/null || true)"
     if [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null; then
       say "stopping pid $pid"
-      kill -TERM "$pid" 2>/dev/null || true
+      # The engine leads its own session and process group (setsid).
+      kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
       local i=0
       while kill -0 "$pid" 2>/dev/null && ((i < STOP_TIMEOUT * 2)); do
         sleep 0.5
@@ -175,7 +180,7 @@ do_stop() {
       done
       if kill -0 "$pid" 2>/dev/null; then
         say "still running after ${STOP_TIMEOUT}s; sending SIGKILL"
-        kill -KILL "$pid" 2>/dev/null || true
+        kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
         sleep 0.5
       fi
     else
@@ -185,7 +190,11 @@ do_stop() {
   else
     say "not running"
   fi
-  rm -rf "$STATE_DIR"
+  if [[ "${KB_NATIVE_KEEP_DATA:-0}" == 1 ]]; then
+    say "data kept in $DATA_DIR (KB_NATIVE_KEEP_DATA=1)"
+  else
+    rm -rf "$DATA_ROOT" "$CONF_DIR"
+  fi
 }
 
 do_status() {

@@ -4,7 +4,9 @@
 # Everything comes from Maven Central through mvn (so it is cached in ~/.m2):
 #   org.opensearch.distribution.integ-test-zip:opensearch:<version>:zip
 #   org.opensearch.plugin:opensearch-knn:<version>.0:zip   (installed with opensearch-plugin)
-# The Maven zip of k-NN has no native faiss/nmslib libraries: use engine `lucene`.
+# The Maven zip of k-NN has no native faiss/nmslib libraries: map every knn_vector field
+# with `method.engine: lucene`. A faiss field (the 3.x default when no method is given)
+# makes the node exit on the first indexed vector (UnsatisfiedLinkError).
 # When the distribution zip lacks lang-painless or reindex (older 3.x integ-test zips
 # ship only the transport modules), those modules are assembled from their Maven
 # Central jars with a generated plugin descriptor.
@@ -13,6 +15,10 @@
 # system user (kbsearch) that owns the install and the data.
 #
 # usage: opensearch.sh <install|start|stop|status|env>
+#   stop wipes the engine's data and config under $KB_NATIVE_RUN unless KB_NATIVE_KEEP_DATA=1.
+# env: KB_NATIVE_CACHE (default deploy/native/.cache), KB_NATIVE_RUN (default deploy/native/.run),
+#      OPENSEARCH_JAVA_HOME (a JDK 21+; else the newest found in /usr/lib/jvm), KB_OPENSEARCH_HEAP (1g),
+#      KB_OPENSEARCH_USER (kbsearch), KB_OPENSEARCH_VERSION (3.5.0), KB_OPENSEARCH_JAVA_OPTS
 set -euo pipefail
 
 NAME=opensearch
@@ -36,10 +42,15 @@ OS_HOME="$CACHE_DIR/opensearch-$OS_VERSION"
 STAMP="$OS_HOME/.kb-installed"
 TEMPLATE_DIR="$NATIVE_DIR/opensearch"
 
-STATE_DIR="$RUN_ROOT/opensearch"
-PID_FILE="$RUN_ROOT/$NAME.pid"
+# Runtime layout shared with the other engines of deploy/native.
+DATA_ROOT="$RUN_ROOT/data/$NAME"
+DATA_DIR="$DATA_ROOT/node"
+TMP_DIR="$DATA_ROOT/tmp"
+CONF_DIR="$RUN_ROOT/conf/$NAME"
+PID_FILE="$RUN_ROOT/pids/$NAME.pid"
 LOG_DIR="$RUN_ROOT/logs"
 LOG_FILE="$LOG_DIR/$NAME.log"
+NODE_LOG_DIR="$LOG_DIR/$NAME" # OpenSearch's own rolling logs and GC log
 
 STOP_TIMEOUT="${KB_NATIVE_STOP_TIMEOUT:-30}"
 START_TIMEOUT="${KB_NATIVE_START_TIMEOUT:-180}"
@@ -56,18 +67,28 @@ java_major() {
     awk -F'= ' '/java.specification.version/ {print $2; exit}'
 }
 
+# An explicitly configured JDK 21+ first, else the newest JDK 21+ under /usr/lib/jvm.
 find_java() {
-  local cand major
-  for cand in "${OPENSEARCH_JAVA_HOME:-}" "${KB_JAVA21_HOME:-}" "${JAVA_HOME:-}" /usr/lib/jvm/*; do
+  local cand major best="" best_major=0
+  for cand in "${OPENSEARCH_JAVA_HOME:-}" "${KB_JAVA21_HOME:-}"; do
     [[ -n "$cand" && -x "$cand/bin/java" ]] || continue
     major="$(java_major "$cand" || true)"
-    [[ "$major" =~ ^[0-9]+$ ]] || continue
-    if ((major >= 21)); then
+    if [[ "$major" =~ ^[0-9]+$ ]] && ((major >= 21)); then
       echo "$cand"
       return 0
     fi
   done
-  return 1
+  for cand in "${JAVA_HOME:-}" /usr/lib/jvm/*; do
+    [[ -n "$cand" && -x "$cand/bin/java" && ! -L "$cand" ]] || continue
+    major="$(java_major "$cand" || true)"
+    [[ "$major" =~ ^[0-9]+$ ]] || continue
+    if ((major >= 21 && major > best_major)); then
+      best="$cand"
+      best_major="$major"
+    fi
+  done
+  [[ -n "$best" ]] || return 1
+  echo "$best"
 }
 
 need_java() {
@@ -222,20 +243,20 @@ server_version() {
 }
 
 write_config() {
-  local conf="$STATE_DIR/config"
-  mkdir -p "$STATE_DIR/data" "$STATE_DIR/logs" "$STATE_DIR/tmp" "$conf"
-  cp -r "$OS_HOME/config/." "$conf/"
+  rm -rf "$CONF_DIR"
+  mkdir -p "$DATA_DIR" "$TMP_DIR" "$CONF_DIR" "$NODE_LOG_DIR" "$(dirname "$PID_FILE")"
+  cp -r "$OS_HOME/config/." "$CONF_DIR/"
   # Keep GC logs, heap dumps and crash files in the run folder, not in the install.
-  sed -i -e "s#file=logs/gc.log#file=$STATE_DIR/logs/gc.log#" \
+  sed -i -e "s#file=logs/gc.log#file=$NODE_LOG_DIR/gc.log#" \
     -e "s#filecount=32,filesize=64m#filecount=2,filesize=16m#" \
-    -e "s#-XX:ErrorFile=logs/#-XX:ErrorFile=$STATE_DIR/logs/#" \
-    -e "s#-XX:HeapDumpPath=data#-XX:HeapDumpPath=$STATE_DIR/logs#" \
-    "$conf/jvm.options"
+    -e "s#-XX:ErrorFile=logs/#-XX:ErrorFile=$NODE_LOG_DIR/#" \
+    -e "s#-XX:HeapDumpPath=data#-XX:HeapDumpPath=$NODE_LOG_DIR#" \
+    "$CONF_DIR/jvm.options"
   sed -e "s#@HOST@#$HOST#g" -e "s#@HTTP_PORT@#$HTTP_PORT#g" -e "s#@TRANSPORT_PORT@#$TRANSPORT_PORT#g" \
-    -e "s#@DATA_DIR@#$STATE_DIR/data#g" -e "s#@LOGS_DIR@#$STATE_DIR/logs#g" \
-    "$TEMPLATE_DIR/opensearch.yml" >"$conf/opensearch.yml"
+    -e "s#@DATA_DIR@#$DATA_DIR#g" -e "s#@LOGS_DIR@#$NODE_LOG_DIR#g" \
+    "$TEMPLATE_DIR/opensearch.yml" >"$CONF_DIR/opensearch.yml"
   if is_root; then
-    chown -R "$RUN_USER:$RUN_USER" "$STATE_DIR"
+    chown -R "$RUN_USER:$RUN_USER" "$DATA_ROOT" "$CONF_DIR" "$NODE_LOG_DIR"
   fi
 }
 
@@ -254,20 +275,19 @@ do_start() {
   do_install >/dev/null
   need_java
 
-  rm -rf "$STATE_DIR"
   mkdir -p "$LOG_DIR"
   write_config
-  if is_root && ! as_user test -r "$OS_HOME/bin/opensearch" -a -w "$STATE_DIR/data"; then
-    die "user $RUN_USER cannot reach $OS_HOME or $STATE_DIR (a parent folder is not world-searchable?); set KB_NATIVE_CACHE and KB_NATIVE_RUN to folders it can reach"
+  if is_root && ! as_user test -r "$OS_HOME/bin/opensearch" -a -w "$DATA_DIR" -a -w "$CONF_DIR"; then
+    die "user $RUN_USER cannot reach $OS_HOME or $RUN_ROOT (a parent folder is not world-searchable?); set KB_NATIVE_CACHE and KB_NATIVE_RUN to folders it can reach"
   fi
 
-  say "starting on $URL (heap $HEAP, Java $(java_major "$JDK"), data in $STATE_DIR/data, log $LOG_FILE)"
+  say "starting on $URL (heap $HEAP, Java $(java_major "$JDK"), data in $DATA_DIR, log $LOG_FILE)"
   echo "--- $(date -u +%Y-%m-%dT%H:%M:%SZ) start" >>"$LOG_FILE"
   (
-    cd "$STATE_DIR"
+    cd "$DATA_ROOT"
     export OPENSEARCH_JAVA_HOME="$JDK"
-    export OPENSEARCH_PATH_CONF="$STATE_DIR/config"
-    export OPENSEARCH_TMPDIR="$STATE_DIR/tmp"
+    export OPENSEARCH_PATH_CONF="$CONF_DIR"
+    export OPENSEARCH_TMPDIR="$TMP_DIR"
     export OPENSEARCH_JAVA_OPTS="-Xms$HEAP -Xmx$HEAP ${KB_OPENSEARCH_JAVA_OPTS:-}"
     unset JAVA_HOME
     # setsid, setpriv and bin/opensearch all exec: the recorded pid is the JVM's.
@@ -303,7 +323,8 @@ do_stop() {
     pid="$(cat "$PID_FILE" 2>/dev/null || true)"
     if [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null; then
       say "stopping pid $pid"
-      kill -TERM "$pid" 2>/dev/null || true
+      # The engine leads its own session and process group (setsid).
+      kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
       local i=0
       while kill -0 "$pid" 2>/dev/null && ((i < STOP_TIMEOUT * 2)); do
         sleep 0.5
@@ -311,7 +332,7 @@ do_stop() {
       done
       if kill -0 "$pid" 2>/dev/null; then
         say "still running after ${STOP_TIMEOUT}s; sending SIGKILL"
-        kill -KILL "$pid" 2>/dev/null || true
+        kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
         sleep 0.5
       fi
     else
@@ -321,7 +342,11 @@ do_stop() {
   else
     say "not running"
   fi
-  rm -rf "$STATE_DIR"
+  if [[ "${KB_NATIVE_KEEP_DATA:-0}" == 1 ]]; then
+    say "data kept in $DATA_DIR (KB_NATIVE_KEEP_DATA=1)"
+  else
+    rm -rf "$DATA_ROOT" "$CONF_DIR"
+  fi
 }
 
 do_status() {
