@@ -1,0 +1,109 @@
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const KB_BIN = path.join(REPO_ROOT, 'bin', 'kb.js');
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      );
+    });
+  });
+}
+
+/** Runs `kb …` to completion with the given environment; returns stdout. */
+export async function kb(args: string[], env: Record<string, string>): Promise<string> {
+  const { stdout } = await run(process.execPath, [KB_BIN, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+export interface ChildService {
+  readonly url: string;
+  readonly process: ChildProcess;
+  output(): string;
+  /** Resolves when the process exited. */
+  exited: Promise<number | null>;
+}
+
+/** Starts `kb <args>` as a child process and waits until `GET /health/live` answers (when it serves HTTP). */
+export async function startChild(
+  args: string[],
+  env: Record<string, string>,
+  options: { waitForHttp?: boolean; timeoutMs?: number } = {},
+): Promise<ChildService> {
+  const port = env.PORT ?? String(await freePort());
+  const child = spawn(process.execPath, [KB_BIN, ...args], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, KB_LOG_LEVEL: 'warn', ...env, PORT: port },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const url = `http://127.0.0.1:${port}`;
+  if (options.waitForHttp !== false) {
+    const deadline = Date.now() + (options.timeoutMs ?? 60_000);
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`kb ${args.join(' ')} exited early:\n${output}`);
+      try {
+        const response = await fetch(`${url}/health/live`);
+        if (response.ok) break;
+      } catch {
+        // not listening yet
+      }
+      if (Date.now() > deadline) {
+        child.kill('SIGKILL');
+        throw new Error(`kb ${args.join(' ')} did not answer within the deadline:\n${output}`);
+      }
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  }
+  return { url, process: child, output: () => output, exited };
+}
+
+export async function stopChild(child: ChildService, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.process.exitCode !== null || child.process.signalCode !== null) return;
+  child.process.kill(signal);
+  const timer = setTimeout(() => child.process.kill('SIGKILL'), 15_000);
+  await child.exited;
+  clearTimeout(timer);
+}
+
+export async function tempDir(prefix: string): Promise<{ path: string; remove(): Promise<void> }> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), prefix));
+  return { path: dir, remove: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Polls a document until its status is one of `statuses`. */
+export async function waitForDocument(
+  url: string,
+  key: string,
+  id: string,
+  statuses: readonly string[] = ['completed'],
+  timeoutMs = 120_000,
+): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const response = await fetch(`${url}/api/v1/documents/${id}`, { headers: { 'X-API-Key': key } });
+    const body = (await response.json()) as Record<string, unknown>;
+    if (statuses.includes(String(body.status))) return body;
+    if (Date.now() > deadline) throw new Error(`document ${id} stayed ${String(body.status)}: ${JSON.stringify(body)}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
