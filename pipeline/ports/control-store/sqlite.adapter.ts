@@ -1,0 +1,323 @@
+import { KbError } from '../../errors/kb-error.ts';
+import { type Database, migrate, openDatabase } from '../sqlite/open-database.ts';
+import type {
+  ApiKeyRecord,
+  AuditAction,
+  AuditEntry,
+  AuditQuery,
+  AuditSnapshot,
+  ControlStore,
+  Permission,
+  Plan,
+  UsageCount,
+} from './control-store.port.ts';
+
+export interface SqliteControlStoreOptions {
+  /** SQLite database file; its directory is created if missing. `:memory:` for a private in-memory store. */
+  readonly file: string;
+}
+
+const MIGRATIONS: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS cs_api_keys (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    prefix TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    workspace_id TEXT NOT NULL,
+    permissions TEXT NOT NULL,
+    plan TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    revoked_at TEXT,
+    last_used_at TEXT
+  )`,
+  'CREATE INDEX IF NOT EXISTS cs_api_keys_workspace ON cs_api_keys (workspace_id, created_at, id)',
+  `CREATE TABLE IF NOT EXISTS cs_audit (
+    id TEXT PRIMARY KEY,
+    workspace_id TEXT NOT NULL,
+    document_id TEXT NOT NULL,
+    action TEXT NOT NULL,
+    actor_type TEXT NOT NULL,
+    actor_id TEXT NOT NULL,
+    timestamp TEXT NOT NULL,
+    timestamp_ms INTEGER NOT NULL,
+    version INTEGER,
+    before_json TEXT,
+    after_json TEXT,
+    change_reason TEXT,
+    trace_id TEXT NOT NULL
+  )`,
+  'CREATE INDEX IF NOT EXISTS cs_audit_workspace ON cs_audit (workspace_id, id)',
+  'CREATE INDEX IF NOT EXISTS cs_audit_document ON cs_audit (workspace_id, document_id, id)',
+  `CREATE TABLE IF NOT EXISTS cs_usage (
+    instance_id TEXT NOT NULL,
+    key_id TEXT NOT NULL,
+    second INTEGER NOT NULL,
+    count INTEGER NOT NULL,
+    PRIMARY KEY (instance_id, key_id, second)
+  )`,
+  'CREATE INDEX IF NOT EXISTS cs_usage_key ON cs_usage (key_id, second)',
+];
+
+interface KeyRow {
+  id: string;
+  name: string;
+  prefix: string;
+  hash: string;
+  workspace_id: string;
+  permissions: string;
+  plan: string;
+  created_at: string;
+  revoked_at: string | null;
+  last_used_at: string | null;
+}
+
+interface AuditRow {
+  id: string;
+  workspace_id: string;
+  document_id: string;
+  action: string;
+  actor_type: string;
+  actor_id: string;
+  timestamp: string;
+  version: number | null;
+  before_json: string | null;
+  after_json: string | null;
+  change_reason: string | null;
+  trace_id: string;
+}
+
+function toKey(row: KeyRow): ApiKeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    hash: row.hash,
+    workspaceId: row.workspace_id,
+    permissions: JSON.parse(row.permissions) as Permission[],
+    plan: row.plan as Plan,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt: row.last_used_at,
+  };
+}
+
+function toAudit(row: AuditRow): AuditEntry {
+  return {
+    id: row.id,
+    action: row.action as AuditAction,
+    workspaceId: row.workspace_id,
+    documentId: row.document_id,
+    actor: { type: 'api_key', id: row.actor_id },
+    timestamp: row.timestamp,
+    version: row.version,
+    before: row.before_json === null ? null : (JSON.parse(row.before_json) as AuditSnapshot),
+    after: row.after_json === null ? null : (JSON.parse(row.after_json) as AuditSnapshot),
+    changeReason: row.change_reason,
+    traceId: row.trace_id,
+  };
+}
+
+function instant(value: string, field: string): number {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new KbError('bad-request', `${field} is not an ISO 8601 timestamp: ${value}`);
+  return ms;
+}
+
+function isConstraintError(error: unknown): boolean {
+  const code = error && typeof error === 'object' ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('SQLITE_CONSTRAINT');
+}
+
+/**
+ * The control plane in SQLite: API keys, the audit log and per-second usage counts.
+ *
+ * Storage choices: permissions and audit snapshots are JSON text; timestamps are kept as the ISO
+ * strings given (audit entries also store epoch milliseconds, which the `since`/`until` filters
+ * compare, both inclusive). `touchKeys` compares instants, not strings, so it never moves a
+ * `lastUsedAt` back. `readUsage` returns one summed count per (key, second), ordered by key then
+ * second. `listKeys` orders by creation time then id.
+ */
+export function createSqliteControlStore(options: SqliteControlStoreOptions): ControlStore {
+  const db: Database = openDatabase(options.file);
+  migrate(db, 'control-store-001', MIGRATIONS);
+
+  const insertKey = db.prepare(
+    `INSERT INTO cs_api_keys (id, name, prefix, hash, workspace_id, permissions, plan, created_at, revoked_at, last_used_at)
+     VALUES (@id, @name, @prefix, @hash, @workspaceId, @permissions, @plan, @createdAt, @revokedAt, @lastUsedAt)`,
+  );
+  const keyByHash = db.prepare<[string], KeyRow>('SELECT * FROM cs_api_keys WHERE hash = ?');
+  const keyById = db.prepare<[string], KeyRow>('SELECT * FROM cs_api_keys WHERE id = ?');
+  const allKeys = db.prepare<[], KeyRow>('SELECT * FROM cs_api_keys ORDER BY created_at, id');
+  const workspaceKeys = db.prepare<[string], KeyRow>(
+    'SELECT * FROM cs_api_keys WHERE workspace_id = ? ORDER BY created_at, id',
+  );
+  const revoke = db.prepare<[string, string]>(
+    'UPDATE cs_api_keys SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?',
+  );
+  const countAll = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM cs_api_keys');
+  const lastUsedOf = db.prepare<[string], { last_used_at: string | null }>(
+    'SELECT last_used_at FROM cs_api_keys WHERE id = ?',
+  );
+  const setLastUsed = db.prepare<[string, string]>('UPDATE cs_api_keys SET last_used_at = ? WHERE id = ?');
+  const insertAudit = db.prepare(
+    `INSERT OR IGNORE INTO cs_audit
+       (id, workspace_id, document_id, action, actor_type, actor_id, timestamp, timestamp_ms, version,
+        before_json, after_json, change_reason, trace_id)
+     VALUES (@id, @workspaceId, @documentId, @action, @actorType, @actorId, @timestamp, @timestampMs, @version,
+        @beforeJson, @afterJson, @changeReason, @traceId)`,
+  );
+  const upsertUsage = db.prepare<[string, string, number, number]>(
+    `INSERT INTO cs_usage (instance_id, key_id, second, count) VALUES (?, ?, ?, ?)
+     ON CONFLICT (instance_id, key_id, second) DO UPDATE SET count = excluded.count`,
+  );
+
+  const touch = db.transaction((lastUsed: ReadonlyMap<string, string>) => {
+    for (const [id, at] of lastUsed) {
+      const atMs = instant(at, 'lastUsedAt');
+      const row = lastUsedOf.get(id);
+      if (!row) continue;
+      if (row.last_used_at !== null && Date.parse(row.last_used_at) >= atMs) continue;
+      setLastUsed.run(at, id);
+    }
+  });
+
+  const record = db.transaction((instanceId: string, counts: readonly UsageCount[]) => {
+    for (const c of counts) upsertUsage.run(instanceId, c.keyId, c.second, c.count);
+  });
+
+  return {
+    kind: 'sqlite',
+
+    async createKey(key) {
+      try {
+        insertKey.run({
+          id: key.id,
+          name: key.name,
+          prefix: key.prefix,
+          hash: key.hash,
+          workspaceId: key.workspaceId,
+          permissions: JSON.stringify(key.permissions),
+          plan: key.plan,
+          createdAt: key.createdAt,
+          revokedAt: key.revokedAt,
+          lastUsedAt: key.lastUsedAt,
+        });
+      } catch (error) {
+        if (isConstraintError(error)) {
+          throw new KbError('conflict', 'An API key with this id or hash already exists', {
+            cause: error,
+            retriable: false,
+          });
+        }
+        throw error;
+      }
+    },
+
+    async findKeyByHash(hash) {
+      const row = keyByHash.get(hash);
+      return row ? toKey(row) : null;
+    },
+
+    async getKey(id) {
+      const row = keyById.get(id);
+      return row ? toKey(row) : null;
+    },
+
+    async listKeys(workspaceId) {
+      const rows = workspaceId === undefined ? allKeys.all() : workspaceKeys.all(workspaceId);
+      return rows.map(toKey);
+    },
+
+    async revokeKey(id, at) {
+      return revoke.run(at, id).changes > 0;
+    },
+
+    async countKeys() {
+      return countAll.get()?.n ?? 0;
+    },
+
+    async touchKeys(lastUsed) {
+      if (lastUsed.size > 0) touch.immediate(lastUsed);
+    },
+
+    async appendAudit(entry) {
+      insertAudit.run({
+        id: entry.id,
+        workspaceId: entry.workspaceId,
+        documentId: entry.documentId,
+        action: entry.action,
+        actorType: entry.actor.type,
+        actorId: entry.actor.id,
+        timestamp: entry.timestamp,
+        timestampMs: instant(entry.timestamp, 'timestamp'),
+        version: entry.version,
+        beforeJson: entry.before === null ? null : JSON.stringify(entry.before),
+        afterJson: entry.after === null ? null : JSON.stringify(entry.after),
+        changeReason: entry.changeReason,
+        traceId: entry.traceId,
+      });
+    },
+
+    async listAudit(query: AuditQuery) {
+      const where: string[] = ['workspace_id = @workspaceId'];
+      const params: Record<string, string | number> = { workspaceId: query.workspaceId };
+      if (query.documentId !== undefined) {
+        where.push('document_id = @documentId');
+        params.documentId = query.documentId;
+      }
+      if (query.action !== undefined) {
+        where.push('action = @action');
+        params.action = query.action;
+      }
+      if (query.since !== undefined) {
+        where.push('timestamp_ms >= @since');
+        params.since = instant(query.since, 'since');
+      }
+      if (query.until !== undefined) {
+        where.push('timestamp_ms <= @until');
+        params.until = instant(query.until, 'until');
+      }
+      const filter = where.join(' AND ');
+      const total = db.prepare<Record<string, string | number>, { n: number }>(
+        `SELECT COUNT(*) AS n FROM cs_audit WHERE ${filter}`,
+      );
+      const pageFilter = query.afterId === undefined ? filter : `${filter} AND id > @afterId`;
+      const pageParams = query.afterId === undefined ? params : { ...params, afterId: query.afterId };
+      const limit = Math.max(0, Math.floor(query.limit));
+      const page = db.prepare<Record<string, string | number>, AuditRow>(
+        `SELECT * FROM cs_audit WHERE ${pageFilter} ORDER BY id LIMIT @limit`,
+      );
+      const read = db.transaction(() => ({
+        entries: page.all({ ...pageParams, limit }).map(toAudit),
+        total: total.get(params)?.n ?? 0,
+      }));
+      return read();
+    },
+
+    async recordUsage(instanceId, counts) {
+      if (counts.length > 0) record.immediate(instanceId, counts);
+    },
+
+    async readUsage(keyIds, sinceSecond, excludeInstance) {
+      if (keyIds.length === 0) return [];
+      const placeholders = keyIds.map(() => '?').join(', ');
+      const exclude = excludeInstance === undefined ? '' : 'AND instance_id <> ?';
+      const rows = db
+        .prepare<(string | number)[], { key_id: string; second: number; count: number }>(
+          `SELECT key_id, second, SUM(count) AS count FROM cs_usage
+           WHERE key_id IN (${placeholders}) AND second >= ? ${exclude}
+           GROUP BY key_id, second ORDER BY key_id, second`,
+        )
+        .all(...keyIds, sinceSecond, ...(excludeInstance === undefined ? [] : [excludeInstance]));
+      return rows.map((row) => ({ keyId: row.key_id, second: row.second, count: row.count }));
+    },
+
+    async ping() {
+      db.prepare('SELECT 1').get();
+    },
+
+    async close() {
+      if (db.open) db.close();
+    },
+  };
+}

@@ -1,0 +1,285 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type {
+  ApiKeyRecord,
+  AuditAction,
+  AuditEntry,
+  ControlStore,
+} from '../../pipeline/ports/control-store/control-store.port.ts';
+
+export interface ControlStoreFixture {
+  readonly store: ControlStore;
+  cleanup(): Promise<void>;
+}
+
+/** How long a store may take to show a write (e.g. an engine applying merges late). */
+const EVENTUALLY = { timeout: 15_000, interval: 100 };
+
+function keyRecord(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  const secret = `ink_${randomUUID().replaceAll('-', '')}`;
+  return {
+    id: randomUUID(),
+    name: 'contract key',
+    prefix: secret.slice(0, 12),
+    hash: createHash('sha256').update(secret).digest('hex'),
+    workspaceId: `ws-${randomUUID()}`,
+    permissions: ['read', 'search'],
+    plan: 'pro',
+    createdAt: '2024-05-01T10:00:00.000Z',
+    revokedAt: null,
+    lastUsedAt: null,
+    ...overrides,
+  };
+}
+
+function auditEntry(workspaceId: string, overrides: Partial<AuditEntry> = {}): AuditEntry {
+  return {
+    id: uuidv7(),
+    action: 'create',
+    workspaceId,
+    documentId: `doc-${randomUUID()}`,
+    actor: { type: 'api_key', id: 'key-1' },
+    timestamp: new Date().toISOString(),
+    version: 1,
+    before: null,
+    after: { version: 1, metadata: { title: 'Guide', tags: ['a', 'b'] } },
+    changeReason: null,
+    traceId: randomUUID(),
+    ...overrides,
+  };
+}
+
+/**
+ * The control-store contract (see `control-store.port.ts`), runnable against any adapter. Every test
+ * uses fresh random workspace, key and instance ids, so a shared database is fine.
+ */
+export function describeControlStoreContract(name: string, make: () => Promise<ControlStoreFixture>): void {
+  describe(`ControlStore contract: ${name}`, () => {
+    let fixture: ControlStoreFixture;
+    let store: ControlStore;
+
+    beforeAll(async () => {
+      fixture = await make();
+      store = fixture.store;
+    });
+
+    afterAll(async () => {
+      if (!fixture) return;
+      await store.close();
+      await fixture.cleanup();
+    });
+
+    it('names its kind and answers ping', async () => {
+      expect(store.kind.length).toBeGreaterThan(0);
+      await expect(store.ping()).resolves.toBeUndefined();
+    });
+
+    describe('API keys', () => {
+      it('stores a key and finds it by id and by hash, unchanged', async () => {
+        const key = keyRecord({ permissions: ['read', 'search', 'write'], plan: 'enterprise' });
+        await store.createKey(key);
+        expect(await store.getKey(key.id)).toEqual(key);
+        expect(await store.findKeyByHash(key.hash)).toEqual(key);
+        expect(await store.getKey(randomUUID())).toBeNull();
+        expect(await store.findKeyByHash(createHash('sha256').update(randomUUID()).digest('hex'))).toBeNull();
+      });
+
+      it('rejects a second key with the same id or the same hash with conflict', async () => {
+        const key = keyRecord();
+        await store.createKey(key);
+        await expect(store.createKey(keyRecord({ id: key.id }))).rejects.toMatchObject({ code: 'conflict' });
+        await expect(store.createKey(keyRecord({ hash: key.hash }))).rejects.toMatchObject({ code: 'conflict' });
+        expect(await store.getKey(key.id)).toEqual(key);
+      });
+
+      it('lists keys of one workspace, or all keys, and counts them', async () => {
+        const before = await store.countKeys();
+        const workspaceId = `ws-${randomUUID()}`;
+        const mine = [
+          keyRecord({ workspaceId, createdAt: '2024-05-01T10:00:00.000Z' }),
+          keyRecord({ workspaceId, createdAt: '2024-05-02T10:00:00.000Z' }),
+        ];
+        const other = keyRecord();
+        for (const key of [...mine, other]) await store.createKey(key);
+        const listed = await store.listKeys(workspaceId);
+        expect(listed.map((k) => k.id).sort()).toEqual(mine.map((k) => k.id).sort());
+        expect(listed.every((k) => k.workspaceId === workspaceId)).toBe(true);
+        const all = (await store.listKeys()).map((k) => k.id);
+        for (const key of [...mine, other]) expect(all).toContain(key.id);
+        expect(await store.countKeys()).toBe(before + 3);
+        expect(await store.listKeys(`ws-${randomUUID()}`)).toEqual([]);
+      });
+
+      it('revokes idempotently, keeping the first revocation time; unknown ids return false', async () => {
+        const key = keyRecord();
+        await store.createKey(key);
+        expect(await store.revokeKey(key.id, '2024-06-01T00:00:00.000Z')).toBe(true);
+        expect(await store.revokeKey(key.id, '2024-07-01T00:00:00.000Z')).toBe(true);
+        await vi.waitFor(async () => {
+          expect((await store.getKey(key.id))?.revokedAt).toBe('2024-06-01T00:00:00.000Z');
+        }, EVENTUALLY);
+        // Revoked keys are still found by hash; the caller decides.
+        expect((await store.findKeyByHash(key.hash))?.revokedAt).toBe('2024-06-01T00:00:00.000Z');
+        expect(await store.revokeKey(randomUUID(), '2024-06-01T00:00:00.000Z')).toBe(false);
+      });
+
+      it('records last use and never moves it back', async () => {
+        const a = keyRecord();
+        const b = keyRecord();
+        await store.createKey(a);
+        await store.createKey(b);
+        await store.touchKeys(
+          new Map([
+            [a.id, '2024-06-01T12:00:00.000Z'],
+            [b.id, '2024-06-02T12:00:00.000Z'],
+          ]),
+        );
+        await store.touchKeys(new Map([[a.id, '2024-06-01T11:00:00.000Z']]));
+        await store.touchKeys(new Map([[randomUUID(), '2024-06-01T11:00:00.000Z']]));
+        await vi.waitFor(async () => {
+          expect((await store.getKey(a.id))?.lastUsedAt).toBe('2024-06-01T12:00:00.000Z');
+          expect((await store.getKey(b.id))?.lastUsedAt).toBe('2024-06-02T12:00:00.000Z');
+        }, EVENTUALLY);
+        await store.touchKeys(new Map([[a.id, '2024-06-03T09:30:00.000Z']]));
+        await vi.waitFor(async () => {
+          expect((await store.getKey(a.id))?.lastUsedAt).toBe('2024-06-03T09:30:00.000Z');
+        }, EVENTUALLY);
+        expect(await store.getKey(randomUUID())).toBeNull();
+      });
+    });
+
+    describe('audit log', () => {
+      it('returns an appended entry unchanged, and appending the same id twice keeps one entry', async () => {
+        const workspaceId = `ws-${randomUUID()}`;
+        const entry = auditEntry(workspaceId, {
+          action: 'update',
+          version: 2,
+          before: { version: 1, metadata: { title: 'Old' } },
+          after: { version: 2, metadata: { title: 'New', nested: { n: 1 } } },
+          changeReason: 'typo',
+        });
+        await store.appendAudit(entry);
+        await store.appendAudit(entry);
+        const listed = await store.listAudit({ workspaceId, limit: 10 });
+        expect(listed.total).toBe(1);
+        expect(listed.entries).toEqual([entry]);
+      });
+
+      it('keeps null snapshots and versions', async () => {
+        const workspaceId = `ws-${randomUUID()}`;
+        const entry = auditEntry(workspaceId, { action: 'purge', version: null, before: null, after: null });
+        await store.appendAudit(entry);
+        expect((await store.listAudit({ workspaceId, limit: 5 })).entries).toEqual([entry]);
+      });
+
+      it('filters by workspace, document, action and time range, in ascending id order', async () => {
+        const workspaceId = `ws-${randomUUID()}`;
+        const doc = `doc-${randomUUID()}`;
+        const t0 = Date.parse('2024-03-01T00:00:00.000Z');
+        const at = (minutes: number) => new Date(t0 + minutes * 60_000).toISOString();
+        const entries: AuditEntry[] = [];
+        const actions: AuditAction[] = ['create', 'update', 'update', 'rollback', 'delete', 'create'];
+        for (const [i, action] of actions.entries()) {
+          entries.push(
+            auditEntry(workspaceId, { action, documentId: i < 5 ? doc : `doc-${randomUUID()}`, timestamp: at(i * 10) }),
+          );
+        }
+        // Appended out of order: the listing still sorts by id.
+        for (const entry of [...entries].reverse()) await store.appendAudit(entry);
+        await store.appendAudit(auditEntry(`ws-${randomUUID()}`, { documentId: doc }));
+
+        const all = await store.listAudit({ workspaceId, limit: 100 });
+        expect(all.entries.map((e) => e.id)).toEqual(entries.map((e) => e.id));
+        expect(all.total).toBe(6);
+
+        const byDoc = await store.listAudit({ workspaceId, documentId: doc, limit: 100 });
+        expect(byDoc.entries.map((e) => e.id)).toEqual(entries.slice(0, 5).map((e) => e.id));
+        expect(byDoc.total).toBe(5);
+
+        const updates = await store.listAudit({ workspaceId, action: 'update', limit: 100 });
+        expect(updates.entries.map((e) => e.id)).toEqual([entries[1]?.id, entries[2]?.id]);
+
+        const window = await store.listAudit({ workspaceId, since: at(5), until: at(35), limit: 100 });
+        expect(window.entries.map((e) => e.id)).toEqual(entries.slice(1, 4).map((e) => e.id));
+        expect(window.total).toBe(3);
+
+        const combined = await store.listAudit({ workspaceId, documentId: doc, action: 'create', limit: 100 });
+        expect(combined.entries.map((e) => e.id)).toEqual([entries[0]?.id]);
+
+        expect(await store.listAudit({ workspaceId: `ws-${randomUUID()}`, limit: 10 })).toEqual({
+          entries: [],
+          total: 0,
+        });
+      });
+
+      it('pages with afterId and limit; total ignores paging', async () => {
+        const workspaceId = `ws-${randomUUID()}`;
+        const entries = Array.from({ length: 7 }, () => auditEntry(workspaceId));
+        for (const entry of entries) await store.appendAudit(entry);
+        const seen: string[] = [];
+        let afterId: string | undefined;
+        for (let page = 0; page < 10; page++) {
+          const result = await store.listAudit(
+            afterId === undefined ? { workspaceId, limit: 3 } : { workspaceId, limit: 3, afterId },
+          );
+          expect(result.total).toBe(7);
+          expect(result.entries.length).toBeLessThanOrEqual(3);
+          if (result.entries.length === 0) break;
+          seen.push(...result.entries.map((e) => e.id));
+          afterId = result.entries.at(-1)?.id;
+        }
+        expect(seen).toEqual(entries.map((e) => e.id));
+      });
+    });
+
+    describe('usage', () => {
+      it('sums counts over instances per key and second, from sinceSecond on', async () => {
+        const [k1, k2, k3] = [randomUUID(), randomUUID(), randomUUID()];
+        const [i1, i2] = [`api-${randomUUID()}`, `api-${randomUUID()}`];
+        const s = 1_700_000_000;
+        await store.recordUsage(i1, [
+          { keyId: k1, second: s, count: 3 },
+          { keyId: k1, second: s + 1, count: 4 },
+          { keyId: k2, second: s, count: 1 },
+          { keyId: k3, second: s, count: 50 },
+        ]);
+        await store.recordUsage(i2, [
+          { keyId: k1, second: s, count: 2 },
+          { keyId: k1, second: s - 5, count: 9 },
+        ]);
+        const sorted = (rows: { keyId: string; second: number; count: number }[]) =>
+          [...rows].sort((a, b) => (a.keyId === b.keyId ? a.second - b.second : a.keyId < b.keyId ? -1 : 1));
+        await vi.waitFor(async () => {
+          expect(sorted(await store.readUsage([k1, k2], s))).toEqual(
+            sorted([
+              { keyId: k1, second: s, count: 5 },
+              { keyId: k1, second: s + 1, count: 4 },
+              { keyId: k2, second: s, count: 1 },
+            ]),
+          );
+        }, EVENTUALLY);
+        expect(sorted(await store.readUsage([k1], s - 10))).toEqual([
+          { keyId: k1, second: s - 5, count: 9 },
+          { keyId: k1, second: s, count: 5 },
+          { keyId: k1, second: s + 1, count: 4 },
+        ]);
+        expect(sorted(await store.readUsage([k1], s, i1))).toEqual([{ keyId: k1, second: s, count: 2 }]);
+        expect(await store.readUsage([randomUUID()], 0)).toEqual([]);
+        expect(await store.readUsage([], 0)).toEqual([]);
+      });
+
+      it('replaces, not adds, when an instance re-sends the same key and second', async () => {
+        const key = randomUUID();
+        const instance = `api-${randomUUID()}`;
+        const s = 1_700_000_100;
+        await store.recordUsage(instance, [{ keyId: key, second: s, count: 7 }]);
+        await store.recordUsage(instance, [{ keyId: key, second: s, count: 7 }]);
+        await store.recordUsage(instance, [{ keyId: key, second: s, count: 9 }]);
+        await vi.waitFor(async () => {
+          expect(await store.readUsage([key], s)).toEqual([{ keyId: key, second: s, count: 9 }]);
+        }, EVENTUALLY);
+      });
+    });
+  });
+}

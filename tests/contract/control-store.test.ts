@@ -1,0 +1,72 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiKeyRecord } from '../../pipeline/ports/control-store/control-store.port.ts';
+import { createSqliteControlStore } from '../../pipeline/ports/control-store/sqlite.adapter.ts';
+import { describeControlStoreContract } from './control-store.contract.ts';
+
+describeControlStoreContract('sqlite', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'kb-control-'));
+  return {
+    store: createSqliteControlStore({ file: path.join(dir, 'db', 'control.db') }),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+});
+
+describe('sqlite control store', () => {
+  let dir: string;
+
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'kb-control-sqlite-'));
+  });
+
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('keeps keys, audit entries and usage across a reopen of the file', async () => {
+    const file = path.join(dir, 'reopen.db');
+    const key: ApiKeyRecord = {
+      id: 'key-1',
+      name: 'ops',
+      prefix: 'ink_abcdefgh',
+      hash: 'a'.repeat(64),
+      workspaceId: 'ws-1',
+      permissions: ['read'],
+      plan: 'starter',
+      createdAt: '2024-01-01T00:00:00.000Z',
+      revokedAt: null,
+      lastUsedAt: null,
+    };
+    const first = createSqliteControlStore({ file });
+    await first.createKey(key);
+    await first.recordUsage('i-1', [{ keyId: 'key-1', second: 100, count: 2 }]);
+    await first.close();
+
+    const second = createSqliteControlStore({ file });
+    expect(await second.getKey('key-1')).toEqual(key);
+    expect(await second.readUsage(['key-1'], 0)).toEqual([{ keyId: 'key-1', second: 100, count: 2 }]);
+    await second.close();
+  });
+
+  it('sees writes of another store on the same file at once', async () => {
+    const file = path.join(dir, 'shared.db');
+    const a = createSqliteControlStore({ file });
+    const b = createSqliteControlStore({ file });
+    await a.recordUsage('i-a', [{ keyId: 'k', second: 5, count: 1 }]);
+    await b.recordUsage('i-b', [{ keyId: 'k', second: 5, count: 4 }]);
+    expect(await a.readUsage(['k'], 0)).toEqual([{ keyId: 'k', second: 5, count: 5 }]);
+    expect(await a.readUsage(['k'], 0, 'i-a')).toEqual([{ keyId: 'k', second: 5, count: 4 }]);
+    await a.close();
+    await b.close();
+  });
+
+  it('rejects an audit time filter that is not a timestamp with bad-request', async () => {
+    const store = createSqliteControlStore({ file: path.join(dir, 'filters.db') });
+    await expect(store.listAudit({ workspaceId: 'ws', since: 'yesterday', limit: 10 })).rejects.toMatchObject({
+      code: 'bad-request',
+    });
+    await store.close();
+  });
+});
