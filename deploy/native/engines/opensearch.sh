@@ -36,21 +36,25 @@ HEAP="${KB_OPENSEARCH_HEAP:-1g}"
 RUN_USER="${KB_OPENSEARCH_USER:-kbsearch}"
 URL="http://$HOST:$HTTP_PORT"
 
-CACHE_DIR="$CACHE_ROOT/opensearch"
-DOWNLOAD_DIR="$CACHE_DIR/download"
-OS_HOME="$CACHE_DIR/opensearch-$OS_VERSION"
-STAMP="$OS_HOME/.kb-installed"
 TEMPLATE_DIR="$NATIVE_DIR/opensearch"
-
-# Runtime layout shared with the other engines of deploy/native.
-DATA_ROOT="$RUN_ROOT/data/$NAME"
-DATA_DIR="$DATA_ROOT/node"
-TMP_DIR="$DATA_ROOT/tmp"
-CONF_DIR="$RUN_ROOT/conf/$NAME"
 PID_FILE="$RUN_ROOT/pids/$NAME.pid"
 LOG_DIR="$RUN_ROOT/logs"
 LOG_FILE="$LOG_DIR/$NAME.log"
-NODE_LOG_DIR="$LOG_DIR/$NAME" # OpenSearch's own rolling logs and GC log
+
+# Install and state folders; set_paths moves them when the run user cannot reach them.
+set_paths() { # <cache base> <data base> <conf base> <node log base>
+  CACHE_DIR="$1/$NAME"
+  DOWNLOAD_DIR="$CACHE_DIR/download"
+  OS_HOME="$CACHE_DIR/opensearch-$OS_VERSION"
+  STAMP="$OS_HOME/.kb-installed"
+  DATA_ROOT="$2/$NAME"
+  DATA_DIR="$DATA_ROOT/node"
+  TMP_DIR="$DATA_ROOT/tmp"
+  CONF_DIR="$3/$NAME"
+  NODE_LOG_DIR="$4/$NAME" # OpenSearch's own rolling logs and GC log
+}
+# Runtime layout shared with the other engines of deploy/native.
+set_paths "$CACHE_ROOT" "$RUN_ROOT/data" "$RUN_ROOT/conf" "$LOG_DIR"
 
 STOP_TIMEOUT="${KB_NATIVE_STOP_TIMEOUT:-30}"
 START_TIMEOUT="${KB_NATIVE_START_TIMEOUT:-180}"
@@ -114,6 +118,28 @@ as_user() {
     "$@"
   fi
 }
+
+# Can the run user search its way down to <dir> (or its nearest existing ancestor)?
+user_can_reach() {
+  local d="$1"
+  while [[ ! -e "$d" ]]; do d="$(dirname "$d")"; done
+  as_user test -x "$d"
+}
+
+# When the repository sits below a folder the run user cannot enter (e.g. /root), keep the
+# OpenSearch install and state in a per-clone folder under /var/tmp instead.
+choose_paths() {
+  is_root || return 0
+  id -u "$RUN_USER" >/dev/null 2>&1 || return 0
+  if user_can_reach "$CACHE_ROOT" && user_can_reach "$RUN_ROOT"; then
+    return 0
+  fi
+  local alt
+  alt="${KB_OPENSEARCH_ALT_ROOT:-/var/tmp/kb-native-opensearch-$(printf '%s' "$NATIVE_DIR" | sha1sum | cut -c1-12)}"
+  set_paths "$alt/cache" "$alt/data" "$alt/conf" "$alt/logs"
+  ALT_ROOT="$alt"
+}
+ALT_ROOT=""
 
 # ---------------------------------------------------------------------------- install
 
@@ -180,6 +206,11 @@ do_install() {
   command -v curl >/dev/null || die "curl not found (apt-get install curl)"
   need_java
   ensure_user
+  choose_paths
+  if [[ -n "$ALT_ROOT" ]]; then
+    say "user $RUN_USER cannot enter $CACHE_ROOT or $RUN_ROOT; using $ALT_ROOT for the install and state"
+    mkdir -p "$ALT_ROOT" && chmod 755 "$ALT_ROOT"
+  fi
   if [[ -f "$STAMP" ]]; then
     say "OpenSearch $OS_VERSION with k-NN $KNN_VERSION already installed"
     return 0
@@ -274,6 +305,7 @@ do_start() {
   fi
   do_install >/dev/null
   need_java
+  choose_paths
 
   mkdir -p "$LOG_DIR"
   write_config
@@ -318,6 +350,7 @@ do_start() {
 }
 
 do_stop() {
+  choose_paths
   if [[ -f "$PID_FILE" ]]; then
     local pid
     pid="$(cat "$PID_FILE" 2>/dev/null || true)"
