@@ -1,0 +1,69 @@
+/**
+ * The HTTP API as a Fastify application: everything registered, nothing listening (see
+ * `server.ts`). Tests build it with their own services; `kb serve` builds it with the runtime's.
+ */
+import multipart from '@fastify/multipart';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import type { Config } from '../../pipeline/config/config.ts';
+import type { Services } from '../../pipeline/services/services.ts';
+import { MULTIPART_LIMITS } from './lib/upload-form.ts';
+import { installValidators } from './lib/validation.ts';
+import openApiPlugin from './plugins/openapi.plugin.ts';
+import problemPlugin, { describeError, sendProblem } from './plugins/problem.plugin.ts';
+import requestIdPlugin, { generateRequestId } from './plugins/request-id.plugin.ts';
+import errorPagesRoutes from './routes/error-pages.routes.ts';
+import healthRoutes from './routes/health.routes.ts';
+import v1Routes from './routes/v1.routes.ts';
+
+export interface AppDeps {
+  readonly config: Config;
+  readonly services: Services;
+  /** Service version, shown in the OpenAPI document. */
+  readonly version: string;
+  /** Fastify/pino logger options; `false` (the default) logs nothing. */
+  readonly logger?: boolean | object;
+}
+
+/** Path prefixes of the resource API; the first is the documented one. */
+export const API_PREFIXES = ['/api/v1', '/v1'] as const;
+
+/** JSON request bodies (search, patch, rollback) are small; uploads are multipart and not bound by this. */
+const JSON_BODY_LIMIT = 1024 * 1024;
+
+/**
+ * Builds the application: request ids, problem details, multipart, validation, OpenAPI, health,
+ * error pages, and the resource routes under both `/api/v1` and `/v1`. Does not listen.
+ */
+export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
+  const { config, services } = deps;
+  const app = Fastify({
+    logger: deps.logger ?? false,
+    genReqId: generateRequestId,
+    requestIdHeader: false,
+    logController: new LogController({ requestIdLogLabel: 'trace_id' }),
+    bodyLimit: JSON_BODY_LIMIT,
+    frameworkErrors: (error, request, reply) => {
+      reply.header('x-request-id', request.id);
+      sendProblem(request, reply, config.problemBaseUrl, describeError(error));
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  // Responses are the services' views, printed as they are; response schemas only document them.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  installValidators(app);
+  // JSON is the only non-multipart body the API takes; anything else is a 400 (see problem plugin).
+  app.removeContentTypeParser('text/plain');
+
+  await app.register(requestIdPlugin);
+  await app.register(problemPlugin, { problemBaseUrl: config.problemBaseUrl });
+  await app.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false });
+  await app.register(openApiPlugin, { version: deps.version, hiddenPrefixes: API_PREFIXES.slice(1) });
+
+  await app.register(healthRoutes, { services });
+  await app.register(errorPagesRoutes);
+  for (const prefix of API_PREFIXES) {
+    await app.register(v1Routes, { prefix, services });
+  }
+  return app;
+}

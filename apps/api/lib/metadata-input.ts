@@ -1,0 +1,113 @@
+/**
+ * The one place that validates document metadata from a client and takes `change_reason` out of
+ * it, shared by upload (POST), replace (PUT) and metadata patch (PATCH).
+ *
+ * Rules (SPEC §4, §8): metadata is a JSON object with at most 64 keys, each key at most 128
+ * characters, at most 16 KiB serialised (UTF-8). A `change_reason` key is not metadata: it is
+ * removed from the object and stored on the version and the audit entry; the explicit
+ * `change_reason` field (form field or JSON member) wins over the key when both are sent. The
+ * limits apply to the metadata that is stored, i.e. after `change_reason` is removed.
+ */
+import { type FieldError, KbError } from '../../../pipeline/errors/kb-error.ts';
+import type { Metadata } from '../../../pipeline/ports/document-store/document-store.port.ts';
+
+export const METADATA_LIMITS = {
+  maxKeys: 64,
+  maxKeyLength: 128,
+  maxBytes: 16 * 1024,
+  maxChangeReasonLength: 2000,
+} as const;
+
+export interface MetadataInput {
+  /** Undefined when no metadata was sent (PUT keeps the current metadata then). */
+  readonly metadata: Metadata | undefined;
+  readonly changeReason: string | null;
+}
+
+export interface RawMetadataInput {
+  /** A JSON string (multipart field), an already parsed value (JSON body), or undefined if absent. */
+  readonly metadata: unknown;
+  /** The explicit `change_reason` field, if sent. */
+  readonly changeReason?: unknown;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function checkChangeReason(value: unknown, field: string, errors: FieldError[]): string | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'string') {
+    errors.push({ field, message: 'must be a string' });
+    return null;
+  }
+  const trimmed = value.trim();
+  if ([...trimmed].length > METADATA_LIMITS.maxChangeReasonLength) {
+    errors.push({ field, message: `must be at most ${METADATA_LIMITS.maxChangeReasonLength} characters` });
+    return null;
+  }
+  return trimmed === '' ? null : trimmed;
+}
+
+/**
+ * Validates metadata and extracts the change reason. Throws `validation-error` (422) listing
+ * every failed field.
+ */
+export function readMetadataInput(input: RawMetadataInput): MetadataInput {
+  const errors: FieldError[] = [];
+  let changeReason = checkChangeReason(input.changeReason, 'change_reason', errors);
+  let metadata: Metadata | undefined;
+
+  if (input.metadata !== undefined) {
+    let value: unknown = input.metadata;
+    if (typeof value === 'string') {
+      try {
+        value = JSON.parse(value);
+      } catch {
+        errors.push({ field: 'metadata', message: 'must be a JSON object (the value is not valid JSON)' });
+        value = undefined;
+      }
+    }
+    if (value !== undefined && !isPlainObject(value)) {
+      const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+      errors.push({ field: 'metadata', message: `must be a JSON object, not ${got}` });
+    } else if (isPlainObject(value)) {
+      const entries = Object.entries(value);
+      const own = entries.filter(([k]) => k !== 'change_reason');
+      const fromKey = entries.find(([k]) => k === 'change_reason');
+      if (fromKey) {
+        const reason = checkChangeReason(fromKey[1], 'metadata.change_reason', errors);
+        if (input.changeReason === undefined || input.changeReason === null) changeReason = reason;
+      }
+      if (own.length > METADATA_LIMITS.maxKeys) {
+        errors.push({
+          field: 'metadata',
+          message: `has ${own.length} keys; at most ${METADATA_LIMITS.maxKeys} are allowed`,
+        });
+      }
+      const longKeys = own.map(([k]) => k).filter((k) => [...k].length > METADATA_LIMITS.maxKeyLength);
+      for (const key of longKeys.slice(0, 5)) {
+        errors.push({
+          field: 'metadata',
+          message: `key "${[...key].slice(0, 32).join('')}…" is ${[...key].length} characters; keys are at most ${METADATA_LIMITS.maxKeyLength}`,
+        });
+      }
+      if (own.some(([k]) => k === '__proto__')) {
+        errors.push({ field: 'metadata', message: 'key "__proto__" is not allowed' });
+      }
+      metadata = Object.fromEntries(own);
+      const bytes = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
+      if (bytes > METADATA_LIMITS.maxBytes) {
+        errors.push({
+          field: 'metadata',
+          message: `is ${bytes} bytes serialised; at most ${METADATA_LIMITS.maxBytes} (16 KiB) are allowed`,
+        });
+      }
+    }
+  }
+
+  if (errors.length > 0) {
+    throw new KbError('validation-error', errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
+  }
+  return { metadata, changeReason };
+}

@@ -1,0 +1,128 @@
+/**
+ * Multipart upload handling shared by POST /documents and PUT /documents/:id.
+ *
+ * The `file` part is handed to `stageUpload` as a stream the moment it arrives (never buffered);
+ * text fields may come before or after it. Whatever fails after the file was staged — a later
+ * part, a field check, metadata validation, the service call itself — the staged file is
+ * discarded, so a failed upload leaves nothing in storage.
+ */
+import type { FastifyRequest } from 'fastify';
+import { type FieldError, KbError } from '../../../pipeline/errors/kb-error.ts';
+import type { DocumentsService, StagedUpload } from '../../../pipeline/services/services.ts';
+
+/** Limits given to the multipart parser. The file itself is not capped here: the service counts it. */
+export const MULTIPART_LIMITS = {
+  fileSize: Number.POSITIVE_INFINITY,
+  files: 1,
+  fields: 8,
+  parts: 10,
+  fieldSize: 64 * 1024,
+  fieldNameSize: 100,
+  headerPairs: 50,
+} as const;
+
+export interface UploadTarget {
+  readonly workspaceId: string;
+  /** For PUT: the document the new content belongs to. */
+  readonly documentId?: string;
+}
+
+/** Lets the rest of a request body flow to nowhere, so an early error never stalls the client. */
+function drain(request: FastifyRequest): void {
+  const raw = request.raw;
+  if (raw.readableEnded || raw.destroyed) return;
+  raw.unpipe();
+  raw.resume();
+}
+
+async function discard(documents: DocumentsService, staged: StagedUpload, request: FastifyRequest): Promise<void> {
+  try {
+    await documents.discardUpload(staged);
+  } catch (err) {
+    request.log.error({ err, storage_key: staged.storageKey }, 'could not discard a staged upload');
+  }
+}
+
+/**
+ * Reads the multipart form, stages the file, then runs `use(staged, fields)`. If anything throws,
+ * the staged file is discarded and the error rethrown.
+ *
+ * @param allowedFields text fields the form may carry besides `file`; others → 422.
+ */
+export async function withUploadedFile<T>(
+  request: FastifyRequest,
+  documents: DocumentsService,
+  target: UploadTarget,
+  allowedFields: readonly string[],
+  use: (staged: StagedUpload, fields: ReadonlyMap<string, unknown>) => Promise<T>,
+): Promise<T> {
+  if (!request.isMultipart()) {
+    const type = request.headers['content-type'] ?? 'none';
+    throw new KbError(
+      'bad-request',
+      `The request must be multipart/form-data with the document in a \`file\` part (Content-Type was ${type}).`,
+    );
+  }
+
+  let staged: StagedUpload | undefined;
+  const fields = new Map<string, unknown>();
+  const problems: FieldError[] = [];
+  try {
+    for await (const part of request.parts()) {
+      if (part.type === 'file') {
+        if (part.fieldname !== 'file') {
+          part.file.resume();
+          throw new KbError(
+            'bad-request',
+            `Unexpected file part "${part.fieldname}": send the document in the \`file\` field.`,
+          );
+        }
+        staged = await documents.stageUpload({
+          workspaceId: target.workspaceId,
+          ...(target.documentId ? { documentId: target.documentId } : {}),
+          stream: part.file,
+          filename: part.filename,
+          ...(part.mimetype ? { declaredType: part.mimetype } : {}),
+        });
+        continue;
+      }
+      const name = part.fieldname;
+      if (!allowedFields.includes(name)) {
+        problems.push({
+          field: name,
+          message: `is not an accepted form field (accepted: file, ${allowedFields.join(', ')})`,
+        });
+      } else if (fields.has(name)) {
+        problems.push({ field: name, message: 'was sent more than once' });
+      } else if (part.valueTruncated) {
+        problems.push({ field: name, message: `is longer than ${MULTIPART_LIMITS.fieldSize} bytes` });
+        fields.set(name, undefined);
+      } else {
+        fields.set(name, part.value);
+      }
+    }
+    if (!staged) {
+      throw new KbError(
+        'missing-file',
+        'The form has no `file` part: send the document in a multipart field named `file`.',
+      );
+    }
+    if (problems.length > 0) {
+      throw new KbError('validation-error', problems.map((p) => `${p.field} ${p.message}`).join('; '), {
+        errors: problems,
+      });
+    }
+    return await use(staged, fields);
+  } catch (err) {
+    if (staged) await discard(documents, staged, request);
+    drain(request);
+    throw err;
+  }
+}
+
+/** A form field as a trimmed string, or undefined when absent. */
+export function stringField(fields: ReadonlyMap<string, unknown>, name: string): string | undefined {
+  const value = fields.get(name);
+  if (value === undefined || value === null) return undefined;
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}

@@ -1,0 +1,92 @@
+/**
+ * Authentication, rate limiting and permissions for the resource routes, in that order, before
+ * the body is read:
+ * 1. The key is taken from `X-API-Key`, or else from `Authorization: Bearer`. When `X-API-Key` is
+ *    present it is the only one considered, even if a valid bearer key is also sent.
+ *    Missing, malformed, unknown or revoked → 401.
+ * 2. The request is counted against the key's plan; every authenticated response (including
+ *    403/404/422 and the 429 itself) carries `X-RateLimit-Limit/Remaining/Reset`; over the limit →
+ *    429 with `Retry-After`.
+ * 3. The route's `config.permission` must be among the key's permissions, else 403.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { KbError } from '../../../pipeline/errors/kb-error.ts';
+import type { ApiKeyRecord, Permission } from '../../../pipeline/ports/control-store/control-store.port.ts';
+import type { RequestContext, Services } from '../../../pipeline/services/services.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Permission a key needs for this route; every resource route declares one. */
+    permission?: Permission;
+  }
+  interface FastifyRequest {
+    /** The authenticated key, set by the auth plugin on resource routes. */
+    apiKey: ApiKeyRecord | null;
+  }
+}
+
+export interface AuthPluginOptions {
+  readonly services: Pick<Services, 'keys' | 'rateLimiter'>;
+}
+
+/** The key a request presents: `X-API-Key` when that header is present at all, else a bearer token. */
+export function presentedKey(headers: FastifyRequest['headers']): string | null {
+  const apiKey = headers['x-api-key'];
+  if (apiKey !== undefined) {
+    const value = Array.isArray(apiKey) ? apiKey[0] : apiKey;
+    return value?.trim() ? value.trim() : '';
+  }
+  const authorization = headers.authorization;
+  if (typeof authorization !== 'string') return null;
+  const match = /^Bearer[ \t]+(\S+)\s*$/i.exec(authorization);
+  return match ? match[1]! : '';
+}
+
+/** The services' view of who is asking. Only valid on authenticated routes. */
+export function requestContext(request: FastifyRequest): RequestContext {
+  const key = request.apiKey;
+  if (!key) throw new KbError('unauthorized', 'This endpoint needs an API key.');
+  return { workspaceId: key.workspaceId, keyId: key.id, traceId: request.id };
+}
+
+async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions) {
+  const { keys, rateLimiter } = opts.services;
+  if (!app.hasRequestDecorator('apiKey')) app.decorateRequest('apiKey', null);
+
+  app.addHook('onRoute', (route) => {
+    if (!route.config?.permission) {
+      throw new Error(`Route ${route.method} ${route.url} must declare config.permission`);
+    }
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    const presented = presentedKey(request.headers);
+    if (presented === null) {
+      throw new KbError('unauthorized', 'Missing API key: send it in X-API-Key or as Authorization: Bearer <key>.');
+    }
+    const key = presented === '' ? null : await keys.authenticate(presented);
+    if (!key) throw new KbError('unauthorized', 'The API key is invalid or has been revoked.');
+
+    const decision = rateLimiter.hit(key);
+    reply.header('x-ratelimit-limit', String(decision.limit));
+    reply.header('x-ratelimit-remaining', String(Math.max(0, decision.remaining)));
+    reply.header('x-ratelimit-reset', String(decision.reset));
+    if (!decision.allowed) {
+      const retryAfter = Math.max(1, Math.ceil(decision.retryAfter));
+      throw new KbError(
+        'rate-limit-exceeded',
+        `Rate limit of ${decision.limit} requests per minute exceeded for this key; retry in ${retryAfter} s.`,
+        { retryAfter },
+      );
+    }
+
+    const permission = request.routeOptions.config.permission;
+    if (!permission || !key.permissions.includes(permission)) {
+      throw new KbError('forbidden', `This API key lacks the '${permission ?? 'unknown'}' permission.`);
+    }
+    request.apiKey = key;
+  });
+}
+
+export default fp(authPlugin, { name: 'kb-auth', fastify: '5.x' });

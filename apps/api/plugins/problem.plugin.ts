@@ -1,0 +1,245 @@
+/**
+ * RFC 7807 problem details for every error the API answers with: thrown {@link KbError}s, schema
+ * validation failures, Fastify's own errors (body too large, bad content type, malformed JSON),
+ * multipart parser errors, unknown routes and unexpected exceptions.
+ *
+ * Decisions:
+ * - Query-string and path-parameter validation → 400 `bad-request`; body validation → 422
+ *   `validation-error` with `errors: [{field, message}]`.
+ * - A body that cannot be parsed at all (malformed JSON, empty JSON body, a content type the route
+ *   does not take, a non-multipart upload) → 400 `bad-request`: there are no fields to report, the
+ *   request itself is malformed. 422 is kept for well-formed bodies that fail validation.
+ * - 401, 403 and 429 also carry `error: {code, message}` (`retry_after` on 429).
+ * - 5xx never show the underlying message; the error is logged with the trace id.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { catalogueEntry, type ProblemKind } from '../../../pipeline/errors/error-catalogue.ts';
+import { type FieldError, KbError } from '../../../pipeline/errors/kb-error.ts';
+
+export interface ProblemSpec {
+  readonly status: number;
+  readonly kind: ProblemKind;
+  readonly title: string;
+  readonly detail: string;
+  readonly errors?: readonly FieldError[];
+  readonly retryAfter?: number;
+}
+
+export interface ProblemBody {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  instance: string;
+  trace_id: string;
+  timestamp: string;
+  errors?: FieldError[];
+  error?: { code: string; message: string; retry_after?: number };
+}
+
+const GENERIC_5XX: Record<number, string> = {
+  500: 'An unexpected error occurred. Quote the trace_id when reporting it.',
+  503: 'A backing service is unavailable or busy. Retry later, with backoff.',
+};
+
+const ALTERNATIVE_ERROR_CODES: Partial<Record<ProblemKind, string>> = {
+  unauthorized: 'unauthorized',
+  forbidden: 'forbidden',
+  'rate-limit-exceeded': 'rate_limit_exceeded',
+};
+
+const STATUS_KINDS: Record<number, ProblemKind> = {
+  400: 'bad-request',
+  401: 'unauthorized',
+  403: 'forbidden',
+  404: 'not-found',
+  409: 'conflict',
+  413: 'payload-too-large',
+  422: 'validation-error',
+  429: 'rate-limit-exceeded',
+  503: 'service-unavailable',
+};
+
+function fromCode(code: Parameters<typeof catalogueEntry>[0], detail: string, extra: Partial<ProblemSpec> = {}) {
+  const entry = catalogueEntry(code);
+  return { status: entry.status, kind: entry.kind, title: entry.title, detail, ...extra } satisfies ProblemSpec;
+}
+
+/** Ajv error → `{field, message}`; `field` is a dotted path into the body (or the parameter name). */
+function fieldErrors(validation: NonNullable<FastifyError['validation']>): FieldError[] {
+  const raw = validation.map((e) => {
+    const params = (e.params ?? {}) as Record<string, unknown>;
+    const segments = (e.instancePath ?? '')
+      .split('/')
+      .filter(Boolean)
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    let message = e.message ?? 'is invalid';
+    if (e.keyword === 'required' && typeof params.missingProperty === 'string') {
+      segments.push(params.missingProperty);
+      message = 'is required';
+    } else if (e.keyword === 'additionalProperties' && typeof params.additionalProperty === 'string') {
+      segments.push(params.additionalProperty);
+      message = 'is not an allowed field';
+    } else if (e.keyword === 'enum' && Array.isArray(params.allowedValues)) {
+      message = `must be one of: ${params.allowedValues.join(', ')}`;
+    } else if (e.keyword === 'format' && params.format === 'date-time') {
+      message = 'must be an ISO 8601 date-time with a time zone, e.g. 2024-05-01T12:00:00Z';
+    } else if (e.keyword === 'pattern' && params.pattern === '\\S') {
+      message = 'must not be blank';
+    } else if (e.keyword === 'anyOf') {
+      message = 'does not match any allowed shape';
+    }
+    return { field: segments.join('.') || 'body', message, keyword: e.keyword };
+  });
+  // An `anyOf` failure also reports each branch's failure at the same path: keep the summary only.
+  const anyOfFields = new Set(raw.filter((r) => r.keyword === 'anyOf').map((r) => r.field));
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const r of raw) {
+    if (anyOfFields.has(r.field) && r.keyword !== 'anyOf') continue;
+    const key = `${r.field}\u0000${r.message}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push({ field: r.field, message: r.message });
+  }
+  return out;
+}
+
+/** Maps anything thrown while handling a request to a problem. */
+export function describeError(error: unknown): ProblemSpec {
+  if (error instanceof KbError) {
+    const entry = catalogueEntry(error.code);
+    const detail = entry.status >= 500 ? (GENERIC_5XX[entry.status] ?? GENERIC_5XX[500]!) : error.message;
+    return {
+      status: entry.status,
+      kind: entry.kind,
+      title: entry.title,
+      detail,
+      ...(error.errors ? { errors: error.errors } : {}),
+      ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
+    };
+  }
+  const fe = error as Partial<FastifyError> & { part?: unknown };
+  if (fe && Array.isArray(fe.validation)) {
+    const errors = fieldErrors(fe.validation);
+    if (fe.validationContext === 'body') {
+      const list = errors.map((e) => `${e.field} ${e.message}`).join('; ');
+      return fromCode('validation-error', `The request body failed validation: ${list}.`, { errors });
+    }
+    const where = fe.validationContext === 'params' ? 'path parameter' : 'query parameter';
+    const list = errors.map((e) => `${e.field} ${e.message}`).join('; ');
+    return fromCode('bad-request', `Invalid ${where}: ${list}.`, { errors });
+  }
+  switch (fe?.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return fromCode('payload-too-large', 'The request body is larger than this endpoint accepts.');
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return fromCode(
+        'bad-request',
+        'Unsupported Content-Type: send application/json (multipart/form-data for uploads).',
+      );
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return fromCode('bad-request', 'The body is empty but Content-Type is application/json.');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return fromCode('bad-request', 'The body is not valid JSON.');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return fromCode('bad-request', 'The body size does not match Content-Length.');
+    case 'FST_INVALID_MULTIPART_CONTENT_TYPE':
+      return fromCode('bad-request', 'The request must be multipart/form-data with a `file` part.');
+    case 'FST_FILES_LIMIT':
+      return fromCode('bad-request', 'Only one file part (`file`) is accepted per request.');
+    case 'FST_PARTS_LIMIT':
+    case 'FST_FIELDS_LIMIT':
+      return fromCode('bad-request', 'The form has too many parts; send `file` and at most the documented fields.');
+    case 'FST_PROTO_VIOLATION':
+      return fromCode('bad-request', 'A form field name is not allowed.');
+    case 'FST_MP_PREMATURE_CLOSE':
+      return fromCode('bad-request', 'The request ended before the multipart body was complete.');
+    case 'FST_INVALID_JSON_FIELD_ERROR':
+      return fromCode('validation-error', 'metadata must be a JSON object (the field is not valid JSON).', {
+        errors: [{ field: 'metadata', message: 'is not valid JSON' }],
+      });
+    default:
+      break;
+  }
+  if (error instanceof SyntaxError && fe.statusCode === 400) {
+    return fromCode('bad-request', `The body is not valid JSON: ${error.message}`);
+  }
+  const status = typeof fe?.statusCode === 'number' ? fe.statusCode : 500;
+  if (status >= 400 && status < 500) {
+    // Fastify and busboy client errors (e.g. "Unexpected end of form", "Malformed part header").
+    const kind = STATUS_KINDS[status] ?? 'bad-request';
+    const entry = catalogueEntry(kind);
+    const message = typeof fe.message === 'string' && fe.message ? fe.message : entry.title;
+    return { status: entry.status, kind: entry.kind, title: entry.title, detail: message };
+  }
+  return fromCode('internal-error', GENERIC_5XX[500]!);
+}
+
+/** Base of problem `type` URIs: the configured one or the request's own origin. */
+export function problemBase(request: FastifyRequest, configured: string | null): string {
+  if (configured) return configured;
+  return `${request.protocol}://${request.host}`;
+}
+
+export function requestPath(request: FastifyRequest): string {
+  const url = request.raw.url ?? request.url;
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+export function problemBody(request: FastifyRequest, base: string | null, spec: ProblemSpec): ProblemBody {
+  const body: ProblemBody = {
+    type: `${problemBase(request, base)}/errors/${spec.kind}`,
+    title: spec.title,
+    status: spec.status,
+    detail: spec.detail,
+    instance: requestPath(request),
+    trace_id: request.id,
+    timestamp: new Date().toISOString(),
+  };
+  if (spec.errors && spec.errors.length > 0) body.errors = spec.errors.map((e) => ({ ...e }));
+  const code = ALTERNATIVE_ERROR_CODES[spec.kind];
+  if (code) {
+    body.error = { code, message: spec.detail };
+    if (spec.kind === 'rate-limit-exceeded') body.error.retry_after = Math.max(1, Math.ceil(spec.retryAfter ?? 1));
+  }
+  return body;
+}
+
+/** Sends a problem as `application/problem+json` (headers already set on the reply are kept). */
+export function sendProblem(request: FastifyRequest, reply: FastifyReply, base: string | null, spec: ProblemSpec) {
+  const body = problemBody(request, base, spec);
+  if (spec.kind === 'rate-limit-exceeded') reply.header('retry-after', String(body.error?.retry_after ?? 1));
+  if (spec.kind === 'unauthorized') reply.header('www-authenticate', 'Bearer realm="kb-document-service"');
+  return reply.code(spec.status).type('application/problem+json; charset=utf-8').send(JSON.stringify(body));
+}
+
+export interface ProblemPluginOptions {
+  readonly problemBaseUrl: string | null;
+}
+
+async function problemPlugin(app: FastifyInstance, opts: ProblemPluginOptions) {
+  app.setErrorHandler((error, request, reply) => {
+    const spec = describeError(error);
+    if (spec.status >= 500) {
+      request.log.error({ err: error, trace_id: request.id }, 'request failed');
+    } else {
+      request.log.info({ trace_id: request.id, status: spec.status, kind: spec.kind }, spec.detail);
+    }
+    return sendProblem(request, reply, opts.problemBaseUrl, spec);
+  });
+
+  app.setNotFoundHandler((request, reply) =>
+    sendProblem(request, reply, opts.problemBaseUrl, {
+      status: 404,
+      kind: 'not-found',
+      title: catalogueEntry('not-found').title,
+      detail: `No route ${request.method} ${requestPath(request)}.`,
+    }),
+  );
+}
+
+/** Error and not-found handlers for the whole application (not encapsulated). */
+export default fp(problemPlugin, { name: 'kb-problem-details', fastify: '5.x' });

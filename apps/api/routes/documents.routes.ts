@@ -1,0 +1,245 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from '@sinclair/typebox';
+import { KbError } from '../../../pipeline/errors/kb-error.ts';
+import type { ListDocumentsQuery, Services } from '../../../pipeline/services/services.ts';
+import { readMetadataInput } from '../lib/metadata-input.ts';
+import { stringField, withUploadedFile } from '../lib/upload-form.ts';
+import { requestContext } from '../plugins/auth.plugin.ts';
+import { isUuid } from '../plugins/request-id.plugin.ts';
+import { AUTHENTICATED_ERRORS, DocumentIdParams, problemResponses } from '../schemas/common.schema.ts';
+import {
+  DeleteQuery,
+  Document,
+  DocumentListCursor,
+  DocumentListOffset,
+  ListDocumentsQuery as ListQuerySchema,
+  PatchBody,
+  ReplaceForm,
+  UploadForm,
+  UploadResponse,
+} from '../schemas/documents.schema.ts';
+
+export interface RoutesOptions {
+  readonly services: Services;
+}
+
+/** A path id that is not a UUID names no document: 404, like any unknown id. */
+export function documentIdOf(id: string): string {
+  if (!isUuid(id)) throw new KbError('not-found', `Document ${id} not found.`);
+  return id.toLowerCase();
+}
+
+const SOURCE_MAX = 256;
+
+const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { services }) => {
+  const documents = services.documents;
+
+  app.post(
+    '/documents',
+    {
+      config: { permission: 'write', multipartBody: UploadForm },
+      schema: {
+        tags: ['documents'],
+        summary: 'Upload a document',
+        description:
+          'multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued for ingestion; poll the document until `status` is `completed`.',
+        consumes: ['multipart/form-data'],
+        response: { 201: UploadResponse, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 413, 422) },
+      },
+    },
+    async (request, reply) => {
+      const ctx = requestContext(request);
+      const view = await withUploadedFile(
+        request,
+        documents,
+        { workspaceId: ctx.workspaceId },
+        ['metadata', 'source', 'change_reason'],
+        async (staged, fields) => {
+          const { metadata, changeReason } = readMetadataInput({
+            metadata: fields.get('metadata'),
+            changeReason: fields.get('change_reason'),
+          });
+          const source = stringField(fields, 'source')?.trim() || 'upload';
+          if ([...source].length > SOURCE_MAX) {
+            throw new KbError('validation-error', `source must be at most ${SOURCE_MAX} characters.`, {
+              errors: [{ field: 'source', message: `must be at most ${SOURCE_MAX} characters` }],
+            });
+          }
+          return documents.create(ctx, { staged, metadata: metadata ?? {}, source, changeReason });
+        },
+      );
+      return reply.code(201).send(view);
+    },
+  );
+
+  app.get(
+    '/documents',
+    {
+      config: { permission: 'read' },
+      schema: {
+        tags: ['documents'],
+        summary: 'List documents',
+        description:
+          'Newest first (`created_at` desc, then id). Cursor paging by default (`limit`, `cursor`); offset paging when `page` or `page_size` is given. `cursor` cannot be combined with `page`/`page_size`, nor `limit` with offset paging.',
+        querystring: ListQuerySchema,
+        response: {
+          200: Type.Union([DocumentListCursor, DocumentListOffset]),
+          ...problemResponses(400, ...AUTHENTICATED_ERRORS),
+        },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const offsetMode = q.page !== undefined || q.page_size !== undefined;
+      if (offsetMode && q.cursor !== undefined) {
+        throw new KbError(
+          'bad-request',
+          '`cursor` (cursor paging) cannot be combined with `page`/`page_size` (offset paging).',
+        );
+      }
+      if (offsetMode && q.limit !== undefined) {
+        throw new KbError(
+          'bad-request',
+          '`limit` (cursor paging) cannot be combined with `page`/`page_size` (offset paging); use `page_size`.',
+        );
+      }
+      const query: ListDocumentsQuery = {
+        ...(q.status !== undefined ? { status: q.status } : {}),
+        ...(q.source !== undefined ? { source: q.source } : {}),
+        ...(q.created_after !== undefined ? { createdAfter: q.created_after } : {}),
+        ...(q.created_before !== undefined ? { createdBefore: q.created_before } : {}),
+        ...(offsetMode
+          ? { page: q.page ?? 1, pageSize: q.page_size ?? 20 }
+          : { limit: q.limit ?? 20, ...(q.cursor !== undefined ? { cursor: q.cursor } : {}) }),
+      };
+      const result = await documents.list(requestContext(request), query);
+      if (result.mode === 'offset') {
+        return { documents: result.documents, total: result.total, page: result.page, page_size: result.page_size };
+      }
+      return { documents: result.documents, pagination: result.pagination };
+    },
+  );
+
+  app.get(
+    '/documents/:id',
+    {
+      config: { permission: 'read' },
+      schema: {
+        tags: ['documents'],
+        summary: 'Get a document',
+        params: DocumentIdParams,
+        response: { 200: Document, ...problemResponses(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request) => documents.get(requestContext(request), documentIdOf(request.params.id)),
+  );
+
+  app.put(
+    '/documents/:id',
+    {
+      config: { permission: 'write', multipartBody: ReplaceForm },
+      schema: {
+        tags: ['documents'],
+        summary: 'Replace the content (new version)',
+        description:
+          'multipart/form-data like the upload: the new file in `file`, optional `metadata` (replaces the metadata; omitted keeps it) and `change_reason` (a form field or a key of `metadata`). Creates version M+1, which is ingested again.',
+        consumes: ['multipart/form-data'],
+        params: DocumentIdParams,
+        response: { 200: Document, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 404, 413, 422) },
+      },
+    },
+    async (request) => {
+      const ctx = requestContext(request);
+      const documentId = documentIdOf(request.params.id);
+      // Fail fast on an unknown document before streaming a file that would be thrown away.
+      await documents.get(ctx, documentId);
+      return withUploadedFile(
+        request,
+        documents,
+        { workspaceId: ctx.workspaceId, documentId },
+        ['metadata', 'change_reason'],
+        async (staged, fields) => {
+          const { metadata, changeReason } = readMetadataInput({
+            metadata: fields.get('metadata'),
+            changeReason: fields.get('change_reason'),
+          });
+          return documents.replaceContent(ctx, documentId, {
+            staged,
+            ...(metadata !== undefined ? { metadata } : {}),
+            changeReason,
+          });
+        },
+      );
+    },
+  );
+
+  app.patch(
+    '/documents/:id',
+    {
+      config: { permission: 'write' },
+      schema: {
+        tags: ['documents'],
+        summary: 'Change the metadata (new version)',
+        description:
+          'Creates version M+1 with the same content and the given metadata, without re-embedding. `change_reason` may be a member of the body or a key of `metadata`.',
+        params: DocumentIdParams,
+        body: PatchBody,
+        response: { 200: Document, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 404, 409, 422) },
+      },
+    },
+    async (request) => {
+      const documentId = documentIdOf(request.params.id);
+      const { metadata, changeReason } = readMetadataInput({
+        metadata: request.body.metadata,
+        changeReason: request.body.change_reason,
+      });
+      return documents.patchMetadata(requestContext(request), documentId, {
+        metadata: metadata ?? {},
+        changeReason,
+      });
+    },
+  );
+
+  app.delete(
+    '/documents/:id',
+    {
+      config: { permission: 'write' },
+      schema: {
+        tags: ['documents'],
+        summary: 'Delete a document',
+        description:
+          'The document leaves list, get and current search at once; its versions stay for point-in-time search within retention. `purge=true` removes every version, file, chunk and vector now.',
+        params: DocumentIdParams,
+        querystring: DeleteQuery,
+        response: {
+          204: Type.Null({ description: 'Deleted.' }),
+          ...problemResponses(400, ...AUTHENTICATED_ERRORS, 404),
+        },
+      },
+    },
+    async (request, reply) => {
+      const documentId = documentIdOf(request.params.id);
+      await documents.remove(requestContext(request), documentId, { purge: request.query.purge === true });
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/documents/:id/reprocess',
+    {
+      config: { permission: 'write' },
+      schema: {
+        tags: ['documents'],
+        summary: 'Re-run ingestion of the latest version',
+        params: DocumentIdParams,
+        response: { 202: Document, ...problemResponses(...AUTHENTICATED_ERRORS, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const view = await documents.reprocess(requestContext(request), documentIdOf(request.params.id));
+      return reply.code(202).send(view);
+    },
+  );
+};
+
+export default documentsRoutes;

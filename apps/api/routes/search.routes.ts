@@ -1,0 +1,51 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Static } from '@sinclair/typebox';
+import type { SearchFilters } from '../../../pipeline/ports/document-store/document-store.port.ts';
+import type { SearchRequest } from '../../../pipeline/services/services.ts';
+import { requestContext } from '../plugins/auth.plugin.ts';
+import { AUTHENTICATED_ERRORS, problemResponses } from '../schemas/common.schema.ts';
+import { SearchBody, SearchResponse } from '../schemas/search.schema.ts';
+import type { RoutesOptions } from './documents.routes.ts';
+
+/** The request body (validated) as the search service's request; a scalar metadata value becomes a one-element list. */
+export function toSearchRequest(body: Static<typeof SearchBody>): SearchRequest {
+  const f = body.filters ?? {};
+  const metadata = f.metadata
+    ? Object.fromEntries(Object.entries(f.metadata).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]))
+    : undefined;
+  const filters: SearchFilters = {
+    ...(f.document_ids !== undefined ? { documentIds: f.document_ids } : {}),
+    ...(metadata !== undefined ? { metadata } : {}),
+    ...(f.mime_types !== undefined ? { mimeTypes: f.mime_types } : {}),
+    ...(f.created_after !== undefined ? { createdAfter: f.created_after } : {}),
+    ...(f.created_before !== undefined ? { createdBefore: f.created_before } : {}),
+  };
+  return {
+    query: body.query,
+    asOf: body.as_of ?? null,
+    limit: body.limit ?? 10,
+    mode: body.mode ?? 'hybrid',
+    filters,
+    ...(body.min_score !== undefined ? { minScore: body.min_score } : {}),
+  };
+}
+
+const searchRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { services }) => {
+  app.post(
+    '/search',
+    {
+      config: { permission: 'search' },
+      schema: {
+        tags: ['search'],
+        summary: 'Search the workspace',
+        description:
+          'Only `completed` versions are served. With `as_of`, the versions that were served at that instant (a future instant means now).',
+        body: SearchBody,
+        response: { 200: SearchResponse, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 422) },
+      },
+    },
+    async (request) => services.search.search(requestContext(request), toSearchRequest(request.body)),
+  );
+};
+
+export default searchRoutes;

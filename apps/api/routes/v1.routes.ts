@@ -1,0 +1,32 @@
+/**
+ * The versioned resource API. `app.ts` registers this plugin twice, under `/api/v1` and `/v1`:
+ * both prefixes answer identically. Every route here needs an API key (see the auth plugin).
+ */
+import type { FastifyPluginAsync } from 'fastify';
+import { KbError } from '../../../pipeline/errors/kb-error.ts';
+import authPlugin from '../plugins/auth.plugin.ts';
+import auditRoutes from './audit.routes.ts';
+import chunksRoutes from './chunks.routes.ts';
+import documentsRoutes, { type RoutesOptions } from './documents.routes.ts';
+import searchRoutes from './search.routes.ts';
+import versionsRoutes from './versions.routes.ts';
+
+const v1Routes: FastifyPluginAsync<RoutesOptions> = async (app, opts) => {
+  // Only the services go down: passing `opts` on would repeat this plugin's prefix.
+  const deps: RoutesOptions = { services: opts.services };
+  await app.register(authPlugin, deps);
+  // A JSON route called without any body: the request is malformed (400), not a body that
+  // failed validation (422).
+  app.addHook('preValidation', async (request) => {
+    if (request.routeOptions.schema?.body && request.body === undefined) {
+      throw new KbError('bad-request', 'This endpoint takes a JSON body (Content-Type: application/json).');
+    }
+  });
+  await app.register(documentsRoutes, deps);
+  await app.register(versionsRoutes, deps);
+  await app.register(chunksRoutes, deps);
+  await app.register(searchRoutes, deps);
+  await app.register(auditRoutes, deps);
+};
+
+export default v1Routes;

@@ -1,0 +1,91 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { requestContext } from '../plugins/auth.plugin.ts';
+import { AUTHENTICATED_ERRORS, DocumentIdParams, problemResponses } from '../schemas/common.schema.ts';
+import {
+  CompareQuery,
+  CompareResponse,
+  RollbackBody,
+  RollbackResponse,
+  VersionDetail,
+  VersionList,
+  VersionParams,
+} from '../schemas/versions.schema.ts';
+import { documentIdOf, type RoutesOptions } from './documents.routes.ts';
+
+const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { services }) => {
+  const documents = services.documents;
+
+  app.get(
+    '/documents/:id/versions',
+    {
+      config: { permission: 'read' },
+      schema: {
+        tags: ['versions'],
+        summary: 'Versions of a document, newest first',
+        params: DocumentIdParams,
+        response: { 200: VersionList, ...problemResponses(...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request) => documents.versions(requestContext(request), documentIdOf(request.params.id)),
+  );
+
+  // Registered before `/versions/:version` so `compare` is never read as a version number.
+  app.get(
+    '/documents/:id/versions/compare',
+    {
+      config: { permission: 'read' },
+      schema: {
+        tags: ['versions'],
+        summary: 'Compare two versions chunk by chunk',
+        description:
+          'Chunks are aligned by content (longest common subsequence of content hashes); an unmatched pair at the same aligned position is `modified`, other leftovers `added` or `removed`.',
+        params: DocumentIdParams,
+        querystring: CompareQuery,
+        response: { 200: CompareResponse, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request) =>
+      documents.compare(requestContext(request), documentIdOf(request.params.id), request.query.from, request.query.to),
+  );
+
+  app.get(
+    '/documents/:id/versions/:version',
+    {
+      config: { permission: 'read' },
+      schema: {
+        tags: ['versions'],
+        summary: 'One version with its metadata',
+        params: VersionParams,
+        response: { 200: VersionDetail, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 404) },
+      },
+    },
+    async (request) =>
+      documents.version(requestContext(request), documentIdOf(request.params.id), request.params.version),
+  );
+
+  app.post(
+    '/documents/:id/rollback',
+    {
+      config: { permission: 'write' },
+      schema: {
+        tags: ['versions'],
+        summary: 'Restore an earlier version as a new version',
+        description:
+          'Creates version M+1 with the content and metadata of `target_version`. Reuses its chunks and vectors when the embedding model is unchanged. 409 when the target is the current version.',
+        params: DocumentIdParams,
+        body: RollbackBody,
+        response: { 201: RollbackResponse, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 404, 409, 422) },
+      },
+    },
+    async (request, reply) => {
+      const view = await documents.rollback(
+        requestContext(request),
+        documentIdOf(request.params.id),
+        request.body.target_version,
+      );
+      return reply.code(201).send(view);
+    },
+  );
+};
+
+export default versionsRoutes;

@@ -1,0 +1,31 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime, Metadata, Nullable, Pagination, StringEnum } from './common.schema.ts';
+
+export const AUDIT_ACTIONS = ['create', 'update', 'rollback', 'delete', 'purge'] as const;
+
+export const AuditQuery = Type.Object({
+  document_id: Type.Optional(Type.String({ format: 'uuid' })),
+  action: Type.Optional(StringEnum(AUDIT_ACTIONS)),
+  since: Type.Optional(DateTime('Entries at or after this instant.')),
+  until: Type.Optional(DateTime('Entries before this instant.')),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+});
+
+const Snapshot = Nullable(Type.Object({ version: Nullable(Type.Integer()), metadata: Nullable(Metadata) }));
+
+export const AuditEntry = Type.Object({
+  id: Type.String(),
+  action: Type.String(),
+  workspace_id: Type.String(),
+  document_id: Type.String(),
+  actor: Type.Object({ type: Type.Literal('api_key'), id: Type.String() }),
+  timestamp: DateTime(),
+  version: Nullable(Type.Integer()),
+  before: Snapshot,
+  after: Snapshot,
+  change_reason: Nullable(Type.String()),
+  trace_id: Type.String(),
+});
+
+export const AuditResponse = Type.Object({ entries: Type.Array(AuditEntry), pagination: Pagination });

@@ -1,0 +1,106 @@
+/**
+ * Shared request and response schemas (TypeBox, i.e. JSON Schema). Request schemas validate;
+ * response schemas document the views of `pipeline/services/views.ts` in the OpenAPI document
+ * (responses are serialised as they are, see `app.ts`).
+ */
+import { type TSchema, Type } from '@sinclair/typebox';
+
+/** A string restricted to a list of values, as one JSON-schema `enum` (one clear error message). */
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: { description?: string; default?: T[number] } = {},
+) {
+  return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
+}
+
+export function Nullable<T extends TSchema>(schema: T) {
+  return Type.Union([schema, Type.Null()]);
+}
+
+export const DateTime = (description?: string) =>
+  Type.String({ format: 'date-time', ...(description ? { description } : {}) });
+
+export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  description: 'Free-form key-value pairs (JSON object).',
+});
+
+export const IngestError = Type.Object(
+  {
+    code: Type.String(),
+    message: Type.String(),
+    stage: Type.String(),
+    attempts: Type.Integer(),
+    at: DateTime(),
+  },
+  { description: 'Why ingestion failed.' },
+);
+
+export const Pagination = Type.Object({
+  has_more: Type.Boolean(),
+  next_cursor: Nullable(Type.String({ description: 'Pass as `cursor` to get the next page.' })),
+  total: Type.Integer({ description: 'Items matching the filters, over all pages.' }),
+});
+
+export const DocumentIdParams = Type.Object({
+  id: Type.String({ description: 'Document id (UUID). An id that is not a UUID is simply not found.' }),
+});
+
+export const FieldErrorSchema = Type.Object({ field: Type.String(), message: Type.String() });
+
+/** RFC 7807 problem details, with the members this service adds. */
+export const Problem = Type.Object(
+  {
+    type: Type.String({
+      format: 'uri',
+      description: '`<base>/errors/<kind>`; the page at that address explains the kind.',
+    }),
+    title: Type.String(),
+    status: Type.Integer(),
+    detail: Type.String(),
+    instance: Type.String({ description: 'Request path.' }),
+    trace_id: Type.String({ format: 'uuid', description: 'Same value as the `X-Request-Id` response header.' }),
+    timestamp: DateTime(),
+    errors: Type.Optional(Type.Array(FieldErrorSchema, { description: 'Each failed field (422).' })),
+    error: Type.Optional(
+      Type.Object(
+        {
+          code: Type.String({ description: '`unauthorized`, `forbidden` or `rate_limit_exceeded`.' }),
+          message: Type.String(),
+          retry_after: Type.Optional(Type.Integer({ description: 'Seconds to wait (429).' })),
+        },
+        { description: 'Alternative error member on 401, 403 and 429.' },
+      ),
+    ),
+  },
+  { description: 'RFC 7807 problem details (`application/problem+json`).' },
+);
+
+const PROBLEM_DESCRIPTIONS: Record<number, string> = {
+  400: 'Bad request: invalid or missing query parameters, or a malformed body.',
+  401: 'Missing, invalid or revoked API key.',
+  403: 'The API key lacks the permission this endpoint needs.',
+  404: 'Not found (also another workspace’s document).',
+  409: 'Conflict.',
+  413: 'Payload too large.',
+  422: 'The body failed validation; `errors` lists each failed field.',
+  429: 'Rate limit exceeded; see `Retry-After`.',
+  503: 'Service unavailable.',
+};
+
+/** OpenAPI response entries for the given error statuses, as problem+json. */
+export function problemResponses(...statuses: number[]) {
+  const out: Record<
+    number,
+    { description: string; content: { 'application/problem+json': { schema: typeof Problem } } }
+  > = {};
+  for (const status of statuses) {
+    out[status] = {
+      description: PROBLEM_DESCRIPTIONS[status] ?? 'Error.',
+      content: { 'application/problem+json': { schema: Problem } },
+    };
+  }
+  return out;
+}
+
+/** The statuses every authenticated endpoint may answer with. */
+export const AUTHENTICATED_ERRORS = [401, 403, 429] as const;

@@ -1,0 +1,113 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime, IngestError, Metadata, Nullable, Pagination, StringEnum } from './common.schema.ts';
+
+export const VERSION_STATUS_VALUES = ['pending', 'processing', 'completed', 'failed'] as const;
+export const VersionStatus = StringEnum(VERSION_STATUS_VALUES);
+
+export const DocumentListItem = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'Document id; the same value as `document_id`.' }),
+  document_id: Type.String({ format: 'uuid' }),
+  status: VersionStatus,
+  version: Type.Integer({ minimum: 1 }),
+  metadata: Metadata,
+  stats: Type.Object({ chunks: Type.Integer(), tokens: Type.Integer() }),
+  created_at: DateTime(),
+  updated_at: DateTime(),
+});
+
+export const Document = Type.Composite([
+  DocumentListItem,
+  Type.Object({
+    name: Type.String(),
+    workspace_id: Type.String(),
+    mime_type: Type.String(),
+    size_bytes: Type.Integer(),
+    content_hash: Type.String({ description: 'SHA-256 of the file, hex.' }),
+    storage_url: Type.String(),
+    source: Type.String(),
+    served_version: Nullable(Type.Integer({ description: 'Version current search serves, if any.' })),
+    error: Nullable(IngestError),
+  }),
+]);
+
+export const UploadResponse = Type.Object({
+  document_id: Type.String({ format: 'uuid' }),
+  name: Type.String(),
+  workspace_id: Type.String(),
+  storage_url: Type.String(),
+  mime_type: Type.String(),
+  size_bytes: Type.Integer(),
+  content_hash: Type.String(),
+  status: Type.Literal('pending'),
+  version: Type.Integer(),
+  message: Type.String(),
+});
+
+export const UploadForm = Type.Object(
+  {
+    file: Type.String({ format: 'binary', description: 'The file (up to 52428800 bytes).' }),
+    metadata: Type.Optional(
+      Type.String({
+        description:
+          'A JSON object: at most 64 keys, keys up to 128 characters, at most 16 KiB serialised. A `change_reason` key is moved to the version.',
+      }),
+    ),
+    source: Type.Optional(Type.String({ description: 'Where the document comes from (default `upload`).' })),
+    change_reason: Type.Optional(Type.String()),
+  },
+  { required: ['file'] },
+);
+
+export const ReplaceForm = Type.Object(
+  {
+    file: Type.String({ format: 'binary', description: 'The new content (up to 52428800 bytes).' }),
+    metadata: Type.Optional(Type.String({ description: 'A JSON object replacing the metadata; omitted keeps it.' })),
+    change_reason: Type.Optional(Type.String()),
+  },
+  { required: ['file'] },
+);
+
+export const ListDocumentsQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Cursor mode page size (default 20).' })),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
+  page: Type.Optional(Type.Integer({ minimum: 1, description: 'Offset mode (with or without `page_size`).' })),
+  page_size: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 100, description: 'Offset mode page size (default 20).' }),
+  ),
+  status: Type.Optional(VersionStatus),
+  source: Type.Optional(Type.String({ minLength: 1, maxLength: 256 })),
+  created_after: Type.Optional(DateTime()),
+  created_before: Type.Optional(DateTime()),
+});
+
+export const DocumentListCursor = Type.Object({
+  documents: Type.Array(DocumentListItem),
+  pagination: Pagination,
+});
+
+export const DocumentListOffset = Type.Object({
+  documents: Type.Array(DocumentListItem),
+  total: Type.Integer(),
+  page: Type.Integer(),
+  page_size: Type.Integer(),
+});
+
+export const PatchBody = Type.Object(
+  {
+    metadata: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'The new metadata (replaces the current one). A `change_reason` key is moved to the version.',
+    }),
+    change_reason: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
+  },
+  { additionalProperties: false },
+);
+
+export const DeleteQuery = Type.Object({
+  purge: Type.Optional(
+    Type.Boolean({
+      default: false,
+      description:
+        'Remove every version, file, chunk and vector now instead of keeping history for point-in-time search.',
+    }),
+  ),
+});

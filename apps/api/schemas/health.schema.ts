@@ -1,0 +1,22 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime, Nullable, StringEnum } from './common.schema.ts';
+
+const CheckStatus = StringEnum(['healthy', 'degraded', 'unhealthy'] as const);
+
+export const Liveness = Type.Object({ status: Type.Literal('healthy'), service: Type.String() });
+
+const Check = Type.Object({
+  status: CheckStatus,
+  latency_ms: Nullable(Type.Number()),
+  message: Type.String(),
+});
+
+export const Readiness = Type.Object({
+  status: CheckStatus,
+  timestamp: DateTime(),
+  version: Type.String(),
+  service: Type.String(),
+  checks: Type.Record(Type.String(), Check, {
+    description: '`database`, `vector_store`, and the message log and object store.',
+  }),
+});

@@ -1,0 +1,67 @@
+import { Type } from '@sinclair/typebox';
+import { DateTime, Metadata, Nullable, StringEnum } from './common.schema.ts';
+
+export const SEARCH_MODES = ['hybrid', 'semantic', 'keyword'] as const;
+
+const Scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
+
+export const SearchBody = Type.Object(
+  {
+    query: Type.String({
+      minLength: 1,
+      maxLength: 2000,
+      pattern: '\\S',
+      description: 'Search text (1–2000 characters).',
+    }),
+    as_of: Type.Optional(
+      Nullable(DateTime('Search the knowledge base as it was served at this instant (ISO 8601 with offset).')),
+    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 10 })),
+    mode: Type.Optional(
+      StringEnum(SEARCH_MODES, {
+        default: 'hybrid',
+        description: '`hybrid` (BM25 and vectors fused by reciprocal rank), `semantic` or `keyword`.',
+      }),
+    ),
+    filters: Type.Optional(
+      Type.Object(
+        {
+          document_ids: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000 })),
+          metadata: Type.Optional(
+            Type.Record(Type.String(), Type.Union([Scalar, Type.Array(Scalar, { minItems: 1, maxItems: 100 })]), {
+              description: 'Metadata `key` equals the value, or one of the values.',
+            }),
+          ),
+          mime_types: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 20 })),
+          created_after: Type.Optional(DateTime()),
+          created_before: Type.Optional(DateTime()),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    min_score: Type.Optional(Type.Number({ description: 'Drop results scoring below this.' })),
+  },
+  { additionalProperties: false },
+);
+
+export const SearchResult = Type.Object({
+  chunk_id: Type.String(),
+  document_id: Type.String(),
+  document_name: Type.String(),
+  version: Type.Integer(),
+  index: Type.Integer(),
+  score: Type.Number(),
+  content: Type.String(),
+  highlights: Type.Array(Type.String()),
+  metadata: Metadata,
+  page: Nullable(Type.Integer()),
+});
+
+export const SearchResponse = Type.Object({
+  query: Type.String(),
+  mode: StringEnum(SEARCH_MODES),
+  as_of: Nullable(Type.String()),
+  results: Type.Array(SearchResult),
+  took_ms: Type.Number(),
+  warnings: Type.Optional(Type.Array(Type.String())),
+});
