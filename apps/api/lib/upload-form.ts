@@ -43,18 +43,26 @@ async function discard(documents: DocumentsService, staged: StagedUpload, reques
   }
 }
 
+/** A validation failure's field errors, or null for any other error. */
+function fieldErrorsOf(error: unknown): readonly FieldError[] | null {
+  return error instanceof KbError && error.code === 'validation-error' && error.errors ? error.errors : null;
+}
+
 /**
- * Reads the multipart form, stages the file, then runs `use(staged, fields)`. If anything throws,
- * the staged file is discarded and the error rethrown.
+ * Reads the multipart form, stages the file, validates the text fields with `validate`, then
+ * runs `commit(staged, value)`. Field problems (unknown, repeated or oversized fields, and what
+ * `validate` reports) are answered together as one 422. If anything throws, the staged file is
+ * discarded and the error rethrown.
  *
  * @param allowedFields text fields the form may carry besides `file`; others → 422.
  */
-export async function withUploadedFile<T>(
+export async function withUploadedFile<V, T>(
   request: FastifyRequest,
   documents: DocumentsService,
   target: UploadTarget,
   allowedFields: readonly string[],
-  use: (staged: StagedUpload, fields: ReadonlyMap<string, unknown>) => Promise<T>,
+  validate: (fields: ReadonlyMap<string, unknown>) => V,
+  commit: (staged: StagedUpload, value: V) => Promise<T>,
 ): Promise<T> {
   if (!request.isMultipart()) {
     const type = request.headers['content-type'] ?? 'none';
@@ -107,12 +115,20 @@ export async function withUploadedFile<T>(
         'The form has no `file` part: send the document in a multipart field named `file`.',
       );
     }
-    if (problems.length > 0) {
+    let value: V | undefined;
+    try {
+      value = validate(fields);
+    } catch (error) {
+      const errors = fieldErrorsOf(error);
+      if (!errors) throw error;
+      problems.push(...errors);
+    }
+    if (problems.length > 0 || value === undefined) {
       throw new KbError('validation-error', problems.map((p) => `${p.field} ${p.message}`).join('; '), {
         errors: problems,
       });
     }
-    return await use(staged, fields);
+    return await commit(staged, value);
   } catch (err) {
     if (staged) await discard(documents, staged, request);
     drain(request);

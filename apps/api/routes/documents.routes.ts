@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
+import { type FieldError, KbError } from '../../../pipeline/errors/kb-error.ts';
 import type { ListDocumentsQuery, Services } from '../../../pipeline/services/services.ts';
-import { readMetadataInput } from '../lib/metadata-input.ts';
+import { type MetadataInput, readMetadataInput } from '../lib/metadata-input.ts';
 import { stringField, withUploadedFile } from '../lib/upload-form.ts';
 import { requestContext } from '../plugins/auth.plugin.ts';
 import { isUuid } from '../plugins/request-id.plugin.ts';
@@ -54,19 +54,26 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
         documents,
         { workspaceId: ctx.workspaceId },
         ['metadata', 'source', 'change_reason'],
-        async (staged, fields) => {
-          const { metadata, changeReason } = readMetadataInput({
-            metadata: fields.get('metadata'),
-            changeReason: fields.get('change_reason'),
-          });
+        (fields) => {
+          const errors: FieldError[] = [];
           const source = stringField(fields, 'source')?.trim() || 'upload';
           if ([...source].length > SOURCE_MAX) {
-            throw new KbError('validation-error', `source must be at most ${SOURCE_MAX} characters.`, {
-              errors: [{ field: 'source', message: `must be at most ${SOURCE_MAX} characters` }],
-            });
+            errors.push({ field: 'source', message: `must be at most ${SOURCE_MAX} characters` });
           }
-          return documents.create(ctx, { staged, metadata: metadata ?? {}, source, changeReason });
+          let input: MetadataInput | undefined;
+          try {
+            input = readMetadataInput({ metadata: fields.get('metadata'), changeReason: fields.get('change_reason') });
+          } catch (error) {
+            if (!(error instanceof KbError && error.errors)) throw error;
+            errors.push(...error.errors);
+          }
+          if (errors.length > 0 || !input) {
+            throw new KbError('validation-error', errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
+          }
+          return { source, ...input };
         },
+        (staged, { source, metadata, changeReason }) =>
+          documents.create(ctx, { staged, metadata: metadata ?? {}, source, changeReason }),
       );
       return reply.code(201).send(view);
     },
@@ -158,17 +165,13 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
         documents,
         { workspaceId: ctx.workspaceId, documentId },
         ['metadata', 'change_reason'],
-        async (staged, fields) => {
-          const { metadata, changeReason } = readMetadataInput({
-            metadata: fields.get('metadata'),
-            changeReason: fields.get('change_reason'),
-          });
-          return documents.replaceContent(ctx, documentId, {
+        (fields) => readMetadataInput({ metadata: fields.get('metadata'), changeReason: fields.get('change_reason') }),
+        (staged, { metadata, changeReason }) =>
+          documents.replaceContent(ctx, documentId, {
             staged,
             ...(metadata !== undefined ? { metadata } : {}),
             changeReason,
-          });
-        },
+          }),
       );
     },
   );
