@@ -254,3 +254,20 @@ export function expectProblem(
   if (Number.isNaN(Date.parse(body.timestamp))) fail('timestamp is not a date');
   return body;
 }
+
+const TOPICS = ['glaciers', 'volcanoes', 'coral reefs', 'deserts', 'rainforests', 'tundra', 'estuaries', 'savannas'];
+
+/**
+ * A markdown document long enough for several chunks: one section per topic. `edits` replaces
+ * the text of the sections at the given positions (for version diffs).
+ */
+export function sectionedDocument(edits: Readonly<Record<number, string>> = {}): string {
+  return TOPICS.map((topic, i) => {
+    const sentences = Array.from(
+      { length: 28 },
+      (_, j) =>
+        `Field note ${i}.${j}: researchers studying ${topic} recorded observation ${j} about ${topic} ecology, climate and geology in region ${i}.`,
+    );
+    return `## ${topic}\n\n${edits[i] ?? sentences.join(' ')}`;
+  }).join('\n\n');
+}
