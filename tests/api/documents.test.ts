@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ChunksView } from '../../pipeline/services/views.ts';
 import {
   type ApiResponse,
   expectProblem,
@@ -200,7 +201,7 @@ describe('chunks and context', () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const res: ApiResponse = await svc.request(
+      const res: ApiResponse<ChunksView> = await svc.request(
         'GET',
         `/api/v1/chunks/${longId}?limit=2${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
       );
