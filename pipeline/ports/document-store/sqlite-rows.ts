@@ -1,0 +1,159 @@
+import { KbError } from '../../errors/kb-error.ts';
+import type {
+  ChunkRecord,
+  DocumentRecord,
+  IngestError,
+  Metadata,
+  VersionRecord,
+  VersionStatus,
+} from './document-store.port.ts';
+
+/** A `versions` row as SQLite returns it. */
+export interface VersionRow {
+  readonly document_id: string;
+  readonly version: number;
+  readonly workspace_id: string;
+  readonly status: string;
+  readonly name: string;
+  readonly mime_type: string;
+  readonly size_bytes: number;
+  readonly content_hash: string;
+  readonly storage_key: string;
+  readonly metadata: string;
+  readonly change_reason: string | null;
+  readonly restored_from: number | null;
+  readonly created_by: string;
+  readonly created_at: string;
+  readonly completed_at: string | null;
+  readonly served_from: string | null;
+  readonly served_until: string | null;
+  readonly chunk_count: number;
+  readonly tokens: number;
+  readonly embedding_model: string | null;
+  readonly error: string | null;
+  readonly archived_at: string | null;
+}
+
+/** A `documents` row (columns prefixed `d_`) joined with its latest version's row. */
+export interface DocumentRow extends VersionRow {
+  readonly d_id: string;
+  readonly d_workspace_id: string;
+  readonly d_source: string;
+  readonly d_created_at: string;
+  readonly d_updated_at: string;
+  readonly d_deleted_at: string | null;
+  readonly d_latest_version: number;
+  readonly d_served_version: number | null;
+}
+
+/** A `chunks` row without its vector. */
+export interface ChunkRow {
+  readonly id: string;
+  readonly document_id: string;
+  readonly version: number;
+  readonly workspace_id: string;
+  readonly idx: number;
+  readonly content: string;
+  readonly content_hash: string;
+  readonly tokens: number;
+  readonly start_offset: number;
+  readonly end_offset: number;
+  readonly page: number | null;
+  readonly metadata: string;
+}
+
+/** Select list producing a {@link DocumentRow} from `documents d JOIN versions v`. */
+export const DOCUMENT_COLUMNS = `d.id AS d_id, d.workspace_id AS d_workspace_id, d.source AS d_source,
+  d.created_at AS d_created_at, d.updated_at AS d_updated_at, d.deleted_at AS d_deleted_at,
+  d.latest_version AS d_latest_version, d.served_version AS d_served_version, v.*`;
+
+/** Select list producing a {@link ChunkRow} from `chunks c`. */
+export const CHUNK_COLUMNS = `c.id, c.document_id, c.version, c.workspace_id, c.idx, c.content, c.content_hash,
+  c.tokens, c.start_offset, c.end_offset, c.page, c.metadata`;
+
+function parseMetadata(json: string): Metadata {
+  const value: unknown = JSON.parse(json);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Metadata) : {};
+}
+
+export function toVersionRecord(row: VersionRow): VersionRecord {
+  return {
+    documentId: row.document_id,
+    workspaceId: row.workspace_id,
+    version: row.version,
+    status: row.status as VersionStatus,
+    name: row.name,
+    mimeType: row.mime_type,
+    sizeBytes: row.size_bytes,
+    contentHash: row.content_hash,
+    storageKey: row.storage_key,
+    metadata: parseMetadata(row.metadata),
+    changeReason: row.change_reason,
+    restoredFrom: row.restored_from,
+    createdBy: row.created_by,
+    createdAt: row.created_at,
+    completedAt: row.completed_at,
+    servedFrom: row.served_from,
+    servedUntil: row.served_until,
+    chunkCount: row.chunk_count,
+    tokens: row.tokens,
+    embeddingModel: row.embedding_model,
+    error: row.error === null ? null : (JSON.parse(row.error) as IngestError),
+    archivedAt: row.archived_at,
+  };
+}
+
+export function toDocumentRecord(row: DocumentRow): DocumentRecord {
+  return {
+    id: row.d_id,
+    workspaceId: row.d_workspace_id,
+    source: row.d_source,
+    createdAt: row.d_created_at,
+    updatedAt: row.d_updated_at,
+    deletedAt: row.d_deleted_at,
+    latestVersion: row.d_latest_version,
+    servedVersion: row.d_served_version,
+    latest: toVersionRecord(row),
+  };
+}
+
+export function toChunkRecord(row: ChunkRow): ChunkRecord {
+  return {
+    id: row.id,
+    documentId: row.document_id,
+    workspaceId: row.workspace_id,
+    version: row.version,
+    index: row.idx,
+    content: row.content,
+    contentHash: row.content_hash,
+    tokens: row.tokens,
+    startOffset: row.start_offset,
+    endOffset: row.end_offset,
+    page: row.page,
+    metadata: parseMetadata(row.metadata),
+  };
+}
+
+/** The float32 BLOB of a vector (little-endian, as sqlite-vec reads it). */
+export function vectorToBlob(vector: Float32Array): Buffer {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
+}
+
+/** A copy of a float32 BLOB as a vector (copied so the array is aligned and owned). */
+export function blobToVector(blob: Buffer): Float32Array {
+  const bytes = new Uint8Array(blob.byteLength);
+  bytes.set(blob);
+  return new Float32Array(bytes.buffer);
+}
+
+/**
+ * Canonical form of a timestamp: ISO 8601 UTC with milliseconds (`Date#toISOString`), so string
+ * comparison in SQL is time comparison. Throws `bad-request` for an unparseable value.
+ */
+export function canonicalTime(value: string, field: string): string {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) {
+    throw new KbError('bad-request', `${field} is not a valid ISO 8601 timestamp: ${JSON.stringify(value)}`);
+  }
+  return new Date(time).toISOString();
+}

@@ -1,0 +1,102 @@
+/**
+ * Schema of the SQLite document store, applied through `migrate` under the names below.
+ *
+ * - `documents`: one row per document; `status`/`name` mirror the latest version for list filters.
+ * - `versions`: one row per (document, version) with every `VersionRecord` field (JSON for
+ *   `metadata` and `error`).
+ * - `chunks`: one row per chunk; `seq` is the rowid the FTS5 index points at, `id` is the public
+ *   `<document_id>:<version>:<index>`; `vector` is a float32 BLOB of the index model or NULL.
+ * - `chunks_fts`: FTS5 external-content index over `chunks.content`, kept in sync by triggers.
+ * - `vector_cache`: vectors by (model, chunk-content hash).
+ * - `store_meta`: key/value settings (the index model).
+ *
+ * All timestamps are ISO 8601 UTC strings with milliseconds, so string order is time order.
+ */
+export const DOCUMENT_STORE_MIGRATIONS: readonly { readonly name: string; readonly statements: readonly string[] }[] = [
+  {
+    name: 'document-store-001-initial',
+    statements: [
+      `CREATE TABLE documents (
+          id TEXT PRIMARY KEY,
+          workspace_id TEXT NOT NULL,
+          source TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          updated_at TEXT NOT NULL,
+          deleted_at TEXT,
+          latest_version INTEGER NOT NULL,
+          served_version INTEGER,
+          status TEXT NOT NULL,
+          name TEXT NOT NULL
+        )`,
+      'CREATE INDEX documents_by_workspace ON documents (workspace_id, created_at DESC, id DESC)',
+      `CREATE TABLE versions (
+          document_id TEXT NOT NULL,
+          version INTEGER NOT NULL,
+          workspace_id TEXT NOT NULL,
+          status TEXT NOT NULL,
+          name TEXT NOT NULL,
+          mime_type TEXT NOT NULL,
+          size_bytes INTEGER NOT NULL,
+          content_hash TEXT NOT NULL,
+          storage_key TEXT NOT NULL,
+          metadata TEXT NOT NULL,
+          change_reason TEXT,
+          restored_from INTEGER,
+          created_by TEXT NOT NULL,
+          created_at TEXT NOT NULL,
+          completed_at TEXT,
+          served_from TEXT,
+          served_until TEXT,
+          chunk_count INTEGER NOT NULL DEFAULT 0,
+          tokens INTEGER NOT NULL DEFAULT 0,
+          embedding_model TEXT,
+          error TEXT,
+          archived_at TEXT,
+          PRIMARY KEY (document_id, version)
+        ) WITHOUT ROWID`,
+      'CREATE INDEX versions_by_served_until ON versions (workspace_id, served_until)',
+      `CREATE TABLE chunks (
+          seq INTEGER PRIMARY KEY,
+          id TEXT NOT NULL UNIQUE,
+          document_id TEXT NOT NULL,
+          version INTEGER NOT NULL,
+          workspace_id TEXT NOT NULL,
+          idx INTEGER NOT NULL,
+          content TEXT NOT NULL,
+          content_hash TEXT NOT NULL,
+          tokens INTEGER NOT NULL,
+          start_offset INTEGER NOT NULL,
+          end_offset INTEGER NOT NULL,
+          page INTEGER,
+          metadata TEXT NOT NULL,
+          vector BLOB,
+          model TEXT
+        )`,
+      'CREATE INDEX chunks_by_version ON chunks (document_id, version, idx)',
+      'CREATE INDEX chunks_by_workspace ON chunks (workspace_id)',
+      `CREATE VIRTUAL TABLE chunks_fts USING fts5(
+          content,
+          content = 'chunks',
+          content_rowid = 'seq',
+          tokenize = 'porter unicode61 remove_diacritics 2'
+        )`,
+      `CREATE TRIGGER chunks_fts_after_insert AFTER INSERT ON chunks BEGIN
+          INSERT INTO chunks_fts (rowid, content) VALUES (new.seq, new.content);
+        END`,
+      `CREATE TRIGGER chunks_fts_after_delete AFTER DELETE ON chunks BEGIN
+          INSERT INTO chunks_fts (chunks_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+        END`,
+      `CREATE TRIGGER chunks_fts_after_update AFTER UPDATE OF content ON chunks BEGIN
+          INSERT INTO chunks_fts (chunks_fts, rowid, content) VALUES ('delete', old.seq, old.content);
+          INSERT INTO chunks_fts (rowid, content) VALUES (new.seq, new.content);
+        END`,
+      `CREATE TABLE vector_cache (
+          model TEXT NOT NULL,
+          content_hash TEXT NOT NULL,
+          vector BLOB NOT NULL,
+          PRIMARY KEY (model, content_hash)
+        ) WITHOUT ROWID`,
+      'CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID',
+    ],
+  },
+];
