@@ -74,6 +74,10 @@ kb_pid() {
   pid="$(<"$f")"
   [[ "$pid" =~ ^[0-9]+$ ]] || return 1
   kill -0 "$pid" 2>/dev/null || return 1
+  # Guard against a recycled pid: our engines run from files under $KB_NATIVE_CACHE.
+  if [[ -r "/proc/$pid/cmdline" ]] && ! tr '\0' ' ' <"/proc/$pid/cmdline" | grep -qF "$KB_NATIVE_CACHE"; then
+    return 1
+  fi
   echo "$pid"
 }
 

@@ -4,6 +4,7 @@
 #   controller 127.0.0.1:19093
 # usage: kafka.sh install|start|stop|status|env|topics ARGS...
 set -euo pipefail
+# shellcheck source=../lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 NAME=kafka
@@ -67,7 +68,6 @@ kafka_tool() {
 }
 
 engine_start() {
-  KB_ENGINE=$NAME
   if kb_is_running "$NAME"; then
     kb_log "already running (pid $(kb_pid "$NAME"))"
     return 0
@@ -103,6 +103,7 @@ engine_stop() {
 # Readiness: a Metadata v1 request over the Kafka protocol must list at least
 # one broker (a KRaft broker only shows up there once it is registered and unfenced).
 kafka_broker_count() {
+  # shellcheck disable=SC2016 # the script runs in a child bash with its own arguments
   timeout 5 bash -c '
     exec 3<>"/dev/tcp/127.0.0.1/$1" || exit 1
     # size=16 | api_key=3 (Metadata) | api_version=1 | correlation_id=1 | client_id="kb" | topics=[]
@@ -136,7 +137,7 @@ engine_env() {
 if [[ "${1:-}" == "topics" ]]; then
   # Convenience: kafka.sh topics --list | --create --topic t --partitions 3 | ...
   shift
-  KB_ENGINE=$NAME
+  export KB_ENGINE=$NAME
   compgen -G "$LIB_DIR/kafka_2.13-*.jar" >/dev/null || kb_die "not installed; run: $0 install"
   kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$BROKER_PORT" "$@"
   exit $?

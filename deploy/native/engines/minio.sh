@@ -6,6 +6,7 @@
 # only once it exists.
 # usage: minio.sh install|start|stop|status|env
 set -euo pipefail
+# shellcheck source=../lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 NAME=minio

@@ -7,6 +7,7 @@
 # JAVA_HOME, java on PATH, /usr/lib/jvm/*).
 # usage: schema-registry.sh install|start|stop|status|env
 set -euo pipefail
+# shellcheck source=../lib.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../lib.sh"
 
 NAME=schema-registry
