@@ -1,0 +1,13 @@
+/** Default limits of the parsers, kept apart from the parsers so that reading them loads nothing heavy. */
+
+/** PDF: most pages, most OCR'd pages, render width for OCR, "no text layer" threshold, image size. */
+export const PDF_DEFAULTS = {
+  maxPages: 2000,
+  maxOcrPages: 50,
+  ocrRenderWidth: 2000,
+  minPageChars: 20,
+  maxImagePixels: 40_000_000,
+} as const;
+
+/** XLSX: most rows over all sheets. */
+export const DEFAULT_MAX_SHEET_ROWS = 200_000;
