@@ -1,0 +1,57 @@
+import type { MessagePort } from 'node:worker_threads';
+import { workerData } from 'piscina';
+import { KbError } from '../errors/kb-error.ts';
+import { createOcrEngine, type OcrEngine } from '../parsing/ocr.ts';
+import { type ParseLimitOverrides, parseDocument } from '../parsing/parse-document.ts';
+import type { ParsedDocument } from '../parsing/parsed-document.ts';
+
+/** What the pool sends: the file's bytes (transferred, not copied) and its detected type. */
+export interface ParseTask {
+  readonly bytes: Uint8Array;
+  readonly mimeType: string;
+  readonly filename?: string;
+  /** Told as soon as this thread starts the task, so the time limit counts parsing only. */
+  readonly started?: MessagePort;
+}
+
+/** Set once per pool, passed to every thread. */
+export interface ParseWorkerData {
+  readonly ocr: boolean;
+  readonly limits?: ParseLimitOverrides;
+}
+
+/** Errors cross the thread boundary as plain data and are rebuilt as KbError by the pool. */
+export type ParseTaskResult =
+  | { readonly ok: true; readonly document: ParsedDocument }
+  | { readonly ok: false; readonly code: string; readonly message: string };
+
+const settings = (workerData ?? { ocr: false }) as ParseWorkerData;
+
+// One OCR engine per thread, created on first use and kept for the thread's life.
+let ocrEngine: OcrEngine | null = null;
+const ocr = (): OcrEngine | null => {
+  if (!settings.ocr) return null;
+  ocrEngine ??= createOcrEngine();
+  return ocrEngine;
+};
+
+/** Parses one file in this thread; never throws for a bad file, only reports. */
+export default async function parseTask(task: ParseTask): Promise<ParseTaskResult> {
+  task.started?.postMessage('started');
+  task.started?.close();
+  try {
+    const document = await parseDocument(task.bytes, task.mimeType, { ocr: ocr(), limits: settings.limits ?? {} });
+    return { ok: true, document };
+  } catch (error) {
+    if (error instanceof KbError) return { ok: false, code: error.code, message: error.message };
+    if (error instanceof RangeError && !/call stack/i.test(error.message)) {
+      return {
+        ok: false,
+        code: 'content-too-large',
+        message: `The file exceeds the parser's limits: ${error.message}`,
+      };
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, code: 'parser-crashed', message: `The parser failed: ${message}` };
+  }
+}
