@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectProblem, startTestService, type TestService } from '../support/test-service.ts';
 
 const LIMIT = 52_428_800;
@@ -18,12 +18,22 @@ afterAll(async () => {
 });
 
 /** Every case here must leave nothing behind: no document, no stored object. */
+let objectsBefore: string[] = [];
+let documentsBefore = 0;
+beforeEach(async () => {
+  objectsBefore = await svc.storedObjects();
+  documentsBefore = (await svc.request('GET', '/api/v1/documents')).body.pagination.total;
+});
 afterEach(async () => {
   const list = await svc.request('GET', '/api/v1/documents');
   expect(list.status).toBe(200);
-  expect(list.body.documents).toEqual([]);
-  expect(list.body.pagination.total).toBe(0);
-  expect(await svc.storedObjects()).toEqual([]);
+  expect(list.body.pagination.total).toBe(documentsBefore);
+  expect(await svc.storedObjects()).toEqual(objectsBefore);
+});
+
+it('starts from an empty workspace and an empty object store', async () => {
+  expect(objectsBefore).toEqual([]);
+  expect(documentsBefore).toBe(0);
 });
 
 function form(parts: Array<[string, string] | [string, Uint8Array | string, string, string?]>): FormData {
