@@ -8,7 +8,7 @@ import {
   sniffBytes,
 } from '../../../pipeline/parsing/detect-type.ts';
 import { createJsonScanner, jsonShape, scanJson } from '../../../pipeline/parsing/json-scan.ts';
-import { deeplyNestedJson, fixture } from '../../fixtures/hostile-files.ts';
+import { buildZip, deeplyNestedJson, fixture } from '../../fixtures/hostile-files.ts';
 
 /** Detects a whole in-memory file the way the upload path does: sniff, then decide. */
 function detect(bytes: Buffer, hints: { filename?: string; declaredType?: string } = {}): Detection {
@@ -114,6 +114,30 @@ describe('detectType', () => {
   it('sees the inner parts from the local headers in the head only', () => {
     const head = fixture('workbook.xlsx').subarray(0, 2048);
     expect(detectType(head, { filename: 'x.bin' }, { utf8Valid: false })).toEqual({ mimeType: MIME.xlsx });
+  });
+
+  it('reads [Content_Types].xml from the head when the main part lies beyond it', () => {
+    const contentTypes = Buffer.from(
+      '<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Override PartName="/word/document.xml" ' +
+        'ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
+    );
+    // Incompressible filler (xorshift) pushes the next local header past the head.
+    let state = 2463534242;
+    const noise = Buffer.alloc(200_000);
+    for (let i = 0; i < noise.length; i++) {
+      state ^= state << 13;
+      state ^= state >>> 17;
+      state ^= state << 5;
+      noise[i] = state & 0xff;
+    }
+    const zip = buildZip([
+      { name: '[Content_Types].xml', data: contentTypes },
+      { name: 'docProps/thumbnail.bin', data: noise },
+      { name: 'word/document.xml', data: Buffer.from('<w:document/>') },
+    ]);
+    const sniff = sniffBytes(zip);
+    expect(sniff.head.includes(Buffer.from('word/document.xml'))).toBe(false);
+    expect(detectType(sniff.head, { filename: 'upload.bin' }, sniff)).toEqual({ mimeType: MIME.docx });
   });
 
   it('rejects a plain zip, and trusts the .docx/.xlsx extension only when the head tells nothing', () => {
