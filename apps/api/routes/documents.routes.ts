@@ -90,7 +90,9 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
           'Newest first (`created_at` desc, then id). Cursor paging by default (`limit`, `cursor`); offset paging when `page` or `page_size` is given. `cursor` cannot be combined with `page`/`page_size`, nor `limit` with offset paging.',
         querystring: ListQuerySchema,
         response: {
-          200: Type.Union([DocumentListCursor, DocumentListOffset]),
+          200: Type.Union([DocumentListCursor, DocumentListOffset], {
+            description: 'A page of documents, newest first.',
+          }),
           ...problemResponses(400, ...AUTHENTICATED_ERRORS),
         },
       },

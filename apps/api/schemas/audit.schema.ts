@@ -28,4 +28,7 @@ export const AuditEntry = Type.Object({
   trace_id: Type.String(),
 });
 
-export const AuditResponse = Type.Object({ entries: Type.Array(AuditEntry), pagination: Pagination });
+export const AuditResponse = Type.Object(
+  { entries: Type.Array(AuditEntry), pagination: Pagination },
+  { description: 'Audit entries.' },
+);

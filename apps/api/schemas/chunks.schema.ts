@@ -22,12 +22,15 @@ export const ChunksQuery = Type.Object({
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
 });
 
-export const ChunksResponse = Type.Object({
-  document_id: Type.String(),
-  version: Type.Integer(),
-  chunks: Type.Array(Chunk),
-  pagination: Pagination,
-});
+export const ChunksResponse = Type.Object(
+  {
+    document_id: Type.String(),
+    version: Type.Integer(),
+    chunks: Type.Array(Chunk),
+    pagination: Pagination,
+  },
+  { description: 'Chunks in index order.' },
+);
 
 export const ContextQuery = Type.Object({
   version: Type.Optional(Type.Integer({ minimum: 1 })),
@@ -39,25 +42,28 @@ export const ContextQuery = Type.Object({
   ),
 });
 
-export const ContextResponse = Type.Union([
-  Type.Object(
-    {
-      document_id: Type.String(),
-      version: Type.Integer(),
-      content: Type.String(),
-      tokens: Type.Integer(),
-      chunk_count: Type.Integer(),
-    },
-    { title: 'Full context' },
-  ),
-  Type.Object(
-    {
-      document_id: Type.String(),
-      version: Type.Integer(),
-      chunk_id: Type.String(),
-      window: Type.Integer(),
-      chunks: Type.Array(Chunk),
-    },
-    { title: 'Chunk window' },
-  ),
-]);
+export const ContextResponse = Type.Union(
+  [
+    Type.Object(
+      {
+        document_id: Type.String(),
+        version: Type.Integer(),
+        content: Type.String(),
+        tokens: Type.Integer(),
+        chunk_count: Type.Integer(),
+      },
+      { title: 'Full context' },
+    ),
+    Type.Object(
+      {
+        document_id: Type.String(),
+        version: Type.Integer(),
+        chunk_id: Type.String(),
+        window: Type.Integer(),
+        chunks: Type.Array(Chunk),
+      },
+      { title: 'Chunk window' },
+    ),
+  ],
+  { description: 'The extracted text, or a chunk with its neighbours.' },
+);

@@ -15,33 +15,39 @@ export const DocumentListItem = Type.Object({
   updated_at: DateTime(),
 });
 
-export const Document = Type.Composite([
-  DocumentListItem,
-  Type.Object({
+export const Document = Type.Composite(
+  [
+    DocumentListItem,
+    Type.Object({
+      name: Type.String(),
+      workspace_id: Type.String(),
+      mime_type: Type.String(),
+      size_bytes: Type.Integer(),
+      content_hash: Type.String({ description: 'SHA-256 of the file, hex.' }),
+      storage_url: Type.String(),
+      source: Type.String(),
+      served_version: Nullable(Type.Integer({ description: 'Version current search serves, if any.' })),
+      error: Nullable(IngestError),
+    }),
+  ],
+  { description: 'The document with its current version.' },
+);
+
+export const UploadResponse = Type.Object(
+  {
+    document_id: Type.String({ format: 'uuid' }),
     name: Type.String(),
     workspace_id: Type.String(),
+    storage_url: Type.String(),
     mime_type: Type.String(),
     size_bytes: Type.Integer(),
-    content_hash: Type.String({ description: 'SHA-256 of the file, hex.' }),
-    storage_url: Type.String(),
-    source: Type.String(),
-    served_version: Nullable(Type.Integer({ description: 'Version current search serves, if any.' })),
-    error: Nullable(IngestError),
-  }),
-]);
-
-export const UploadResponse = Type.Object({
-  document_id: Type.String({ format: 'uuid' }),
-  name: Type.String(),
-  workspace_id: Type.String(),
-  storage_url: Type.String(),
-  mime_type: Type.String(),
-  size_bytes: Type.Integer(),
-  content_hash: Type.String(),
-  status: Type.Literal('pending'),
-  version: Type.Integer(),
-  message: Type.String(),
-});
+    content_hash: Type.String(),
+    status: Type.Literal('pending'),
+    version: Type.Integer(),
+    message: Type.String(),
+  },
+  { description: 'Stored and queued for ingestion.' },
+);
 
 export const UploadForm = Type.Object(
   {
@@ -80,17 +86,15 @@ export const ListDocumentsQuery = Type.Object({
   created_before: Type.Optional(DateTime()),
 });
 
-export const DocumentListCursor = Type.Object({
-  documents: Type.Array(DocumentListItem),
-  pagination: Pagination,
-});
+export const DocumentListCursor = Type.Object(
+  { documents: Type.Array(DocumentListItem), pagination: Pagination },
+  { title: 'Cursor page' },
+);
 
-export const DocumentListOffset = Type.Object({
-  documents: Type.Array(DocumentListItem),
-  total: Type.Integer(),
-  page: Type.Integer(),
-  page_size: Type.Integer(),
-});
+export const DocumentListOffset = Type.Object(
+  { documents: Type.Array(DocumentListItem), total: Type.Integer(), page: Type.Integer(), page_size: Type.Integer() },
+  { title: 'Offset page' },
+);
 
 export const PatchBody = Type.Object(
   {

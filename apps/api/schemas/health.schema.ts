@@ -3,7 +3,10 @@ import { DateTime, Nullable, StringEnum } from './common.schema.ts';
 
 const CheckStatus = StringEnum(['healthy', 'degraded', 'unhealthy'] as const);
 
-export const Liveness = Type.Object({ status: Type.Literal('healthy'), service: Type.String() });
+export const Liveness = Type.Object(
+  { status: Type.Literal('healthy'), service: Type.String() },
+  { description: 'The process is up.' },
+);
 
 const Check = Type.Object({
   status: CheckStatus,
@@ -11,12 +14,15 @@ const Check = Type.Object({
   message: Type.String(),
 });
 
-export const Readiness = Type.Object({
-  status: CheckStatus,
-  timestamp: DateTime(),
-  version: Type.String(),
-  service: Type.String(),
-  checks: Type.Record(Type.String(), Check, {
-    description: '`database`, `vector_store`, and the message log and object store.',
-  }),
-});
+export const Readiness = Type.Object(
+  {
+    status: CheckStatus,
+    timestamp: DateTime(),
+    version: Type.String(),
+    service: Type.String(),
+    checks: Type.Record(Type.String(), Check, {
+      description: '`database`, `vector_store`, and the message log and object store.',
+    }),
+  },
+  { description: 'Dependency checks.' },
+);

@@ -57,11 +57,14 @@ export const SearchResult = Type.Object({
   page: Nullable(Type.Integer()),
 });
 
-export const SearchResponse = Type.Object({
-  query: Type.String(),
-  mode: StringEnum(SEARCH_MODES),
-  as_of: Nullable(Type.String()),
-  results: Type.Array(SearchResult),
-  took_ms: Type.Number(),
-  warnings: Type.Optional(Type.Array(Type.String())),
-});
+export const SearchResponse = Type.Object(
+  {
+    query: Type.String(),
+    mode: StringEnum(SEARCH_MODES),
+    as_of: Nullable(Type.String()),
+    results: Type.Array(SearchResult),
+    took_ms: Type.Number(),
+    warnings: Type.Optional(Type.Array(Type.String())),
+  },
+  { description: 'Results, best first.' },
+);

@@ -26,9 +26,17 @@ export const Version = Type.Object({
   error: Nullable(IngestError),
 });
 
-export const VersionList = Type.Object({ document_id: Type.String(), versions: Type.Array(Version) });
+export const VersionList = Type.Object(
+  { document_id: Type.String(), versions: Type.Array(Version) },
+  { description: 'Versions, newest first.' },
+);
 
-export const VersionDetail = Type.Composite([Version, Type.Object({ metadata: Metadata, storage_url: Type.String() })]);
+export const VersionDetail = Type.Composite(
+  [Version, Type.Object({ metadata: Metadata, storage_url: Type.String() })],
+  {
+    description: 'One version with its metadata.',
+  },
+);
 
 export const CompareQuery = Type.Object({
   from: Type.Integer({ minimum: 1 }),
@@ -57,27 +65,33 @@ const DiffEntry = Type.Union([
   }),
 ]);
 
-export const CompareResponse = Type.Object({
-  document_id: Type.String(),
-  from_version: Type.Integer(),
-  to_version: Type.Integer(),
-  changes: Type.Object({
-    added_chunks: Type.Integer(),
-    removed_chunks: Type.Integer(),
-    modified_chunks: Type.Integer(),
-    unchanged_chunks: Type.Integer(),
-    diff: Type.Array(DiffEntry),
-  }),
-});
+export const CompareResponse = Type.Object(
+  {
+    document_id: Type.String(),
+    from_version: Type.Integer(),
+    to_version: Type.Integer(),
+    changes: Type.Object({
+      added_chunks: Type.Integer(),
+      removed_chunks: Type.Integer(),
+      modified_chunks: Type.Integer(),
+      unchanged_chunks: Type.Integer(),
+      diff: Type.Array(DiffEntry),
+    }),
+  },
+  { description: 'Chunk-level differences.' },
+);
 
 export const RollbackBody = Type.Object(
   { target_version: Type.Integer({ minimum: 1, description: 'The version whose content and metadata come back.' }) },
   { additionalProperties: false },
 );
 
-export const RollbackResponse = Type.Object({
-  document_id: Type.String(),
-  version: Type.Integer(),
-  restored_from: Type.Integer(),
-  status: VersionStatus,
-});
+export const RollbackResponse = Type.Object(
+  {
+    document_id: Type.String(),
+    version: Type.Integer(),
+    restored_from: Type.Integer(),
+    status: VersionStatus,
+  },
+  { description: 'The new version, queued.' },
+);
