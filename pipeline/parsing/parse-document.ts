@@ -50,6 +50,8 @@ export interface ParseDocumentOptions {
   /** OCR for PDF pages without a text layer; null or absent turns it off. */
   readonly ocr?: OcrEngine | null;
   readonly limits?: ParseLimitOverrides;
+  /** Epoch milliseconds after which PDF pages are no longer OCR'd (see `PdfOptions.ocrDeadline`). */
+  readonly ocrDeadline?: number;
 }
 
 /**
@@ -81,6 +83,7 @@ export async function parseDocument(
         ocr: options.ocr ?? null,
         maxPages: limits.maxPdfPages,
         maxOcrPages: limits.maxOcrPages,
+        ...(options.ocrDeadline === undefined ? {} : { ocrDeadline: options.ocrDeadline }),
       });
     case MIME.docx:
       return (await import('./docx.parser.ts')).parseDocx(bytes, { limits: output, zipLimits: limits.zip });

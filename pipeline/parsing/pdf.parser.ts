@@ -20,6 +20,11 @@ export interface PdfOptions {
   readonly maxPages?: number;
   /** Most pages OCR'd per document; later image-only pages are skipped with a warning. */
   readonly maxOcrPages?: number;
+  /**
+   * Epoch milliseconds after which no further page is OCR'd (skipped pages get a warning), so a
+   * long scanned document ends with the pages done so far instead of hitting the task timeout.
+   */
+  readonly ocrDeadline?: number;
   /** Width in pixels a page is rendered at for OCR. */
   readonly ocrRenderWidth?: number;
   /** A page with fewer non-space characters than this counts as having no text layer. */
@@ -98,6 +103,8 @@ export async function parsePdf(bytes: Uint8Array, options: PdfOptions = {}): Pro
           builder.warn(`Page ${page.num} has no text layer and OCR is off.`);
         } else if (hasImage && ocrPages >= maxOcrPages) {
           builder.warn(`Page ${page.num} was not OCR'd: the limit is ${maxOcrPages} pages per document.`);
+        } else if (hasImage && options.ocrDeadline !== undefined && Date.now() > options.ocrDeadline) {
+          builder.warn(`Page ${page.num} was not OCR'd: the time budget for OCR was used up.`);
         } else if (hasImage && ocr !== null) {
           ocrPages += 1;
           const recognised = await ocrPage(

@@ -26,6 +26,8 @@ export interface ParsePoolOptions {
    * `service-unavailable`. Default 256.
    */
   readonly maxPending?: number;
+  /** Largest input accepted; bigger files fail at once with `content-too-large`. Default 50 MiB. */
+  readonly maxInputBytes?: number;
   /** Extra time a thread may take to start before its task fails with the retriable `timeout`. Default 30 s. */
   readonly startupGraceMs?: number;
 }
@@ -65,6 +67,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
   const threads = Math.max(1, Math.floor(options.threads));
   const maxPending = options.maxPending ?? 256;
   const startupGraceMs = options.startupGraceMs ?? 30_000;
+  const maxInputBytes = options.maxInputBytes ?? 50 * 1024 * 1024;
   // Libraries hold an OOXML file's inflated parts in the heap, so unless told otherwise the zip
   // guard keeps them to a third of it.
   const inflateBudget = Math.min(DEFAULT_ZIP_LIMITS.maxTotalBytes, Math.floor((options.maxHeapMb * 1024 * 1024) / 3));
@@ -139,6 +142,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
       bytes,
       mimeType: input.mimeType,
       ...(input.filename === undefined ? {} : { filename: input.filename }),
+      timeLimitMs: options.taskTimeoutMs,
       started: channel.port2,
     };
     let result: ParseTaskResult;
@@ -171,6 +175,12 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
 
   return {
     async parse(input) {
+      if (input.bytes.byteLength > maxInputBytes) {
+        throw new KbError(
+          'content-too-large',
+          `The file has ${input.bytes.byteLength} bytes; the parser accepts at most ${maxInputBytes}.`,
+        );
+      }
       await acquire();
       try {
         return await run(input);

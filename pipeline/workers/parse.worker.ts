@@ -10,6 +10,8 @@ export interface ParseTask {
   readonly bytes: Uint8Array;
   readonly mimeType: string;
   readonly filename?: string;
+  /** The task's time limit; OCR stops taking new pages once most of it is spent. */
+  readonly timeLimitMs?: number;
   /** Told as soon as this thread starts the task, so the time limit counts parsing only. */
   readonly started?: MessagePort;
 }
@@ -25,6 +27,12 @@ export type ParseTaskResult =
   | { readonly ok: true; readonly document: ParsedDocument }
   | { readonly ok: false; readonly code: string; readonly message: string };
 
+/**
+ * Share of the time limit after which no new page is OCR'd; one page takes seconds, so the rest is
+ * left for the page in progress and the remaining text pages.
+ */
+const OCR_SHARE_OF_TIME_LIMIT = 0.6;
+
 const settings = (workerData ?? { ocr: false }) as ParseWorkerData;
 
 // One OCR engine per thread, created on first use and kept for the thread's life.
@@ -39,8 +47,14 @@ const ocr = (): OcrEngine | null => {
 export default async function parseTask(task: ParseTask): Promise<ParseTaskResult> {
   task.started?.postMessage('started');
   task.started?.close();
+  const ocrDeadline =
+    task.timeLimitMs === undefined ? undefined : Date.now() + task.timeLimitMs * OCR_SHARE_OF_TIME_LIMIT;
   try {
-    const document = await parseDocument(task.bytes, task.mimeType, { ocr: ocr(), limits: settings.limits ?? {} });
+    const document = await parseDocument(task.bytes, task.mimeType, {
+      ocr: ocr(),
+      limits: settings.limits ?? {},
+      ...(ocrDeadline === undefined ? {} : { ocrDeadline }),
+    });
     return { ok: true, document };
   } catch (error) {
     if (error instanceof KbError) return { ok: false, code: error.code, message: error.message };

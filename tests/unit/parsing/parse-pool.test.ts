@@ -175,6 +175,11 @@ describe('parse pool: hostile files', () => {
     },
   );
 
+  it('refuses input over the size limit before it reaches a thread', async () => {
+    const error = await failure(pool.parse({ bytes: Buffer.alloc(50 * 1024 * 1024 + 1, 'a'), mimeType: MIME.text }));
+    expect(error.code).toBe('content-too-large');
+  });
+
   it('reports a password-protected Office file as encrypted-file', async () => {
     const ole = Buffer.concat([Buffer.from([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1]), Buffer.alloc(1024)]);
     expect((await failure(pool.parse({ bytes: ole, mimeType: MIME.docx }))).code).toBe('encrypted-file');
