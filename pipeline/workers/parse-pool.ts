@@ -26,6 +26,11 @@ export interface ParsePoolOptions {
    * `service-unavailable`. Default 256.
    */
   readonly maxPending?: number;
+  /**
+   * Told about a thread that failed while no task was running (the pool replaces it either way).
+   * Without it such failures are dropped, since an unheard pool `error` event would end the process.
+   */
+  readonly onThreadError?: (error: Error) => void;
   /** Largest input accepted; bigger files fail at once with `content-too-large`. Default 50 MiB. */
   readonly maxInputBytes?: number;
   /** Extra time a thread may take to start before its task fails with the retriable `timeout`. Default 30 s. */
@@ -44,7 +49,9 @@ export interface ParsePool {
    * Parses a file in a worker thread. Rejects with KbError: the parser's own codes (`corrupt-file`,
    * `encrypted-file`, `decompression-bomb`, `content-too-large`, `no-text`, `unsupported-content`),
    * `parse-timeout` when the task outlives `taskTimeoutMs` (its thread is terminated and replaced),
-   * `parser-crashed` when the thread dies (out of memory or otherwise). The caller's buffer is
+   * `parser-crashed` when the thread dies (out of memory or otherwise); `content-too-large` at once
+   * for input over `maxInputBytes`; the retriable `service-unavailable` when the wait list is full or
+   * the pool is closed, and `timeout` when no thread could start the task. The caller's buffer is
    * copied, never detached.
    */
   parse(input: ParseInput): Promise<ParsedDocument>;
@@ -92,6 +99,8 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     },
     workerData,
   });
+
+  piscina.on('error', (error: Error) => options.onThreadError?.(error));
 
   let running = 0;
   let closed = false;
