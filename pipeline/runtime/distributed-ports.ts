@@ -1,4 +1,5 @@
 import type { Config } from '../config/config.ts';
+import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import { withLazyParts } from './embedded-ports.ts';
 import type { Ports } from './runtime.ts';
 
@@ -6,7 +7,7 @@ import type { Ports } from './runtime.ts';
  * The distributed runtime: Kafka + schema registry, S3/MinIO, OpenSearch, ClickHouse. Adapters
  * are imported on demand so the embedded runtime never loads their clients.
  */
-export async function createDistributedPorts(config: Config): Promise<Ports> {
+export async function createDistributedPorts(config: Config, embeddings?: EmbeddingProvider): Promise<Ports> {
   const [
     { createKafkaMessageLog },
     { createS3ObjectStore },
@@ -44,5 +45,5 @@ export async function createDistributedPorts(config: Config): Promise<Ports> {
     password: config.clickhouse.password,
     database: config.clickhouse.database,
   });
-  return withLazyParts(config, { objects, log, documents, control });
+  return withLazyParts(config, { objects, log, documents, control }, embeddings);
 }

@@ -3,6 +3,7 @@ import type { Config } from '../config/config.ts';
 import { createSqliteControlStore } from '../ports/control-store/sqlite.adapter.ts';
 import { createSqliteDocumentStore } from '../ports/document-store/sqlite.adapter.ts';
 import { createEmbeddingProvider } from '../ports/embedding/create-embedding-provider.ts';
+import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import { createSqliteMessageLog } from '../ports/message-log/sqlite.adapter.ts';
 import { createFilesystemObjectStore } from '../ports/object-store/filesystem.adapter.ts';
 import { createParsePool } from '../workers/parse-pool.ts';
@@ -10,13 +11,13 @@ import { lazy } from './lazy.ts';
 import type { Ports } from './runtime.ts';
 
 /** The embedded runtime: SQLite databases and files under the data directory, one process. */
-export async function createEmbeddedPorts(config: Config): Promise<Ports> {
+export async function createEmbeddedPorts(config: Config, embeddings?: EmbeddingProvider): Promise<Ports> {
   const dir = config.dataDir;
   const objects = createFilesystemObjectStore({ root: path.join(dir, 'objects') });
   const log = createSqliteMessageLog({ file: path.join(dir, 'log.db') });
   const documents = createSqliteDocumentStore({ file: path.join(dir, 'documents.db') });
   const control = createSqliteControlStore({ file: path.join(dir, 'control.db') });
-  return withLazyParts(config, { objects, log, documents, control });
+  return withLazyParts(config, { objects, log, documents, control }, embeddings);
 }
 
 /** Adds the embedding provider and the parse pool, both built on first use, and `close`. */

@@ -51,6 +51,8 @@ export interface RuntimeOptions {
   /** Stages to run in this process: `all` (embedded `kb serve`), a subset (`kb worker`), or none. */
   readonly stages?: 'all' | 'none' | readonly StageName[];
   readonly logger?: Logger;
+  /** Use this provider instead of the configured one (benchmarks and tests that count calls). */
+  readonly embeddings?: EmbeddingProvider;
 }
 
 export function serviceVersion(): string {
