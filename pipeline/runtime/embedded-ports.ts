@@ -21,8 +21,12 @@ export async function createEmbeddedPorts(config: Config, embeddings?: Embedding
 }
 
 /** Adds the embedding provider and the parse pool, both built on first use, and `close`. */
-export function withLazyParts(config: Config, parts: Pick<Ports, 'objects' | 'log' | 'documents' | 'control'>): Ports {
-  const embeddings = lazy(() => createEmbeddingProvider(config.embedding));
+export function withLazyParts(
+  config: Config,
+  parts: Pick<Ports, 'objects' | 'log' | 'documents' | 'control'>,
+  injected?: EmbeddingProvider,
+): Ports {
+  const embeddings = lazy(async () => injected ?? createEmbeddingProvider(config.embedding));
   const parser = lazy(async () =>
     createParsePool({
       threads: config.parsing.threads,
@@ -40,7 +44,8 @@ export function withLazyParts(config: Config, parts: Pick<Ports, 'objects' | 'lo
       const provider = embeddings.peek();
       await Promise.allSettled([
         pool ? pool.then((p) => p.close()) : Promise.resolve(),
-        provider ? provider.then((p) => p.close()) : Promise.resolve(),
+        // A provider handed in by the caller is the caller's to close.
+        provider && !injected ? provider.then((p) => p.close()) : Promise.resolve(),
       ]);
       await parts.log.close();
       await Promise.allSettled([parts.objects.close(), parts.documents.close(), parts.control.close()]);
