@@ -94,13 +94,13 @@ interface Layout {
  * tokens on either side. That depends only on the text near the candidate, never on a running count
  * from the start of the document, so an edit moves only the cuts near it and the chunking
  * re-synchronises right after. Chunks average about 60% of `chunkTokens`. Headings, and changes of
- * table or sheet, always cut (consecutive headings stay together with the text after them). A
+ * page, table or sheet, always cut (consecutive headings stay together with the text after them). A
  * stretch longer than `chunkTokens` between cuts is split at its best-ranked candidate that leaves
  * at least a quarter of `chunkTokens` on both sides, which is again decided by that stretch's own
  * content. A short first or last piece of a section is merged into its neighbour when both fit.
  *
  * A chunk starts with up to `overlapTokens` tokens of the previous chunk's tail, cut at a block,
- * sentence or word start (whole rows for tables), unless a heading, a section change or a table
+ * sentence or word start (whole rows for tables), unless a heading, a page, section or table
  * change lies between them. Row chunks start with their table's header line. `tokens` counts only
  * the chunk's own blocks, so the chunks' tokens add up to the document's. Same input, same chunks.
  */
@@ -187,6 +187,8 @@ function jsonBoundarySub(a: string | undefined, b: string | undefined): number {
 
 /** Level and sub-score of the boundary between two consecutive blocks, or {@link MANDATORY}. */
 function blockBoundaryRank(a: TextBlock, b: TextBlock): number {
+  // A chunk lies on one page, so its `page` tells where every word of it is.
+  if ((a.page ?? null) !== (b.page ?? null)) return MANDATORY;
   const aRow = a.kind === 'row';
   const bRow = b.kind === 'row';
   if (aRow || bRow) {
