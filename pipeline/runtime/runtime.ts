@@ -67,7 +67,9 @@ export function serviceVersion(): string {
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger: Logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'kb' } });
   const ports =
-    config.runtime === 'embedded' ? await createEmbeddedPorts(config) : await createDistributedPorts(config);
+    config.runtime === 'embedded'
+      ? await createEmbeddedPorts(config, options.embeddings)
+      : await createDistributedPorts(config, options.embeddings);
   const topics = topicNames(config.topicPrefix);
   try {
     await ports.log.ensureTopics(topicSpecs(config.topicPrefix, config.kafka.partitions));
