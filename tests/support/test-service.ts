@@ -11,6 +11,7 @@ import { startServer } from '../../apps/api/server.ts';
 import { configFrom } from '../../pipeline/config/config.ts';
 import type { StageName } from '../../pipeline/events/events.ts';
 import type { Permission, Plan } from '../../pipeline/ports/control-store/control-store.port.ts';
+import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
 import { createRuntime, type Runtime } from '../../pipeline/runtime/runtime.ts';
 import type { DocumentView } from '../../pipeline/services/views.ts';
 
@@ -29,6 +30,13 @@ export interface TestServiceOptions {
   readonly stages?: 'all' | 'none' | readonly StageName[];
   /** Extra configuration variables. */
   readonly env?: Parameters<typeof configFrom>[0];
+  /** Embedding provider to use instead of the configured one (stays the caller's to close). */
+  readonly embeddings?: EmbeddingProvider;
+  /**
+   * Data directory to use (e.g. one an earlier service left); it is kept on `close`. Default: a
+   * fresh temporary directory, removed on `close`.
+   */
+  readonly dataDir?: string;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -105,7 +113,9 @@ async function listFiles(dir: string): Promise<string[]> {
 
 /** Starts the embedded runtime and the API on a free port, with a key for each role. */
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'kb-api-test-'));
+  const ownDir = options.dataDir === undefined;
+  const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'kb-api-test-')));
+  const removeDir = () => (ownDir ? rm(dataDir, { recursive: true, force: true }) : Promise.resolve());
   const config = configFrom({
     KB_DATA_DIR: dataDir,
     KB_BOOTSTRAP_KEY: 'false',
@@ -121,7 +131,10 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
   });
   let runtime: Runtime | undefined;
   try {
-    runtime = await createRuntime(config, { stages: options.stages ?? 'all' });
+    runtime = await createRuntime(config, {
+      stages: options.stages ?? 'all',
+      ...(options.embeddings ? { embeddings: options.embeddings } : {}),
+    });
     const rt = runtime;
     const server = await startServer({ config, services: rt.services, version: rt.version, logger: false });
 
@@ -205,12 +218,12 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       async close() {
         await server.close();
         await rt.close();
-        await rm(dataDir, { recursive: true, force: true });
+        await removeDir();
       },
     };
   } catch (error) {
     await runtime?.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await removeDir();
     throw error;
   }
 }
