@@ -1,0 +1,84 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Config } from '../../../pipeline/config/config.ts';
+import { createEmbeddingProvider } from '../../../pipeline/ports/embedding/create-embedding-provider.ts';
+import { type CohereFake, startCohereFake } from '../../support/cohere-fake.ts';
+
+const MODELS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '.models');
+const MINILM = 'Xenova/all-MiniLM-L6-v2';
+
+const defaults: Config['embedding'] = {
+  provider: 'local',
+  batchSize: 32,
+  transformersModel: MINILM,
+  transformersModelPath: null,
+  transformersAllowRemote: false,
+  cohereApiKey: null,
+  cohereModel: 'embed-english-v3.0',
+  cohereBaseUrl: null,
+};
+
+describe('createEmbeddingProvider', () => {
+  let fake: CohereFake;
+  beforeAll(async () => {
+    fake = await startCohereFake();
+  });
+  afterAll(async () => {
+    await fake.close();
+  });
+
+  it('builds the local provider by default', async () => {
+    const provider = await createEmbeddingProvider(defaults);
+    try {
+      expect(provider.provider).toBe('local');
+      expect(provider.model).toBe('local/universal-sentence-encoder-lite-512');
+      expect(await provider.embedQuery('hello')).toHaveLength(512);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it('builds the Cohere provider at the configured base URL, capping batches at 96', async () => {
+    const provider = await createEmbeddingProvider({
+      ...defaults,
+      provider: 'cohere',
+      batchSize: 200,
+      cohereApiKey: fake.token,
+      cohereBaseUrl: fake.url,
+    });
+    try {
+      expect(provider.model).toBe('cohere/embed-english-v3.0');
+      const vectors = await provider.embedDocuments(Array.from({ length: 150 }, (_, i) => `text ${i}`));
+      expect(vectors).toHaveLength(150);
+      expect(fake.calls.map((c) => c.texts.length)).toEqual([96, 54]);
+      expect(fake.violations).toEqual([]);
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it('refuses the Cohere provider without an API key', async () => {
+    await expect(createEmbeddingProvider({ ...defaults, provider: 'cohere' })).rejects.toMatchObject({
+      code: 'bad-request',
+    });
+  });
+
+  it.runIf(existsSync(path.join(MODELS_DIR, MINILM, 'config.json')))(
+    'builds the transformers provider from the configured model folder',
+    async () => {
+      const provider = await createEmbeddingProvider({
+        ...defaults,
+        provider: 'transformers',
+        transformersModelPath: MODELS_DIR,
+      });
+      try {
+        expect(provider.model).toBe(`transformers/${MINILM}`);
+        expect(provider.dimensions).toBe(384);
+      } finally {
+        await provider.close();
+      }
+    },
+  );
+});
