@@ -32,7 +32,11 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/fetch-minilm.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 
 echo "fetch-minilm: resolving $ARTIFACT"
-mvn -q -B -Dstyle.color=never dependency:copy -Dartifact="$ARTIFACT" -DoutputDirectory="$work/jar" -Dmdep.stripVersion=true
+if ! mvn -q -B dependency:copy -Dartifact="$ARTIFACT" -DoutputDirectory="$work/jar" >"$work/mvn.log" 2>&1; then
+  cat "$work/mvn.log" >&2
+  echo "fetch-minilm: Maven could not fetch $ARTIFACT" >&2
+  exit 1
+fi
 jar_file="$(find "$work/jar" -name '*.jar' -print -quit)"
 [[ -n "$jar_file" ]] || { echo "fetch-minilm: Maven returned no jar" >&2; exit 1; }
 
