@@ -1,0 +1,248 @@
+import type { Consumer, EachMessagePayload, IHeaders, Kafka } from 'kafkajs';
+import { KbError } from '../../errors/kb-error.ts';
+import { kafkaError } from './kafka-errors.ts';
+import type { KafkaLogSink } from './kafka-logging.ts';
+import type { TopicSchemas } from './kafka-registry.ts';
+import type { DeliveredMessage, SubscribeOptions, Subscription } from './message-log.port.ts';
+
+/** Consumer-group settings of one subscription (see `KafkaMessageLogOptions` for their meaning). */
+export interface KafkaConsumerSettings {
+  readonly sessionTimeoutMs: number;
+  readonly heartbeatIntervalMs: number;
+  readonly rebalanceTimeoutMs: number;
+  readonly maxWaitTimeMs: number;
+  readonly partitionsConsumedConcurrently: number;
+  readonly retryDelayMs: number;
+  readonly maxHandlerMs: number;
+}
+
+/** A subscription the log can also drop without waiting for its handlers (`MessageLog.close`). */
+export interface KafkaSubscription extends Subscription {
+  /** Leaves the group at once: handlers still running are abandoned uncommitted (redelivered to the group). */
+  abandon(): Promise<void>;
+}
+
+interface Deps {
+  readonly kafka: Kafka;
+  readonly schemas: TopicSchemas;
+  readonly settings: KafkaConsumerSettings;
+  readonly logger: KafkaLogSink;
+  /** Called once the subscription has left its group, however it ended. */
+  readonly onEnd: (subscription: KafkaSubscription) => void;
+}
+
+type State = 'running' | 'stopping' | 'abandoned';
+type Outcome = 'done' | 'failed' | 'abandoned';
+
+function headerText(value: IHeaders[string]): string | null {
+  if (value === undefined) return null;
+  const last = Array.isArray(value) ? value.at(-1) : value;
+  if (last === undefined) return null;
+  return Buffer.isBuffer(last) ? last.toString('utf8') : String(last);
+}
+
+function headersOf(headers: IHeaders | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    const text = headerText(value);
+    if (text !== null) out[name] = text;
+  }
+  return out;
+}
+
+/**
+ * One kafkajs consumer in group `options.groupId`. Offsets are committed explicitly
+ * (`autoCommit: false`): after a handler resolves, `offset + 1` of its message is committed before
+ * the next message of that partition is handled. A rejected handler commits nothing: the partition
+ * is paused for `retryDelayMs` and seeked back to the same offset, so the message is delivered again
+ * and nothing after it on that partition runs first.
+ */
+export async function startKafkaSubscription(deps: Deps, options: SubscribeOptions): Promise<KafkaSubscription> {
+  const { kafka, schemas, settings, logger } = deps;
+  const { groupId } = options;
+  const topics = [...options.topics];
+  let state: State = 'running';
+  const inFlight = new Set<Promise<void>>();
+  const resumeTimers = new Set<NodeJS.Timeout>();
+  let abandonHandlers: () => void = () => undefined;
+  const abandoned = new Promise<'abandoned'>((resolve) => {
+    abandonHandlers = () => resolve('abandoned');
+  });
+
+  const consumer: Consumer = kafka.consumer({
+    groupId,
+    sessionTimeout: settings.sessionTimeoutMs,
+    heartbeatInterval: settings.heartbeatIntervalMs,
+    rebalanceTimeout: settings.rebalanceTimeoutMs,
+    maxWaitTimeInMs: settings.maxWaitTimeMs,
+    allowAutoTopicCreation: false,
+    retry: {
+      retries: 5,
+      initialRetryTime: 300,
+      maxRetryTime: 10_000,
+      restartOnFailure: async (error) => {
+        logger.error({ groupId, error: error.message }, 'Kafka consumer crashed; restarting it');
+        return state === 'running';
+      },
+    },
+  });
+
+  /** Delivers the partition's message at `offset` again after a pause, moving past nothing. */
+  function redeliverLater(topic: string, partition: number, offset: string): void {
+    try {
+      consumer.pause([{ topic, partitions: [partition] }]);
+      consumer.seek({ topic, partition, offset });
+    } catch (error) {
+      logger.error({ groupId, topic, partition, offset, error: String(error) }, 'could not rewind a partition');
+      return;
+    }
+    const timer = setTimeout(() => {
+      resumeTimers.delete(timer);
+      if (state !== 'running') return;
+      try {
+        consumer.resume([{ topic, partitions: [partition] }]);
+      } catch {
+        // The consumer is leaving; the group redelivers from the committed offset.
+      }
+    }, settings.retryDelayMs);
+    resumeTimers.add(timer);
+  }
+
+  async function commit(topic: string, partition: number, offset: string): Promise<void> {
+    try {
+      await consumer.commitOffsets([{ topic, partition, offset: (BigInt(offset) + 1n).toString() }]);
+    } catch (error) {
+      // Typically the group moved on (rebalance, membership lost): the message is redelivered to the
+      // partition's owner. Rethrowing the protocol error lets kafkajs re-join the group.
+      logger.warn(
+        { groupId, topic, partition, offset, error: (error as Error).message },
+        'could not commit a handled message; it will be delivered again',
+      );
+      const cause = (error as { cause?: unknown }).cause;
+      throw cause && typeof cause === 'object' && 'type' in cause ? cause : error;
+    }
+  }
+
+  /** Runs the handler, keeping the membership alive while it works (up to `maxHandlerMs`). */
+  async function runHandler(message: DeliveredMessage, heartbeat: () => Promise<void>): Promise<Outcome> {
+    const started = Date.now();
+    const beat = setInterval(() => {
+      if (state === 'abandoned' || Date.now() - started > settings.maxHandlerMs) return;
+      heartbeat().catch(() => undefined); // A rebalance shows up here; the runner re-joins after this message.
+    }, settings.heartbeatIntervalMs);
+    try {
+      const handled = options.handler(message).then(
+        () => 'done' as const,
+        (error: unknown) => {
+          logger.warn(
+            {
+              groupId,
+              topic: message.topic,
+              partition: message.partition,
+              offset: message.offset,
+              error: error instanceof Error ? error.message : String(error),
+            },
+            'message handler rejected; the message will be delivered again',
+          );
+          return 'failed' as const;
+        },
+      );
+      return await Promise.race([handled, abandoned]);
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  async function handle({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
+    if (state !== 'running') return; // Leaving the group: the message stays uncommitted.
+    let value: Record<string, unknown>;
+    try {
+      value = await schemas.decode(message.value);
+    } catch (error) {
+      if (error instanceof KbError && error.code === 'invalid-event') {
+        // Not written through a registry with a schema we can find: it can never be handled.
+        logger.error(
+          { groupId, topic, partition, offset: message.offset, error: error.message },
+          'skipping a message that cannot be decoded',
+        );
+        await commit(topic, partition, message.offset);
+      } else {
+        redeliverLater(topic, partition, message.offset);
+      }
+      return;
+    }
+    const delivered: DeliveredMessage = {
+      topic,
+      partition,
+      offset: message.offset,
+      key: message.key ? message.key.toString('utf8') : '',
+      value,
+      headers: headersOf(message.headers),
+      timestamp: Number(message.timestamp),
+    };
+    const outcome = await runHandler(delivered, heartbeat);
+    if (outcome === 'abandoned') return;
+    if (outcome === 'failed') {
+      if (state === 'running') redeliverLater(topic, partition, message.offset);
+      return;
+    }
+    await commit(topic, partition, message.offset);
+  }
+
+  let ended = false;
+  async function leave(): Promise<void> {
+    for (const timer of resumeTimers) clearTimeout(timer);
+    resumeTimers.clear();
+    try {
+      await consumer.disconnect();
+    } finally {
+      if (!ended) {
+        ended = true;
+        deps.onEnd(subscription);
+      }
+    }
+  }
+
+  let stopping: Promise<void> | null = null;
+  const subscription: KafkaSubscription = {
+    stop() {
+      if (!stopping) {
+        stopping = (async () => {
+          if (state === 'running') state = 'stopping';
+          try {
+            consumer.pause(topics.map((topic) => ({ topic })));
+          } catch {
+            // Not running (never started or crashed): nothing to pause.
+          }
+          await Promise.allSettled([...inFlight]);
+          await leave();
+        })();
+      }
+      return stopping;
+    },
+    abandon() {
+      state = 'abandoned';
+      abandonHandlers();
+      return subscription.stop();
+    },
+  };
+
+  try {
+    await consumer.connect();
+    await consumer.subscribe({ topics, fromBeginning: options.fromBeginning ?? true });
+    await consumer.run({
+      autoCommit: false,
+      partitionsConsumedConcurrently: settings.partitionsConsumedConcurrently,
+      eachMessage: (payload) => {
+        const work = handle(payload);
+        inFlight.add(work);
+        return work.finally(() => inFlight.delete(work));
+      },
+    });
+  } catch (error) {
+    state = 'abandoned';
+    await leave().catch(() => undefined);
+    throw kafkaError(error, `join consumer group ${groupId} on ${topics.join(', ')}`);
+  }
+  return subscription;
+}

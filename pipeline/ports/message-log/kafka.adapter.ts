@@ -1,0 +1,347 @@
+import { Kafka, logLevel, Partitioners } from 'kafkajs';
+import { KbError } from '../../errors/kb-error.ts';
+import type { KafkaConsumerSettings, KafkaSubscription } from './kafka-consumer.ts';
+import { startKafkaSubscription } from './kafka-consumer.ts';
+import { kafkaError, kafkaErrorType, withTimeout } from './kafka-errors.ts';
+import { type KafkaLogSink, quietLogCreator, stderrKafkaLogSink } from './kafka-logging.ts';
+import { createTopicSchemas, type SchemaCompatibility, type TopicSchema } from './kafka-registry.ts';
+import type { MessageLog, OutgoingMessage, Subscription, TopicSpec } from './message-log.port.ts';
+
+export type { SchemaCompatibility } from './kafka-registry.ts';
+
+export interface KafkaMessageLogOptions {
+  /** Bootstrap brokers, `host:port`. */
+  readonly brokers: readonly string[];
+  readonly clientId: string;
+  /** Confluent-compatible schema registry API, e.g. `http://127.0.0.1:8081` or Apicurio's `.../apis/ccompat/v7`. */
+  readonly schemaRegistryUrl: string;
+  /** Compatibility level `ensureTopics` sets on every subject. Default `BACKWARD`. */
+  readonly compatibility?: SchemaCompatibility;
+  /** Replication factor of topics `ensureTopics` creates. Default 1 (a single-broker cluster). */
+  readonly replicationFactor?: number;
+  /**
+   * A group member that sends no heartbeat for this long is dropped and its partitions go to the
+   * rest of the group (the time a crashed worker's partitions wait). Default 15 000 ms; the broker
+   * accepts 6 000–1 800 000 by default.
+   */
+  readonly sessionTimeoutMs?: number;
+  /** Default 3 000 ms; must be below the session timeout. */
+  readonly heartbeatIntervalMs?: number;
+  /**
+   * How long a rebalance waits for members busy with a message to re-join (the whole group waits
+   * meanwhile). A member still busy after that is dropped from the group; its message is delivered
+   * again to the partition's new owner. Default 60 000 ms.
+   */
+  readonly rebalanceTimeoutMs?: number;
+  /** Longest broker-side wait of one fetch when there is nothing new (also bounds how long `stop()` waits for an idle fetch). Default 1 000 ms. */
+  readonly maxWaitTimeMs?: number;
+  /** Partitions one subscription handles at the same time (one message at a time per partition). Default 4. */
+  readonly partitionsConsumedConcurrently?: number;
+  /** Pause before a message whose handler rejected is delivered again. Default 500 ms. */
+  readonly retryDelayMs?: number;
+  /**
+   * A handler keeps its consumer's group membership alive for this long; a handler still running
+   * after it loses the partition to the rest of the group once the session times out (like Kafka's
+   * `max.poll.interval.ms`). Default 300 000 ms.
+   */
+  readonly maxHandlerMs?: number;
+  /** Timeout of one Kafka request. Default 30 000 ms. */
+  readonly requestTimeoutMs?: number;
+  /** Timeout of establishing a broker connection. Default 3 000 ms. */
+  readonly connectionTimeoutMs?: number;
+  /** Timeout of one schema-registry call. Default 10 000 ms. */
+  readonly registryTimeoutMs?: number;
+  /** Timeout of `ping()`. Default 5 000 ms. */
+  readonly pingTimeoutMs?: number;
+  /** Receives the adapter's and kafkajs's warnings and errors. Default: one line each on stderr. */
+  readonly logger?: KafkaLogSink;
+}
+
+/** Retries of one Kafka call: it gives up after roughly 6 s of failures, so callers see an outage as `engine-unavailable`. */
+const KAFKA_RETRY = { retries: 5, initialRetryTime: 200, maxRetryTime: 5_000 } as const;
+
+function positiveInteger(value: number | undefined, fallback: number, name: string): number {
+  const chosen = value ?? fallback;
+  if (!Number.isInteger(chosen) || chosen < 1) {
+    throw new KbError('bad-request', `Kafka message log option ${name} must be a positive whole number`);
+  }
+  return chosen;
+}
+
+/** A connect step shared by every caller; a failed attempt is forgotten so the next call tries again. */
+function lazy(connect: () => Promise<void>): () => Promise<void> {
+  let pending: Promise<void> | null = null;
+  return () => {
+    if (!pending) {
+      pending = connect().catch((error: unknown) => {
+        pending = null;
+        throw error;
+      });
+    }
+    return pending;
+  };
+}
+
+/**
+ * The message log on Kafka (kafkajs) with Avro values in a Confluent-compatible schema registry.
+ *
+ * - `ensureTopics` registers each topic's schema as subject `<topic>-value` with the configured
+ *   compatibility (BACKWARD by default; an incompatible schema rejects with a non-retriable
+ *   `conflict`), then creates missing topics with their partition count and `replicationFactor`.
+ *   An existing topic keeps its partition count even when fewer than requested (adding partitions
+ *   would move keys to other partitions and break per-key order for messages in flight); a
+ *   warning is logged instead.
+ * - `publish` finds the topic's schema (the one registered by this process, else the subject's
+ *   latest version; `not-found` without a subject), validates every value with avsc first (one
+ *   invalid value rejects the whole call with `invalid-event`, nothing is sent), encodes them in the
+ *   Confluent wire format and sends them keyed by `key` (murmur2 default partitioner, so a key
+ *   stays on one partition) with an idempotent producer and `acks: -1`; it resolves once the
+ *   broker acknowledged every message.
+ * - `subscribe` runs one kafkajs consumer per subscription in the group; see
+ *   {@link startKafkaSubscription} for commits and redelivery. A consumer that dies without
+ *   leaving stops heartbeating; the broker drops it after `sessionTimeoutMs` and the rest of the
+ *   group takes its partitions over from their committed offsets. Messages that cannot be decoded
+ *   (not written through the registry, unknown schema id) are logged and skipped.
+ * - `lag` compares the group's committed offsets with the partitions' end offsets (a partition
+ *   the group has not committed on counts from its earliest retained offset).
+ * - `deleteTopics` deletes the topics and their subjects.
+ * - `ping` checks both the broker (describeCluster) and the registry.
+ * - `close()` leaves every group at once, without waiting for handlers in flight: their messages
+ *   stay uncommitted and are delivered again to the group. Call `stop()` on subscriptions first
+ *   for a graceful shutdown.
+ * - An unreachable or unresponsive broker or registry rejects with retriable `engine-unavailable`.
+ */
+export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Promise<MessageLog> {
+  if (options.brokers.length === 0) throw new KbError('bad-request', 'The Kafka message log needs at least one broker');
+  if (!options.schemaRegistryUrl) throw new KbError('bad-request', 'The Kafka message log needs a schema registry URL');
+  const logger = options.logger ?? stderrKafkaLogSink;
+  const replicationFactor = positiveInteger(options.replicationFactor, 1, 'replicationFactor');
+  const pingTimeoutMs = positiveInteger(options.pingTimeoutMs, 5_000, 'pingTimeoutMs');
+  const settings: KafkaConsumerSettings = {
+    sessionTimeoutMs: positiveInteger(options.sessionTimeoutMs, 15_000, 'sessionTimeoutMs'),
+    heartbeatIntervalMs: positiveInteger(options.heartbeatIntervalMs, 3_000, 'heartbeatIntervalMs'),
+    rebalanceTimeoutMs: positiveInteger(options.rebalanceTimeoutMs, 60_000, 'rebalanceTimeoutMs'),
+    maxWaitTimeMs: positiveInteger(options.maxWaitTimeMs, 1_000, 'maxWaitTimeMs'),
+    partitionsConsumedConcurrently: positiveInteger(
+      options.partitionsConsumedConcurrently,
+      4,
+      'partitionsConsumedConcurrently',
+    ),
+    retryDelayMs: positiveInteger(options.retryDelayMs, 500, 'retryDelayMs'),
+    maxHandlerMs: positiveInteger(options.maxHandlerMs, 300_000, 'maxHandlerMs'),
+  };
+  if (settings.heartbeatIntervalMs >= settings.sessionTimeoutMs) {
+    throw new KbError('bad-request', 'The Kafka heartbeat interval must be shorter than the session timeout');
+  }
+
+  const kafka = new Kafka({
+    clientId: options.clientId,
+    brokers: [...options.brokers],
+    connectionTimeout: positiveInteger(options.connectionTimeoutMs, 3_000, 'connectionTimeoutMs'),
+    requestTimeout: positiveInteger(options.requestTimeoutMs, 30_000, 'requestTimeoutMs'),
+    retry: KAFKA_RETRY,
+    logLevel: logLevel.WARN,
+    logCreator: quietLogCreator(logger),
+  });
+  const schemas = createTopicSchemas({
+    url: options.schemaRegistryUrl,
+    compatibility: options.compatibility ?? 'BACKWARD',
+    requestTimeoutMs: positiveInteger(options.registryTimeoutMs, 10_000, 'registryTimeoutMs'),
+    clientId: options.clientId,
+  });
+  const admin = kafka.admin({ retry: KAFKA_RETRY });
+  const producer = kafka.producer({
+    idempotent: true,
+    allowAutoTopicCreation: false,
+    createPartitioner: Partitioners.DefaultPartitioner,
+    // Bounded so that `publish` reports an unreachable broker instead of retrying forever.
+    retry: KAFKA_RETRY,
+  });
+  const connectAdmin = lazy(() => admin.connect());
+  const connectProducer = lazy(() => producer.connect());
+  const subscriptions = new Set<KafkaSubscription>();
+  let closed = false;
+
+  function assertOpen(): void {
+    if (closed) throw new KbError('service-unavailable', 'The message log is closed');
+  }
+
+  async function adminCall<T>(action: string, call: () => Promise<T>): Promise<T> {
+    try {
+      await connectAdmin();
+      return await call();
+    } catch (error) {
+      throw kafkaError(error, action);
+    }
+  }
+
+  function validate(topic: string, schema: TopicSchema, messages: readonly OutgoingMessage[]): void {
+    for (const [index, message] of messages.entries()) {
+      if (typeof message.key !== 'string') {
+        throw new KbError('invalid-event', `Message ${index} for topic ${topic} has no string key`);
+      }
+      for (const [name, value] of Object.entries(message.headers ?? {})) {
+        if (typeof value !== 'string') {
+          throw new KbError('invalid-event', `Header ${name} of message ${index} for topic ${topic} is not a string`);
+        }
+      }
+      const paths: string[] = [];
+      const valid = schema.type.isValid(message.value, {
+        errorHook: (fieldPath: string[]) => paths.push(fieldPath.join('.') || '(value)'),
+      });
+      if (!valid) {
+        throw new KbError(
+          'invalid-event',
+          `Message ${index} (key ${message.key}) does not match the schema of topic ${topic}; invalid: ${paths.join(', ')}`,
+        );
+      }
+    }
+  }
+
+  const log: MessageLog = {
+    kind: 'kafka',
+
+    async ensureTopics(specs) {
+      assertOpen();
+      const byName = new Map<string, TopicSpec>();
+      for (const spec of specs) {
+        if (!spec.name || !Number.isInteger(spec.partitions) || spec.partitions < 1) {
+          throw new KbError('bad-request', `Topic ${spec.name} needs a name and a positive whole number of partitions`);
+        }
+        byName.set(spec.name, spec);
+      }
+      if (byName.size === 0) return;
+      // Schemas first: a topic never exists without its subject, and an incompatible schema creates nothing.
+      for (const spec of byName.values()) await schemas.register(spec.name, spec.schema);
+      const existing = new Set(await adminCall('list topics', () => admin.listTopics()));
+      const missing = [...byName.values()].filter((spec) => !existing.has(spec.name));
+      if (missing.length > 0) {
+        await adminCall(`create topics ${missing.map((s) => s.name).join(', ')}`, () =>
+          admin.createTopics({
+            waitForLeaders: true,
+            topics: missing.map((spec) => ({
+              topic: spec.name,
+              numPartitions: spec.partitions,
+              replicationFactor,
+            })),
+          }),
+        );
+      }
+      const present = [...byName.values()].filter((spec) => existing.has(spec.name));
+      if (present.length > 0) {
+        const metadata = await adminCall('read topic metadata', () =>
+          admin.fetchTopicMetadata({ topics: present.map((s) => s.name) }),
+        );
+        for (const topic of metadata.topics) {
+          const wanted = byName.get(topic.name)?.partitions ?? 0;
+          if (topic.partitions.length < wanted) {
+            logger.warn(
+              { topic: topic.name, partitions: topic.partitions.length, requested: wanted },
+              'topic exists with fewer partitions than requested; keeping them (adding partitions would reorder keys)',
+            );
+          }
+        }
+      }
+    },
+
+    async publish(topic, messages) {
+      assertOpen();
+      if (messages.length === 0) return;
+      const schema = await schemas.forTopic(topic);
+      validate(topic, schema, messages);
+      const values = await Promise.all(messages.map((message) => schemas.encode(schema, message.value)));
+      try {
+        await connectProducer();
+        await producer.send({
+          topic,
+          acks: -1,
+          messages: messages.map((message, index) => ({
+            key: message.key,
+            value: values[index] ?? null,
+            headers: { ...message.headers },
+          })),
+        });
+      } catch (error) {
+        throw kafkaError(error, `publish to topic ${topic}`);
+      }
+    },
+
+    async subscribe(subscribeOptions) {
+      assertOpen();
+      if (!subscribeOptions.groupId) throw new KbError('bad-request', 'A subscription needs a consumer group id');
+      if (subscribeOptions.topics.length === 0) throw new KbError('bad-request', 'A subscription needs topics');
+      const existing = new Set(await adminCall('list topics', () => admin.listTopics()));
+      const unknown = subscribeOptions.topics.filter((topic) => !existing.has(topic));
+      if (unknown.length > 0) throw new KbError('not-found', `Topic ${unknown.join(', ')} does not exist`);
+      const subscription = await startKafkaSubscription(
+        { kafka, schemas, settings, logger, onEnd: (ended) => subscriptions.delete(ended) },
+        subscribeOptions,
+      );
+      subscriptions.add(subscription);
+      if (closed) {
+        await subscription.abandon();
+        assertOpen();
+      }
+      const handle: Subscription = { stop: () => subscription.stop() };
+      return handle;
+    },
+
+    async lag(groupId, topic) {
+      assertOpen();
+      const [committed, ends] = await adminCall(`read the lag of group ${groupId} on ${topic}`, () =>
+        Promise.all([admin.fetchOffsets({ groupId, topics: [topic] }), admin.fetchTopicOffsets(topic)]),
+      );
+      const partitions = committed.find((entry) => entry.topic === topic)?.partitions ?? [];
+      const byPartition = new Map(partitions.map((p) => [p.partition, BigInt(p.offset)]));
+      if (![...byPartition.values()].some((offset) => offset >= 0n)) return null;
+      let lag = 0n;
+      for (const end of ends) {
+        const high = BigInt(end.high);
+        const committedOffset = byPartition.get(end.partition) ?? -1n;
+        const from = committedOffset >= 0n ? committedOffset : BigInt(end.low);
+        if (high > from) lag += high - from;
+      }
+      return Number(lag);
+    },
+
+    async deleteTopics(names) {
+      assertOpen();
+      const unique = [...new Set(names)];
+      if (unique.length === 0) return;
+      const existing = new Set(await adminCall('list topics', () => admin.listTopics()));
+      const present = unique.filter((name) => existing.has(name));
+      if (present.length > 0) {
+        try {
+          await connectAdmin();
+          await admin.deleteTopics({ topics: present });
+        } catch (error) {
+          // Deleted meanwhile by someone else: that is the goal anyway.
+          if (kafkaErrorType(error) !== 'UNKNOWN_TOPIC_OR_PARTITION') {
+            throw kafkaError(error, `delete topics ${present.join(', ')}`);
+          }
+        }
+      }
+      for (const name of unique) await schemas.deleteSubject(name);
+    },
+
+    async ping() {
+      assertOpen();
+      await Promise.all([
+        withTimeout(
+          adminCall('describe the cluster', () => admin.describeCluster()),
+          pingTimeoutMs,
+          `Kafka (${options.brokers.join(', ')})`,
+        ),
+        schemas.ping(pingTimeoutMs),
+      ]);
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      await Promise.allSettled([...subscriptions].map((subscription) => subscription.abandon()));
+      await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
+    },
+  };
+  return log;
+}
