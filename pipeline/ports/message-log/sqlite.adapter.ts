@@ -42,7 +42,10 @@ export interface SqliteMessageLogOptions {
   readonly retentionMs?: number;
   /** How often this instance runs the retention sweep; 0 turns the periodic sweep off. Default 5 minutes. */
   readonly retentionCheckMs?: number;
-  /** Told about handler rejections and failed consumer rounds; the adapter itself keeps going. */
+  /**
+   * Told about handler rejections (the message is redelivered after `retryDelayMs`), failed consumer
+   * rounds and failed retention sweeps; the adapter itself keeps going. Default: one line on stderr.
+   */
   readonly onError?: (error: unknown, context: MessageLogErrorContext) => void;
 }
 
@@ -149,6 +152,14 @@ export function partitionForKey(key: string, partitions: number): number {
   return (murmur2(key) & 0x7fffffff) % partitions;
 }
 
+function defaultOnError(error: unknown, context: MessageLogErrorContext): void {
+  const where = context.message
+    ? ` on ${context.message.topic}[${context.message.partition}]@${context.message.offset}`
+    : '';
+  const reason = error instanceof Error ? error.message : String(error);
+  console.warn(`message log: ${context.phase} error in group ${context.groupId || '-'}${where}: ${reason}`);
+}
+
 /** Publishes in this process wake the consumers of the same file at once instead of at their next poll. */
 const wakers = new Map<string, Set<() => void>>();
 
@@ -229,7 +240,14 @@ export function createSqliteMessageLog(options: SqliteMessageLogOptions): Sqlite
   const retryDelayMs = options.retryDelayMs ?? 500;
   const retentionMs = options.retentionMs ?? 7 * 24 * 3600 * 1000;
   const retentionCheckMs = options.retentionCheckMs ?? 5 * 60 * 1000;
-  const onError = options.onError ?? (() => undefined);
+  const reportError = options.onError ?? defaultOnError;
+  const onError = (error: unknown, context: MessageLogErrorContext): void => {
+    try {
+      reportError(error, context);
+    } catch {
+      // A failing reporter must not stop the consumer.
+    }
+  };
 
   const db: Database = openDatabase(options.file);
   migrate(db, 'message-log-001', MIGRATIONS);
