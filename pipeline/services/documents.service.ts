@@ -130,8 +130,14 @@ export function createDocumentsService(deps: DocumentsServiceDeps): DocumentsSer
     return true;
   }
 
-  async function reload(ctx: RequestContext, documentId: string) {
-    return documentView(await loadDocument(ctx, documentId), objects);
+  /**
+   * The document as a write left it: the version that write created, even when a concurrent
+   * write has already appended a newer one (its response must still say `version` = M+1).
+   */
+  async function viewAt(ctx: RequestContext, documentId: string, version: number) {
+    const doc = await loadDocument(ctx, documentId);
+    const record = version === doc.latestVersion ? doc.latest : await documents.getVersion(documentId, version);
+    return documentView(record ? { ...doc, latestVersion: version, latest: record } : doc, objects);
   }
 
   async function allChunks(documentId: string, version: number): Promise<ChunkRecord[]> {
@@ -290,7 +296,7 @@ export function createDocumentsService(deps: DocumentsServiceDeps): DocumentsSer
       }
       await publishUploaded(ctx, created);
       await audit(ctx, 'update', documentId, created.version, before, created, changeReason);
-      return reload(ctx, documentId);
+      return viewAt(ctx, documentId, created.version);
     },
 
     async patchMetadata(ctx, documentId, { metadata, changeReason }) {
@@ -314,7 +320,7 @@ export function createDocumentsService(deps: DocumentsServiceDeps): DocumentsSer
       const source = before as VersionRecord | null;
       if (!source || !(await completeFromExisting(source, created))) await publishUploaded(ctx, created);
       await audit(ctx, 'update', documentId, created.version, source, created, changeReason);
-      return reload(ctx, documentId);
+      return viewAt(ctx, documentId, created.version);
     },
 
     async get(ctx, documentId) {
@@ -391,7 +397,7 @@ export function createDocumentsService(deps: DocumentsServiceDeps): DocumentsSer
       const latest = await documents.updateVersion(documentId, doc.latestVersion, { status: 'pending', error: null });
       if (!latest) throw notFound(documentId);
       await publishUploaded(ctx, latest);
-      return reload(ctx, documentId);
+      return viewAt(ctx, documentId, latest.version);
     },
 
     async chunks(ctx, documentId, { version, cursor, limit }) {
