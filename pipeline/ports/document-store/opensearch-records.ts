@@ -1,0 +1,298 @@
+import { KbError } from '../../errors/kb-error.ts';
+import type {
+  ChunkRecord,
+  DocumentRecord,
+  IngestError,
+  Metadata,
+  NewVersion,
+  VersionRecord,
+  VersionStatus,
+} from './document-store.port.ts';
+
+/**
+ * One entry of a document's serving history: `version` started being served at `from`. The list
+ * is append-only, in version order; an entry ends where the next one starts, or at the deletion.
+ */
+export interface ServedEntry {
+  readonly version: number;
+  readonly from: string;
+}
+
+/**
+ * `_source` of a document. It is the authority for version allocation (`latest_version`) and for
+ * serving (`served`, `deleted_at`); every change bumps `rev`, which copies of the served intervals
+ * on versions and chunks carry, so a late copy never overwrites a newer one.
+ */
+export interface DocumentSource {
+  readonly id: string;
+  readonly workspace_id: string;
+  readonly source: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+  readonly deleted_at: string | null;
+  readonly latest_version: number;
+  readonly served_version: number | null;
+  /** The latest version's status, mirrored for list filters. */
+  readonly status: VersionStatus;
+  readonly rev: number;
+  readonly served: readonly ServedEntry[];
+}
+
+export interface VersionSource {
+  readonly document_id: string;
+  readonly workspace_id: string;
+  readonly version: number;
+  readonly status: VersionStatus;
+  readonly name: string;
+  readonly mime_type: string;
+  readonly size_bytes: number;
+  readonly content_hash: string;
+  readonly storage_key: string;
+  readonly metadata: Metadata;
+  readonly change_reason: string | null;
+  readonly restored_from: number | null;
+  readonly created_by: string;
+  readonly created_at: string;
+  readonly completed_at: string | null;
+  readonly served_from: string | null;
+  readonly served_until: string | null;
+  readonly served_rev: number;
+  readonly chunk_count: number;
+  readonly tokens: number;
+  readonly embedding_model: string | null;
+  readonly error: IngestError | null;
+  readonly archived_at: string | null;
+}
+
+/** The fields a chunk copies from its version and document (see {@link derivedChunkFields}). */
+export interface DerivedChunkFields {
+  readonly served_from: string | null;
+  readonly served_until: string | null;
+  readonly served_rev: number;
+  readonly v_name: string | null;
+  readonly v_mime_type: string | null;
+  readonly v_metadata: Metadata;
+  readonly v_metadata_kv: string[];
+  readonly d_created_at: string | null;
+}
+
+export interface ChunkSource extends DerivedChunkFields {
+  readonly id: string;
+  readonly document_id: string;
+  readonly workspace_id: string;
+  readonly version: number;
+  readonly idx: number;
+  readonly content: string;
+  readonly content_hash: string;
+  readonly tokens: number;
+  readonly start_offset: number;
+  readonly end_offset: number;
+  readonly page: number | null;
+  readonly metadata: Metadata;
+  /** The model of the stored vector, or null without one. */
+  readonly model: string | null;
+  /** The vector, under the field named after its dimension count (`vector_d<n>`). */
+  readonly [vectorField: `vector_d${number}`]: number[] | undefined;
+}
+
+export interface VectorCacheSource {
+  readonly model: string;
+  readonly content_hash: string;
+  /** Base64 of the little-endian float32 values. */
+  readonly vector: string;
+}
+
+/**
+ * Canonical form of a timestamp: ISO 8601 UTC with milliseconds (`Date#toISOString`), so records
+ * read back exactly as other adapters return them. Throws `bad-request` for an unparseable value.
+ */
+export function canonicalTime(value: string, field: string): string {
+  const time = Date.parse(value);
+  if (Number.isNaN(time)) {
+    throw new KbError('bad-request', `${field} is not a valid ISO 8601 timestamp: ${JSON.stringify(value)}`);
+  }
+  return new Date(time).toISOString();
+}
+
+/** The later of two canonical timestamps (string order is time order for them). */
+export function later(first: string, second: string | null): string {
+  return second !== null && second > first ? second : first;
+}
+
+/** Id of a version document. */
+export function versionId(documentId: string, version: number): string {
+  return `${documentId}:${version}`;
+}
+
+/** Id of a chunk: `<document_id>:<version>:<index>`. */
+export function chunkId(documentId: string, version: number, index: number): string {
+  return `${documentId}:${version}:${index}`;
+}
+
+/**
+ * Token of one metadata filter value: the JSON of `[key, value]`, unambiguous whatever the key
+ * holds and type-exact (`"2024"` and `2024` differ).
+ */
+export function metadataToken(key: string, value: string | number | boolean): string {
+  return JSON.stringify([key, value]);
+}
+
+function isScalar(value: unknown): value is string | number | boolean {
+  return (
+    typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))
+  );
+}
+
+/**
+ * Filter tokens of version metadata: one per scalar value, and one per scalar element of a list
+ * value (a list matches when one of its elements does). Objects and nulls are not filterable.
+ */
+export function metadataTokens(metadata: Metadata): string[] {
+  const tokens = new Set<string>();
+  for (const [key, value] of Object.entries(metadata)) {
+    if (isScalar(value)) tokens.add(metadataToken(key, value));
+    else if (Array.isArray(value)) {
+      for (const element of value) if (isScalar(element)) tokens.add(metadataToken(key, element));
+    }
+  }
+  return [...tokens];
+}
+
+/** The interval a version was served in, according to its document, or nulls if never served. */
+export function servedInterval(
+  document: DocumentSource | null,
+  version: number,
+): { from: string | null; until: string | null } {
+  if (document === null) return { from: null, until: null };
+  const position = document.served.findIndex((entry) => entry.version === version);
+  const entry = document.served[position];
+  if (entry === undefined) return { from: null, until: null };
+  const next = document.served[position + 1];
+  if (next !== undefined) return { from: entry.from, until: next.from };
+  return { from: entry.from, until: document.deleted_at === null ? null : later(document.deleted_at, entry.from) };
+}
+
+/**
+ * What a chunk of version `version` copies from its document and version record (either may not
+ * exist yet: chunks can be written before their version, and are then completed by a later sync).
+ */
+export function derivedChunkFields(
+  document: DocumentSource | null,
+  versionNumber: number,
+  version: VersionSource | null,
+): DerivedChunkFields {
+  const interval = servedInterval(document, versionNumber);
+  return {
+    served_from: interval.from,
+    served_until: interval.until,
+    served_rev: document?.rev ?? 0,
+    v_name: version?.name ?? null,
+    v_mime_type: version?.mime_type ?? null,
+    v_metadata: version?.metadata ?? {},
+    v_metadata_kv: version === null ? [] : metadataTokens(version.metadata),
+    d_created_at: document?.created_at ?? null,
+  };
+}
+
+export function newVersionSource(
+  documentId: string,
+  workspaceId: string,
+  version: number,
+  input: NewVersion,
+): VersionSource {
+  return {
+    document_id: documentId,
+    workspace_id: workspaceId,
+    version,
+    status: 'pending',
+    name: input.name,
+    mime_type: input.mimeType,
+    size_bytes: input.sizeBytes,
+    content_hash: input.contentHash,
+    storage_key: input.storageKey,
+    metadata: input.metadata ?? {},
+    change_reason: input.changeReason,
+    restored_from: input.restoredFrom,
+    created_by: input.createdBy,
+    created_at: canonicalTime(input.createdAt, 'createdAt'),
+    completed_at: null,
+    served_from: null,
+    served_until: null,
+    served_rev: 0,
+    chunk_count: 0,
+    tokens: 0,
+    embedding_model: null,
+    error: null,
+    archived_at: null,
+  };
+}
+
+export function toVersionRecord(source: VersionSource): VersionRecord {
+  return {
+    documentId: source.document_id,
+    workspaceId: source.workspace_id,
+    version: source.version,
+    status: source.status,
+    name: source.name,
+    mimeType: source.mime_type,
+    sizeBytes: source.size_bytes,
+    contentHash: source.content_hash,
+    storageKey: source.storage_key,
+    metadata: source.metadata ?? {},
+    changeReason: source.change_reason ?? null,
+    restoredFrom: source.restored_from ?? null,
+    createdBy: source.created_by,
+    createdAt: source.created_at,
+    completedAt: source.completed_at ?? null,
+    servedFrom: source.served_from ?? null,
+    servedUntil: source.served_until ?? null,
+    chunkCount: source.chunk_count ?? 0,
+    tokens: source.tokens ?? 0,
+    embeddingModel: source.embedding_model ?? null,
+    error: source.error ?? null,
+    archivedAt: source.archived_at ?? null,
+  };
+}
+
+export function toDocumentRecord(document: DocumentSource, latest: VersionSource): DocumentRecord {
+  return {
+    id: document.id,
+    workspaceId: document.workspace_id,
+    source: document.source,
+    createdAt: document.created_at,
+    updatedAt: document.updated_at,
+    deletedAt: document.deleted_at ?? null,
+    latestVersion: document.latest_version,
+    servedVersion: document.served_version ?? null,
+    latest: toVersionRecord(latest),
+  };
+}
+
+export function toChunkRecord(source: ChunkSource): ChunkRecord {
+  return {
+    id: source.id,
+    documentId: source.document_id,
+    workspaceId: source.workspace_id,
+    version: source.version,
+    index: source.idx,
+    content: source.content,
+    contentHash: source.content_hash,
+    tokens: source.tokens,
+    startOffset: source.start_offset,
+    endOffset: source.end_offset,
+    page: source.page ?? null,
+    metadata: source.metadata ?? {},
+  };
+}
+
+/** Float32 values as base64 (exact round trip, a quarter of the JSON size). */
+export function encodeVector(vector: Float32Array): string {
+  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64');
+}
+
+export function decodeVector(encoded: string): Float32Array {
+  const bytes = Buffer.from(encoded, 'base64');
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer);
+}
