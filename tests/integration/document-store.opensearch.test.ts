@@ -1,0 +1,425 @@
+import { createHash, randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../pipeline/config/config.ts';
+import type {
+  ChunkInput,
+  DocumentStore,
+  NewVersion,
+  SearchFilters,
+} from '../../pipeline/ports/document-store/document-store.port.ts';
+import { createOpenSearchDocumentStore } from '../../pipeline/ports/document-store/opensearch.adapter.ts';
+import { indexNames } from '../../pipeline/ports/document-store/opensearch-mappings.ts';
+import { describeDocumentStoreContract } from '../contract/document-store.contract.ts';
+
+const url = loadConfig().opensearch.url;
+if (url === null) {
+  throw new Error(
+    'KB_OPENSEARCH_URL is not set: start the engines with deploy/native/up and load deploy/native/env, ' +
+      'or point it at an OpenSearch with the k-NN plugin',
+  );
+}
+const opensearchUrl: string = url;
+
+/** Deletes the indexes of a store's (random) prefix. */
+async function deleteIndexes(prefix: string): Promise<void> {
+  const indexes = Object.values(indexNames(prefix)).join(',');
+  const response = await fetch(`${opensearchUrl}/${indexes}?ignore_unavailable=true`, { method: 'DELETE' });
+  if (!response.ok) {
+    throw new Error(`Cannot delete the test indexes ${indexes}: ${response.status} ${await response.text()}`);
+  }
+}
+
+describeDocumentStoreContract('opensearch', async () => {
+  const prefix = `kbtest-${randomUUID()}`;
+  let store: DocumentStore;
+  try {
+    store = await createOpenSearchDocumentStore({ url: opensearchUrl, indexPrefix: prefix });
+  } catch (error) {
+    await deleteIndexes(prefix);
+    throw error;
+  }
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await deleteIndexes(prefix);
+    },
+  };
+});
+
+const MODEL = { model: 'opensearch-test/embedding-4d', dimensions: 4 };
+const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+function version(overrides: Partial<NewVersion> = {}): NewVersion {
+  return {
+    name: 'notes.txt',
+    mimeType: 'text/plain',
+    sizeBytes: 10,
+    contentHash: sha256('notes'),
+    storageKey: `files/${randomUUID()}`,
+    metadata: {},
+    changeReason: null,
+    restoredFrom: null,
+    createdBy: 'key-test',
+    createdAt: '2024-05-01T10:00:00.000Z',
+    ...overrides,
+  };
+}
+
+function chunk(
+  doc: { id: string; workspaceId: string },
+  versionNumber: number,
+  index: number,
+  content: string,
+  vector: Float32Array | null = null,
+): ChunkInput {
+  return {
+    id: `${doc.id}:${versionNumber}:${index}`,
+    documentId: doc.id,
+    workspaceId: doc.workspaceId,
+    version: versionNumber,
+    index,
+    content,
+    contentHash: sha256(content),
+    tokens: 2,
+    startOffset: 0,
+    endOffset: content.length,
+    page: null,
+    metadata: {},
+    vector,
+  };
+}
+
+/** Reads or writes a record the way another process (or an interrupted one) would have left it. */
+async function raw(method: string, urlPath: string, body?: unknown): Promise<Record<string, unknown>> {
+  const response = await fetch(`${opensearchUrl}${urlPath}`, {
+    method,
+    headers: { 'content-type': 'application/json' },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  if (!response.ok) throw new Error(`${method} ${urlPath}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as Record<string, unknown>;
+}
+
+/**
+ * A loopback HTTP proxy to the cluster that holds the first request `hold` picks until
+ * `release()`, so a test can order one store's write after another store's change.
+ */
+async function startGatedProxy(
+  target: string,
+  hold: (method: string, path: string, body: string) => boolean,
+): Promise<{ url: string; held: Promise<void>; release(): void; close(): Promise<void> }> {
+  let signalHeld = () => {};
+  const held = new Promise<void>((resolve) => {
+    signalHeld = resolve;
+  });
+  let release = () => {};
+  const released = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  let holding = false;
+  const server = http.createServer((request, response) => {
+    const parts: Buffer[] = [];
+    request.on('data', (part: Buffer) => parts.push(part));
+    request.on('end', () => {
+      const body = Buffer.concat(parts);
+      const method = request.method ?? 'GET';
+      const urlPath = request.url ?? '/';
+      const forward = async () => {
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(request.headers)) {
+          if (typeof value === 'string' && !['host', 'content-length', 'connection'].includes(name)) {
+            headers[name] = value;
+          }
+        }
+        const answer = await fetch(`${target}${urlPath}`, {
+          method,
+          headers,
+          ...(body.length > 0 ? { body } : {}),
+        });
+        const content = Buffer.from(await answer.arrayBuffer());
+        const contentType = answer.headers.get('content-type');
+        response.writeHead(answer.status, contentType === null ? {} : { 'content-type': contentType });
+        response.end(method === 'HEAD' ? undefined : content);
+      };
+      const gate = !holding && hold(method, urlPath, body.toString('utf8'));
+      if (gate) {
+        holding = true;
+        signalHeld();
+      }
+      (gate ? released.then(forward) : forward()).catch((error: unknown) => {
+        response.writeHead(502);
+        response.end(String(error));
+      });
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    held,
+    release,
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((error) => (error ? reject(error) : resolve()));
+      }),
+  };
+}
+
+describe('OpenSearch document store', () => {
+  const prefixes: string[] = [];
+  const stores: DocumentStore[] = [];
+  let prefix: string;
+  let store: DocumentStore;
+
+  async function open(
+    indexPrefix: string,
+    extra: { maxResultWindow?: number; url?: string } = {},
+  ): Promise<DocumentStore> {
+    if (!prefixes.includes(indexPrefix)) prefixes.push(indexPrefix);
+    const opened = await createOpenSearchDocumentStore({ url: opensearchUrl, indexPrefix, ...extra });
+    stores.push(opened);
+    return opened;
+  }
+
+  beforeAll(async () => {
+    prefix = `kbtest-${randomUUID()}`;
+    store = await open(prefix);
+    await store.setIndexModel(MODEL);
+  });
+
+  afterAll(async () => {
+    for (const opened of stores) await opened.close();
+    for (const indexPrefix of prefixes) await deleteIndexes(indexPrefix);
+  });
+
+  async function served(workspaceId: string, content: string, metadata: Record<string, unknown> = {}) {
+    const doc = await store.createDocument({
+      id: randomUUID(),
+      workspaceId,
+      source: 'upload',
+      firstVersion: version({ metadata }),
+    });
+    await store.putChunks([chunk(doc, 1, 0, content)]);
+    await store.completeVersion(doc.id, 1, {
+      at: '2024-05-01T10:05:00.000Z',
+      chunkCount: 1,
+      tokens: 2,
+      embeddingModel: null,
+    });
+    return doc;
+  }
+
+  const keyword = (workspaceId: string, text: string, asOf: string | null = null) =>
+    store.keywordSearch({ workspaceId, text, limit: 20, asOf, filters: {} });
+
+  it('keeps documents and the index model for a store opened later on the same indexes', async () => {
+    const workspaceId = `ws-${randomUUID()}`;
+    const doc = await served(workspaceId, 'persistent lighthouse');
+    const reopened = await open(prefix);
+    expect(await reopened.getIndexModel()).toEqual(MODEL);
+    expect((await reopened.getDocument(workspaceId, doc.id))?.servedVersion).toBe(1);
+    const hits = await reopened.keywordSearch({ workspaceId, text: 'lighthouse', limit: 5, asOf: null, filters: {} });
+    expect(hits.map((hit) => hit.chunk.id)).toEqual([`${doc.id}:1:0`]);
+  });
+
+  it('gives appends from two stores on the same indexes distinct, gap-free numbers', async () => {
+    const workspaceId = `ws-${randomUUID()}`;
+    const second = await open(prefix);
+    const doc = await store.createDocument({
+      id: randomUUID(),
+      workspaceId,
+      source: 'upload',
+      firstVersion: version(),
+    });
+    const appends = await Promise.all(
+      Array.from({ length: 12 }, (_, n) =>
+        (n % 2 === 0 ? store : second).appendVersion(workspaceId, doc.id, () => version()),
+      ),
+    );
+    expect(appends.map((v) => v.version).sort((x, y) => x - y)).toEqual(Array.from({ length: 12 }, (_, n) => n + 2));
+    expect((await second.getDocument(workspaceId, doc.id))?.latestVersion).toBe(13);
+  });
+
+  it('serves chunks whose write raced with the completion of their version', async () => {
+    const workspaceId = `ws-${randomUUID()}`;
+    const doc = await store.createDocument({
+      id: randomUUID(),
+      workspaceId,
+      source: 'upload',
+      firstVersion: version(),
+    });
+    // A second store whose chunk write reaches the engine only after the completion has finished:
+    // it read the version as not yet served, and the completion found no chunks to update.
+    const proxy = await startGatedProxy(
+      opensearchUrl,
+      (method, urlPath, body) => method === 'POST' && urlPath.startsWith('/_bulk') && body.includes('racing kestrel'),
+    );
+    try {
+      const writer = await open(prefix, { url: proxy.url });
+      const writing = writer.putChunks([0, 1, 2].map((index) => chunk(doc, 1, index, `racing kestrel ${index}`)));
+      await proxy.held;
+      expect(
+        await store.completeVersion(doc.id, 1, {
+          at: '2024-05-01T10:05:00.000Z',
+          chunkCount: 3,
+          tokens: 6,
+          embeddingModel: null,
+        }),
+      ).toEqual({ served: true });
+      proxy.release();
+      await writing;
+    } finally {
+      proxy.release();
+      await proxy.close();
+    }
+    const hits = await keyword(workspaceId, 'kestrel');
+    expect(hits.map((hit) => hit.chunk.id).sort()).toEqual([0, 1, 2].map((index) => `${doc.id}:1:${index}`));
+    expect(hits.every((hit) => hit.documentName === 'notes.txt')).toBe(true);
+  });
+
+  it('adopts a version left behind by an interrupted append', async () => {
+    const workspaceId = `ws-${randomUUID()}`;
+    const doc = await store.createDocument({
+      id: randomUUID(),
+      workspaceId,
+      source: 'upload',
+      firstVersion: version(),
+    });
+    // Version 2 was allocated, but its append stopped before advancing the document.
+    const first = (await raw('GET', `/${prefix}-versions/_doc/${doc.id}:1`))._source as Record<string, unknown>;
+    await raw('PUT', `/${prefix}-versions/_doc/${doc.id}:2?refresh=true`, { ...first, version: 2, name: 'orphan.txt' });
+    const appended = await store.appendVersion(workspaceId, doc.id, () => version({ name: 'third.txt' }));
+    expect(appended.version).toBe(3);
+    expect((await store.listVersions(workspaceId, doc.id)).map((v) => [v.version, v.name])).toEqual([
+      [3, 'third.txt'],
+      [2, 'orphan.txt'],
+      [1, 'notes.txt'],
+    ]);
+    expect((await store.getDocument(workspaceId, doc.id))?.latestVersion).toBe(3);
+  });
+
+  it('finishes an interrupted completion when it is retried', async () => {
+    const workspaceId = `ws-${randomUUID()}`;
+    const doc = await served(workspaceId, 'osprey original');
+    await store.appendVersion(workspaceId, doc.id, () => version());
+    await store.putChunks([chunk(doc, 2, 0, 'osprey revised')]);
+    // The completion of version 2 recorded the hand-over on the document, then stopped.
+    const stored = (await raw('GET', `/${prefix}-documents/_doc/${doc.id}`))._source as Record<string, unknown>;
+    await raw('PUT', `/${prefix}-documents/_doc/${doc.id}?refresh=true`, {
+      ...stored,
+      served: [...(stored.served as unknown[]), { version: 2, from: '2024-05-01T11:00:00.000Z' }],
+      served_version: 2,
+      rev: (stored.rev as number) + 1,
+    });
+    const retried = await store.completeVersion(doc.id, 2, {
+      at: '2024-05-01T11:30:00.000Z',
+      chunkCount: 1,
+      tokens: 2,
+      embeddingModel: null,
+    });
+    expect(retried).toEqual({ served: true });
+    expect((await store.getVersion(doc.id, 1))?.servedUntil).toBe('2024-05-01T11:00:00.000Z');
+    expect(await store.getVersion(doc.id, 2)).toMatchObject({
+      status: 'completed',
+      servedFrom: '2024-05-01T11:00:00.000Z',
+      servedUntil: null,
+    });
+    expect((await keyword(workspaceId, 'osprey')).map((hit) => hit.chunk.id)).toEqual([`${doc.id}:2:0`]);
+    expect((await keyword(workspaceId, 'osprey', '2024-05-01T10:30:00.000Z')).map((hit) => hit.chunk.id)).toEqual([
+      `${doc.id}:1:0`,
+    ]);
+  });
+
+  it('filters on metadata keys with quotes, dots and backslashes, type-exactly, and on list values by element', async () => {
+    const workspaceId = `ws-${randomUUID()}`;
+    const odd = await served(workspaceId, 'harbour one', {
+      'team "core"': 'x',
+      'a.b': 1,
+      'c\\d': true,
+      tags: ['red', 2],
+    });
+    const plain = await served(workspaceId, 'harbour two', { a: { b: 1 }, tags: 'red', year: '2024' });
+    const find = async (metadata: NonNullable<SearchFilters['metadata']>) =>
+      (await store.keywordSearch({ workspaceId, text: 'harbour', limit: 10, asOf: null, filters: { metadata } })).map(
+        (hit) => hit.chunk.documentId,
+      );
+    expect(await find({ 'team "core"': ['x'] })).toEqual([odd.id]);
+    expect(await find({ 'a.b': [1] })).toEqual([odd.id]);
+    expect(await find({ 'c\\d': [true] })).toEqual([odd.id]);
+    expect((await find({ tags: ['red'] })).sort()).toEqual([odd.id, plain.id].sort());
+    expect(await find({ tags: [2] })).toEqual([odd.id]);
+    expect(await find({ year: [2024] })).toEqual([]);
+    expect(await find({ year: ['2024'] })).toEqual([plain.id]);
+    expect(await find({ 'c\\d': [1] })).toEqual([]);
+  });
+
+  it('stores timestamps in canonical ISO form and rejects unparseable ones', async () => {
+    const workspaceId = `ws-${randomUUID()}`;
+    const doc = await store.createDocument({
+      id: randomUUID(),
+      workspaceId,
+      source: 'upload',
+      firstVersion: version({ createdAt: '2024-05-01T12:00:00+02:00' }),
+    });
+    expect(doc.createdAt).toBe('2024-05-01T10:00:00.000Z');
+    expect((await store.getDocument(workspaceId, doc.id))?.latest.createdAt).toBe('2024-05-01T10:00:00.000Z');
+    await expect(keyword(workspaceId, 'x', 'yesterday-ish')).rejects.toMatchObject({ code: 'bad-request' });
+  });
+
+  it('refuses zero chunk vectors and finds nothing for a zero query vector', async () => {
+    const workspaceId = `ws-${randomUUID()}`;
+    const doc = await served(workspaceId, 'vector holder');
+    await expect(store.putChunks([chunk(doc, 1, 1, 'zero', new Float32Array(4))])).rejects.toMatchObject({
+      code: 'bad-request',
+    });
+    expect(await store.getChunk(`${doc.id}:1:1`)).toBeNull();
+    await store.setChunkVectors(MODEL.model, new Map([[`${doc.id}:1:0`, new Float32Array([1, 0, 0, 0])]]));
+    const query = { workspaceId, text: '', limit: 5, asOf: null, filters: {} };
+    await expect(store.vectorSearch({ ...query, vector: new Float32Array(3) })).rejects.toMatchObject({
+      code: 'model-mismatch',
+    });
+    expect(await store.vectorSearch({ ...query, vector: new Float32Array(4) })).toEqual([]);
+    expect(
+      (await store.vectorSearch({ ...query, vector: new Float32Array([0, 1, 0, 0]) })).map((hit) => hit.score),
+    ).toEqual([expect.closeTo(0, 4)]);
+  });
+
+  it('pages with offsets beyond the result window', async () => {
+    const small = await open(`kbtest-${randomUUID()}`, { maxResultWindow: 4 });
+    const workspaceId = `ws-${randomUUID()}`;
+    for (let minute = 0; minute < 11; minute += 1) {
+      await small.createDocument({
+        id: randomUUID(),
+        workspaceId,
+        source: 'upload',
+        firstVersion: version({ createdAt: new Date(Date.UTC(2024, 4, 1, 10, minute)).toISOString() }),
+      });
+    }
+    const all: string[] = [];
+    let after: { createdAt: string; id: string } | undefined;
+    for (let round = 0; round < 10; round += 1) {
+      const page = await small.listDocuments({ workspaceId, limit: 4, ...(after ? { after } : {}) });
+      if (page.documents.length === 0) break;
+      all.push(...page.documents.map((doc) => doc.id));
+      const last = page.documents[page.documents.length - 1]!;
+      after = { createdAt: last.createdAt, id: last.id };
+    }
+    expect(all).toHaveLength(11);
+    for (const offset of [0, 3, 5, 9, 10]) {
+      const page = await small.listDocuments({ workspaceId, limit: 3, offset });
+      expect(page.total).toBe(11);
+      expect(page.documents.map((doc) => doc.id)).toEqual(all.slice(offset, offset + 3));
+    }
+    expect(await small.listDocuments({ workspaceId, limit: 3, offset: 11 })).toEqual({ documents: [], total: 11 });
+  });
+
+  it('reports an unreachable cluster as a retriable engine-unavailable error', async () => {
+    await expect(
+      createOpenSearchDocumentStore({ url: 'http://127.0.0.1:9', indexPrefix: `kbtest-${randomUUID()}` }),
+    ).rejects.toMatchObject({ code: 'engine-unavailable', retriable: true });
+  });
+});
