@@ -6,6 +6,11 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { pathToFileURL } from 'node:url';
 import { KbError } from '../../errors/kb-error.ts';
+import {
+  OBJECT_KEY_SEGMENT as SEGMENT,
+  validateObjectKey as validateKey,
+  validateObjectKeyPrefix as validatePrefix,
+} from './object-key.ts';
 import type { ObjectInfo, ObjectStore } from './object-store.port.ts';
 
 export interface FilesystemObjectStoreOptions {
@@ -13,40 +18,8 @@ export interface FilesystemObjectStoreOptions {
   readonly root: string;
 }
 
-const SEGMENT = /^[A-Za-z0-9._-]+$/;
-const PREFIX_CHARS = /^[A-Za-z0-9._/-]*$/;
-const MAX_KEY_LENGTH = 1024;
 /** Temporary files carry `~`, which keys cannot contain, so listings never show them. */
 const TEMP_MARKER = '~';
-
-function badKey(key: string, why: string): KbError {
-  return new KbError('bad-request', `Invalid object key ${JSON.stringify(key)}: ${why}`);
-}
-
-/** Checks a key: `/`-separated segments of `[A-Za-z0-9._-]`, none empty, `.` or `..`. */
-function validateKey(key: string): void {
-  if (typeof key !== 'string' || key.length === 0) throw badKey(String(key), 'empty');
-  if (key.length > MAX_KEY_LENGTH) throw badKey(key.slice(0, 64), `longer than ${MAX_KEY_LENGTH} characters`);
-  if (key.startsWith('/')) throw badKey(key, 'absolute');
-  for (const segment of key.split('/')) {
-    if (segment === '') throw badKey(key, 'empty path segment');
-    if (segment === '.' || segment === '..') throw badKey(key, 'relative path segment');
-    if (!SEGMENT.test(segment)) throw badKey(key, 'only letters, digits, ".", "_", "-" and "/" are allowed');
-  }
-}
-
-/** A prefix is a key's beginning: the same characters, possibly empty or ending in a partial segment. */
-function validatePrefix(prefix: string): void {
-  if (typeof prefix !== 'string') throw badKey(String(prefix), 'not a string');
-  if (prefix.length > MAX_KEY_LENGTH) throw badKey(prefix.slice(0, 64), `longer than ${MAX_KEY_LENGTH} characters`);
-  if (prefix.startsWith('/')) throw badKey(prefix, 'absolute');
-  if (!PREFIX_CHARS.test(prefix)) throw badKey(prefix, 'only letters, digits, ".", "_", "-" and "/" are allowed');
-  const segments = prefix.split('/');
-  for (const [i, segment] of segments.entries()) {
-    if (segment === '..' || (segment === '.' && i < segments.length - 1)) throw badKey(prefix, 'relative path segment');
-    if (segment === '' && i < segments.length - 1) throw badKey(prefix, 'empty path segment');
-  }
-}
 
 function errnoCode(error: unknown): string | undefined {
   return error && typeof error === 'object' ? ((error as { code?: unknown }).code as string | undefined) : undefined;
