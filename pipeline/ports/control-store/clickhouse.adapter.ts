@@ -1,0 +1,430 @@
+import { type ClickHouseClient, ClickHouseError, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { KbError } from '../../errors/kb-error.ts';
+import { applyClickHouseMigrations } from './clickhouse-migrations.ts';
+import type {
+  ApiKeyRecord,
+  AuditAction,
+  AuditEntry,
+  AuditQuery,
+  AuditSnapshot,
+  ControlStore,
+  Permission,
+  Plan,
+  UsageCount,
+} from './control-store.port.ts';
+
+export interface ClickHouseControlStoreOptions {
+  /** HTTP(S) URL of the ClickHouse server, e.g. `http://127.0.0.1:8123`. */
+  readonly url: string;
+  readonly user: string;
+  readonly password: string;
+  /** Database holding the control-store tables; created if missing. */
+  readonly database: string;
+}
+
+type QueryParams = Record<string, unknown>;
+
+interface KeyRow {
+  id: string;
+  name: string;
+  prefix: string;
+  hash: string;
+  workspace_id: string;
+  permissions: string[];
+  plan: string;
+  created_at: string;
+  revoked_at: string | null;
+}
+
+interface AuditRow {
+  id: string;
+  workspace_id: string;
+  document_id: string;
+  action: string;
+  actor_id: string;
+  timestamp: string;
+  version: number | null;
+  before_json: string | null;
+  after_json: string | null;
+  change_reason: string | null;
+  trace_id: string;
+}
+
+const KEY_COLUMNS = 'id, name, prefix, hash, workspace_id, permissions, plan, created_at, revoked_at';
+const AUDIT_COLUMNS =
+  'id, workspace_id, document_id, action, actor_id, timestamp, version, before_json, after_json, change_reason, trace_id';
+
+/**
+ * Server error codes worth retrying unchanged: overload, timeouts, network trouble between
+ * servers. Every other server error (syntax, unknown table, authentication) is final.
+ */
+const RETRIABLE_SERVER_CODES = new Set([
+  '159', // TIMEOUT_EXCEEDED
+  '202', // TOO_MANY_SIMULTANEOUS_QUERIES
+  '203', // NO_FREE_CONNECTION
+  '209', // SOCKET_TIMEOUT
+  '210', // NETWORK_ERROR
+  '241', // MEMORY_LIMIT_EXCEEDED
+  '242', // TABLE_IS_READ_ONLY
+  '252', // TOO_MANY_PARTS
+  '319', // UNKNOWN_STATUS_OF_INSERT
+  '425', // SYSTEM_ERROR
+  '439', // CANNOT_SCHEDULE_TASK
+]);
+
+/**
+ * Rank of a key state in `api_keys` (`ReplacingMergeTree(version)` keeps the highest): a live key
+ * is 0, a revoked key `2^53 − revokedMs`, so any revocation outranks the live row and an earlier
+ * revocation outranks a later one. Instants are clamped into `[0, 2^52]` to keep the rank a
+ * positive safe integer.
+ */
+function keyVersion(revokedMs: number | null): number {
+  if (revokedMs === null) return 0;
+  const clamped = Math.min(Math.max(Math.floor(revokedMs), 0), 2 ** 52);
+  return 2 ** 53 - clamped;
+}
+
+function instant(value: string, field: string): number {
+  const ms = Date.parse(value);
+  if (Number.isNaN(ms)) throw new KbError('bad-request', `${field} is not an ISO 8601 timestamp: ${value}`);
+  return ms;
+}
+
+/** `DateTime64(3, 'UTC')` text for an instant. */
+function dateTime64(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+function toKey(row: KeyRow, lastUsedAt: string | null): ApiKeyRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    prefix: row.prefix,
+    hash: row.hash,
+    workspaceId: row.workspace_id,
+    permissions: row.permissions as Permission[],
+    plan: row.plan as Plan,
+    createdAt: row.created_at,
+    revokedAt: row.revoked_at,
+    lastUsedAt,
+  };
+}
+
+function toKeyRow(key: ApiKeyRecord, revokedAt: string | null): Record<string, unknown> {
+  return {
+    id: key.id,
+    name: key.name,
+    prefix: key.prefix,
+    hash: key.hash,
+    workspace_id: key.workspaceId,
+    permissions: [...key.permissions],
+    plan: key.plan,
+    created_at: key.createdAt,
+    revoked_at: revokedAt,
+    version: keyVersion(revokedAt === null ? null : instant(revokedAt, 'revokedAt')),
+  };
+}
+
+function toAudit(row: AuditRow): AuditEntry {
+  return {
+    id: row.id,
+    action: row.action as AuditAction,
+    workspaceId: row.workspace_id,
+    documentId: row.document_id,
+    actor: { type: 'api_key', id: row.actor_id },
+    timestamp: row.timestamp,
+    version: row.version === null ? null : Number(row.version),
+    before: row.before_json === null ? null : (JSON.parse(row.before_json) as AuditSnapshot),
+    after: row.after_json === null ? null : (JSON.parse(row.after_json) as AuditSnapshot),
+    changeReason: row.change_reason,
+    traceId: row.trace_id,
+  };
+}
+
+/** Turns a client or server failure into a KbError: unreachable or overloaded → retriable `engine-unavailable`. */
+function storeError(error: unknown, what: string): KbError {
+  if (error instanceof KbError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof ClickHouseError) {
+    if (RETRIABLE_SERVER_CODES.has(error.code)) {
+      return new KbError('engine-unavailable', `ClickHouse is busy (${what}): ${message}`, {
+        cause: error,
+        retriable: true,
+      });
+    }
+    return new KbError('internal-error', `ClickHouse rejected ${what}: ${message}`, { cause: error, retriable: false });
+  }
+  // No answer from the server: refused or reset connections, timeouts, name resolution.
+  return new KbError('engine-unavailable', `ClickHouse is unreachable (${what}): ${message}`, {
+    cause: error,
+    retriable: true,
+  });
+}
+
+function connect(options: ClickHouseControlStoreOptions, database?: string): ClickHouseClient {
+  return createClient({
+    url: options.url,
+    username: options.user,
+    password: options.password,
+    ...(database === undefined ? {} : { database }),
+    application: 'kb-document-service',
+    // Failures are reported to the caller as KbErrors; the client need not log them too.
+    log: { level: ClickHouseLogLevel.OFF },
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+  });
+}
+
+async function ensureDatabase(options: ClickHouseControlStoreOptions): Promise<void> {
+  const admin = connect(options);
+  try {
+    await admin.command({
+      query: 'CREATE DATABASE IF NOT EXISTS {database:Identifier}',
+      query_params: { database: options.database },
+    });
+  } catch (error) {
+    // DATABASE_ALREADY_EXISTS: another process created it between our check and create.
+    if (!(error instanceof ClickHouseError && error.code === '82')) throw error;
+  } finally {
+    await admin.close();
+  }
+}
+
+/**
+ * The control plane in ClickHouse (schema and table engines: `clickhouse-migrations.ts`). Creates
+ * the database if missing and applies pending migrations before resolving. Every value travels as
+ * a query parameter or as JSON insert data, never spliced into SQL.
+ *
+ * - Keys: `ReplacingMergeTree` rows read with `FINAL`, so a revocation is visible to the next read.
+ *   `revokeKey` writes only when the key is not yet revoked (first `revokedAt` kept); if two
+ *   processes revoke the same key at once, both rows land and the earliest `revokedAt` wins.
+ *   `touchKeys` writes to `api_key_last_used`, whose version is the instant itself, so the stored
+ *   last use is the latest ever sent. Touches of unknown keys are dropped.
+ * - `createKey` checks for an existing id or hash before inserting, since ClickHouse has no unique
+ *   constraints. Race window: two `createKey` calls with the same id or hash that both check before
+ *   either inserts both succeed; with the same id the rows then collapse into one of the two
+ *   records, with the same hash `findKeyByHash` returns the earlier created. Ids are UUIDs and
+ *   hashes SHA-256 of random keys, so only a caller re-sending one record can hit it.
+ * - Audit entries are immutable rows ordered by `(workspace_id, id)`; re-appending an id collapses
+ *   under `FINAL`. `listAudit` reads the page and the total in two queries: an entry appended in
+ *   between may be counted but not listed, or the reverse.
+ * - Usage: each (instance, key, second) is one row; a re-send replaces it. `readUsage` sums over
+ *   instances from `rate_usage FINAL`. Rows expire a day after they were recorded, and the view
+ *   `usage_per_minute` (key_id, minute, requests) reports per-key requests per minute.
+ * - Failures: no answer from the server, or an overloaded one, rejects with a retriable
+ *   `engine-unavailable`; other server errors with `internal-error`; bad timestamps with
+ *   `bad-request`.
+ */
+export async function createClickHouseControlStore(options: ClickHouseControlStoreOptions): Promise<ControlStore> {
+  try {
+    await ensureDatabase(options);
+  } catch (error) {
+    throw storeError(error, `creating database ${options.database}`);
+  }
+  const client = connect(options, options.database);
+  try {
+    await applyClickHouseMigrations(client);
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw storeError(error, 'applying migrations');
+  }
+
+  async function select<T>(what: string, query: string, params: QueryParams = {}): Promise<T[]> {
+    try {
+      const result = await client.query({ query, query_params: params, format: 'JSONEachRow' });
+      return await result.json<T>();
+    } catch (error) {
+      throw storeError(error, what);
+    }
+  }
+
+  async function insert(what: string, table: string, values: Record<string, unknown>[]): Promise<void> {
+    if (values.length === 0) return;
+    try {
+      await client.insert({ table, values, format: 'JSONEachRow' });
+    } catch (error) {
+      throw storeError(error, what);
+    }
+  }
+
+  /** Keys matching `filter` (SQL over `api_keys` columns, values as parameters), with their last use. */
+  async function readKeys(what: string, filter: string, params: QueryParams): Promise<ApiKeyRecord[]> {
+    const [rows, uses] = await Promise.all([
+      select<KeyRow>(what, `SELECT ${KEY_COLUMNS} FROM api_keys FINAL WHERE ${filter} ORDER BY created_at, id`, params),
+      select<{ key_id: string; last_used_at: string }>(
+        what,
+        `SELECT key_id, last_used_at FROM api_key_last_used FINAL
+         WHERE key_id IN (SELECT id FROM api_keys WHERE ${filter})`,
+        params,
+      ),
+    ]);
+    const lastUsed = new Map(uses.map((u) => [u.key_id, u.last_used_at]));
+    return rows.map((row) => toKey(row, lastUsed.get(row.id) ?? null));
+  }
+
+  return {
+    kind: 'clickhouse',
+
+    async createKey(key) {
+      const row = toKeyRow(key, key.revokedAt);
+      const lastUsedMs = key.lastUsedAt === null ? null : instant(key.lastUsedAt, 'lastUsedAt');
+      const clash = await select<{ id: string }>(
+        'checking for an existing key',
+        'SELECT id FROM api_keys WHERE id = {id:String} OR hash = {hash:String} LIMIT 1',
+        { id: key.id, hash: key.hash },
+      );
+      if (clash.length > 0) {
+        throw new KbError('conflict', 'An API key with this id or hash already exists', { retriable: false });
+      }
+      await insert('creating a key', 'api_keys', [row]);
+      if (key.lastUsedAt !== null && lastUsedMs !== null) {
+        await insert('recording last use', 'api_key_last_used', [
+          { key_id: key.id, last_used_at: key.lastUsedAt, used_at: dateTime64(lastUsedMs) },
+        ]);
+      }
+    },
+
+    async findKeyByHash(hash) {
+      const keys = await readKeys('reading a key', 'hash = {hash:String}', { hash });
+      return keys[0] ?? null;
+    },
+
+    async getKey(id) {
+      const keys = await readKeys('reading a key', 'id = {id:String}', { id });
+      return keys[0] ?? null;
+    },
+
+    async listKeys(workspaceId) {
+      return workspaceId === undefined
+        ? readKeys('listing keys', '1 = 1', {})
+        : readKeys('listing keys', 'workspace_id = {workspaceId:String}', { workspaceId });
+    },
+
+    async revokeKey(id, at) {
+      instant(at, 'revokedAt');
+      const rows = await select<KeyRow>(
+        'reading a key',
+        `SELECT ${KEY_COLUMNS} FROM api_keys FINAL WHERE id = {id:String}`,
+        { id },
+      );
+      const current = rows[0];
+      if (!current) return false;
+      if (current.revoked_at !== null) return true;
+      await insert('revoking a key', 'api_keys', [toKeyRow(toKey(current, null), at)]);
+      return true;
+    },
+
+    async countKeys() {
+      const rows = await select<{ n: number }>('counting keys', 'SELECT uniqExact(id) AS n FROM api_keys');
+      return Number(rows[0]?.n ?? 0);
+    },
+
+    async touchKeys(lastUsed) {
+      if (lastUsed.size === 0) return;
+      const touches = [...lastUsed].map(([id, at]) => ({ id, at, ms: instant(at, 'lastUsedAt') }));
+      const known = await select<{ id: string }>(
+        'reading keys',
+        'SELECT DISTINCT id FROM api_keys WHERE id IN {ids:Array(String)}',
+        { ids: touches.map((t) => t.id) },
+      );
+      const knownIds = new Set(known.map((row) => row.id));
+      await insert(
+        'recording last use',
+        'api_key_last_used',
+        touches
+          .filter((t) => knownIds.has(t.id))
+          .map((t) => ({ key_id: t.id, last_used_at: t.at, used_at: dateTime64(t.ms) })),
+      );
+    },
+
+    async appendAudit(entry) {
+      const ms = instant(entry.timestamp, 'timestamp');
+      await insert('appending an audit entry', 'audit_log', [
+        {
+          id: entry.id,
+          workspace_id: entry.workspaceId,
+          document_id: entry.documentId,
+          action: entry.action,
+          actor_type: entry.actor.type,
+          actor_id: entry.actor.id,
+          timestamp: entry.timestamp,
+          at: dateTime64(ms),
+          version: entry.version,
+          before_json: entry.before === null ? null : JSON.stringify(entry.before),
+          after_json: entry.after === null ? null : JSON.stringify(entry.after),
+          change_reason: entry.changeReason,
+          trace_id: entry.traceId,
+        },
+      ]);
+    },
+
+    async listAudit(query: AuditQuery) {
+      const where = ['workspace_id = {workspaceId:String}'];
+      const params: QueryParams = { workspaceId: query.workspaceId };
+      if (query.documentId !== undefined) {
+        where.push('document_id = {documentId:String}');
+        params.documentId = query.documentId;
+      }
+      if (query.action !== undefined) {
+        where.push('action = {action:String}');
+        params.action = query.action;
+      }
+      if (query.since !== undefined) {
+        where.push(`at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`);
+        params.since = instant(query.since, 'since');
+      }
+      if (query.until !== undefined) {
+        where.push(`at <= fromUnixTimestamp64Milli({until:Int64}, 'UTC')`);
+        params.until = instant(query.until, 'until');
+      }
+      const filter = where.join(' AND ');
+      const pageFilter = query.afterId === undefined ? filter : `${filter} AND id > {afterId:String}`;
+      const limit = Math.max(0, Math.floor(query.limit));
+      const [rows, totals] = await Promise.all([
+        select<AuditRow>(
+          'listing audit entries',
+          `SELECT ${AUDIT_COLUMNS} FROM audit_log FINAL WHERE ${pageFilter} ORDER BY id LIMIT {limit:UInt32}`,
+          { ...params, ...(query.afterId === undefined ? {} : { afterId: query.afterId }), limit },
+        ),
+        select<{ n: number }>(
+          'counting audit entries',
+          `SELECT count() AS n FROM audit_log FINAL WHERE ${filter}`,
+          params,
+        ),
+      ]);
+      return { entries: rows.map(toAudit), total: Number(totals[0]?.n ?? 0) };
+    },
+
+    async recordUsage(instanceId, counts: readonly UsageCount[]) {
+      await insert(
+        'recording usage',
+        'rate_usage',
+        counts.map((c) => ({ instance: instanceId, key_id: c.keyId, second: c.second, count: c.count })),
+      );
+    },
+
+    async readUsage(keyIds, sinceSecond, excludeInstance) {
+      if (keyIds.length === 0) return [];
+      const exclude = excludeInstance === undefined ? '' : 'AND instance != {exclude:String}';
+      const rows = await select<{ key_id: string; second: number; count: number }>(
+        'reading usage',
+        `SELECT key_id, second, toUInt32(sum(count)) AS count FROM rate_usage FINAL
+         WHERE key_id IN {keyIds:Array(String)} AND second >= {since:Int64} ${exclude}
+         GROUP BY key_id, second ORDER BY key_id, second`,
+        {
+          keyIds: [...keyIds],
+          since: Math.floor(sinceSecond),
+          ...(excludeInstance === undefined ? {} : { exclude: excludeInstance }),
+        },
+      );
+      return rows.map((row) => ({ keyId: row.key_id, second: Number(row.second), count: Number(row.count) }));
+    },
+
+    async ping() {
+      await select('ping', 'SELECT 1 AS ok');
+    },
+
+    async close() {
+      await client.close();
+    },
+  };
+}

@@ -1,0 +1,234 @@
+import { randomUUID } from 'node:crypto';
+import net from 'node:net';
+import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../pipeline/config/config.ts';
+import {
+  type ClickHouseControlStoreOptions,
+  createClickHouseControlStore,
+} from '../../pipeline/ports/control-store/clickhouse.adapter.ts';
+import { CLICKHOUSE_MIGRATIONS } from '../../pipeline/ports/control-store/clickhouse-migrations.ts';
+import type { ApiKeyRecord, ControlStore } from '../../pipeline/ports/control-store/control-store.port.ts';
+import { describeControlStoreContract } from '../contract/control-store.contract.ts';
+
+/** ClickHouse settings from the environment (`eval "$(deploy/native/env)"`), with a fresh database name. */
+function clickhouseOptions(): ClickHouseControlStoreOptions {
+  const { clickhouse } = loadConfig();
+  if (clickhouse.url === null) {
+    throw new Error(
+      'KB_CLICKHOUSE_URL is not set: start the engines with `deploy/native/up clickhouse` and run ' +
+        '`eval "$(deploy/native/env)"` before the integration tests',
+    );
+  }
+  return {
+    url: clickhouse.url,
+    user: clickhouse.user,
+    password: clickhouse.password,
+    database: `kbtest_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+  };
+}
+
+function adminClient(options: ClickHouseControlStoreOptions): ClickHouseClient {
+  return createClient({
+    url: options.url,
+    username: options.user,
+    password: options.password,
+    log: { level: ClickHouseLogLevel.OFF },
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+  });
+}
+
+async function dropDatabase(options: ClickHouseControlStoreOptions): Promise<void> {
+  const admin = adminClient(options);
+  try {
+    await admin.command({ query: 'DROP DATABASE IF EXISTS {db:Identifier}', query_params: { db: options.database } });
+  } finally {
+    await admin.close();
+  }
+}
+
+async function rows<T>(
+  client: ClickHouseClient,
+  query: string,
+  query_params: Record<string, unknown> = {},
+): Promise<T[]> {
+  return (await client.query({ query, query_params, format: 'JSONEachRow' })).json<T>();
+}
+
+/** A TCP port on loopback that nothing listens on. */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function key(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  const id = randomUUID();
+  return {
+    id,
+    name: 'integration key',
+    prefix: 'ink_abcdefgh',
+    hash: randomUUID().replaceAll('-', '').repeat(2),
+    workspaceId: `ws-${randomUUID()}`,
+    permissions: ['read'],
+    plan: 'starter',
+    createdAt: '2024-05-01T10:00:00.000Z',
+    revokedAt: null,
+    lastUsedAt: null,
+    ...overrides,
+  };
+}
+
+describeControlStoreContract('clickhouse', async () => {
+  const options = clickhouseOptions();
+  return { store: await createClickHouseControlStore(options), cleanup: () => dropDatabase(options) };
+});
+
+describe('clickhouse control store', () => {
+  const options = clickhouseOptions();
+  let store: ControlStore;
+  let admin: ClickHouseClient;
+
+  beforeAll(async () => {
+    admin = adminClient(options);
+    store = await createClickHouseControlStore(options);
+  });
+
+  afterAll(async () => {
+    await store?.close();
+    await admin?.close();
+    await dropDatabase(options);
+  });
+
+  it('creates a missing database and applies each migration once when two processes start at once', async () => {
+    const fresh = clickhouseOptions();
+    try {
+      const [a, b] = await Promise.all([createClickHouseControlStore(fresh), createClickHouseControlStore(fresh)]);
+      await a.ping();
+      await b.ping();
+      const k = key();
+      await a.createKey(k);
+      expect(await b.getKey(k.id)).toEqual(k);
+      await a.close();
+      await b.close();
+
+      const versions = await rows<{ version: number }>(
+        admin,
+        'SELECT version FROM {db:Identifier}.schema_migrations FINAL ORDER BY version',
+        { db: fresh.database },
+      );
+      expect(versions.map((v) => v.version)).toEqual(CLICKHOUSE_MIGRATIONS.map((m) => m.version));
+
+      // A restart finds every migration recorded and writes no new record.
+      const count = async () =>
+        (
+          await rows<{ n: number }>(admin, 'SELECT count() AS n FROM {db:Identifier}.schema_migrations', {
+            db: fresh.database,
+          })
+        )[0]?.n;
+      const before = await count();
+      const again = await createClickHouseControlStore(fresh);
+      expect(await again.getKey(k.id)).toEqual(k);
+      await again.close();
+      expect(await count()).toBe(before);
+    } finally {
+      await dropDatabase(fresh);
+    }
+  });
+
+  it('shows a revocation to the very next read, and a later touch does not undo it', async () => {
+    const k = key();
+    await store.createKey(k);
+    await store.touchKeys(new Map([[k.id, '2024-06-01T00:00:00.000Z']]));
+    expect(await store.revokeKey(k.id, '2024-06-02T00:00:00.000Z')).toBe(true);
+    expect((await store.findKeyByHash(k.hash))?.revokedAt).toBe('2024-06-02T00:00:00.000Z');
+    await store.touchKeys(new Map([[k.id, '2024-06-03T00:00:00.000Z']]));
+    expect(await store.getKey(k.id)).toEqual({
+      ...k,
+      revokedAt: '2024-06-02T00:00:00.000Z',
+      lastUsedAt: '2024-06-03T00:00:00.000Z',
+    });
+  });
+
+  it('sees keys created and revoked by another process on the same database', async () => {
+    const other = await createClickHouseControlStore(options);
+    try {
+      const k = key();
+      await other.createKey(k);
+      expect(await store.findKeyByHash(k.hash)).toEqual(k);
+      await other.revokeKey(k.id, '2024-07-01T00:00:00.000Z');
+      expect((await store.getKey(k.id))?.revokedAt).toBe('2024-07-01T00:00:00.000Z');
+      await expect(store.createKey(key({ hash: k.hash }))).rejects.toMatchObject({ code: 'conflict' });
+    } finally {
+      await other.close();
+    }
+  });
+
+  it('stores quotes, backslashes and SQL in values as plain text', async () => {
+    const workspaceId = `ws-'; DROP TABLE api_keys; --${randomUUID()}`;
+    const k = key({ name: `it's a \\"name\\" {id:String} \u0000 ü`, workspaceId });
+    await store.createKey(k);
+    expect(await store.listKeys(workspaceId)).toEqual([k]);
+    const entry = {
+      id: randomUUID(),
+      action: 'update' as const,
+      workspaceId,
+      documentId: "doc') OR 1=1 --",
+      actor: { type: 'api_key' as const, id: k.id },
+      timestamp: '2024-06-01T00:00:00.000Z',
+      version: 3,
+      before: { version: 2, metadata: { q: '\'"\\' } },
+      after: { version: 3, metadata: null },
+      changeReason: "it's fixed",
+      traceId: 'trace',
+    };
+    await store.appendAudit(entry);
+    expect(await store.listAudit({ workspaceId, documentId: entry.documentId, limit: 10 })).toEqual({
+      entries: [entry],
+      total: 1,
+    });
+  });
+
+  it('reports requests per key and minute in usage_per_minute, counting a re-sent second once', async () => {
+    const k = randomUUID();
+    const minute = 1_700_000_040; // a minute boundary
+    await store.recordUsage('api-1', [
+      { keyId: k, second: minute, count: 10 },
+      { keyId: k, second: minute + 59, count: 5 },
+      { keyId: k, second: minute + 60, count: 7 },
+    ]);
+    await store.recordUsage('api-1', [{ keyId: k, second: minute + 59, count: 6 }]);
+    await store.recordUsage('api-2', [{ keyId: k, second: minute + 1, count: 4 }]);
+    const perMinute = await rows<{ minute: number; requests: number }>(
+      admin,
+      `SELECT toUnixTimestamp(minute) AS minute, requests FROM {db:Identifier}.usage_per_minute
+       WHERE key_id = {k:String} ORDER BY minute`,
+      { db: options.database, k },
+    );
+    expect(perMinute).toEqual([
+      { minute, requests: 20 },
+      { minute: minute + 60, requests: 7 },
+    ]);
+  });
+
+  it('rejects bad timestamps with bad-request before writing anything', async () => {
+    const k = key();
+    await store.createKey(k);
+    await expect(store.revokeKey(k.id, 'yesterday')).rejects.toMatchObject({ code: 'bad-request' });
+    await expect(store.touchKeys(new Map([[k.id, 'soon']]))).rejects.toMatchObject({ code: 'bad-request' });
+    await expect(store.listAudit({ workspaceId: 'ws', since: 'last week', limit: 10 })).rejects.toMatchObject({
+      code: 'bad-request',
+    });
+    expect(await store.getKey(k.id)).toEqual(k);
+  });
+
+  it('rejects with a retriable engine-unavailable when ClickHouse does not answer', async () => {
+    const unreachable = { ...options, url: `http://127.0.0.1:${await closedPort()}` };
+    await expect(createClickHouseControlStore(unreachable)).rejects.toMatchObject({
+      code: 'engine-unavailable',
+      retriable: true,
+    });
+  });
+});
