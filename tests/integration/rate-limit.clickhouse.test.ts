@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../pipeline/config/config.ts';
+import {
+  type ClickHouseControlStoreOptions,
+  createClickHouseControlStore,
+} from '../../pipeline/ports/control-store/clickhouse.adapter.ts';
+import type { ApiKeyRecord, ControlStore } from '../../pipeline/ports/control-store/control-store.port.ts';
+import { createRateLimiter, PLAN_LIMITS } from '../../pipeline/services/rate-limiter.ts';
+import type { RateLimiter } from '../../pipeline/services/services.ts';
+import { silentLogger } from '../../pipeline/stages/stage.ts';
+
+const SYNC_INTERVAL_MS = 200;
+const HITS_PER_INSTANCE = 100;
+const HIT_SPACING_MS = 10;
+
+/** ClickHouse settings from the environment (`eval "$(deploy/native/env)"`), with a fresh database name. */
+function clickhouseOptions(): ClickHouseControlStoreOptions {
+  const { clickhouse } = loadConfig();
+  if (clickhouse.url === null) {
+    throw new Error(
+      'KB_CLICKHOUSE_URL is not set: start the engines with `deploy/native/up clickhouse` and run ' +
+        '`eval "$(deploy/native/env)"` before the integration tests',
+    );
+  }
+  return {
+    url: clickhouse.url,
+    user: clickhouse.user,
+    password: clickhouse.password,
+    database: `kbtest_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('rate limit across API instances through ClickHouse', () => {
+  const options = clickhouseOptions();
+  let store: ControlStore;
+  const limiters: RateLimiter[] = [];
+
+  beforeAll(async () => {
+    store = await createClickHouseControlStore(options);
+  });
+
+  afterAll(async () => {
+    await Promise.all(limiters.map((limiter) => limiter.close()));
+    await store?.close();
+    const admin = createClient({
+      url: options.url,
+      username: options.user,
+      password: options.password,
+      log: { level: ClickHouseLogLevel.OFF },
+    });
+    await admin.command({ query: 'DROP DATABASE IF EXISTS {db:Identifier}', query_params: { db: options.database } });
+    await admin.close();
+  });
+
+  it('two instances share one starter limit: together they allow about 100 requests, not 200', async () => {
+    const a = createRateLimiter({
+      control: store,
+      syncIntervalMs: SYNC_INTERVAL_MS,
+      logger: silentLogger,
+      instanceId: `api-a-${randomUUID()}`,
+    });
+    const b = createRateLimiter({
+      control: store,
+      syncIntervalMs: SYNC_INTERVAL_MS,
+      logger: silentLogger,
+      instanceId: `api-b-${randomUUID()}`,
+    });
+    limiters.push(a, b);
+    const key: ApiKeyRecord = {
+      id: randomUUID(),
+      name: 'shared',
+      prefix: 'ink_abcdefgh',
+      hash: randomUUID().replaceAll('-', '').repeat(2),
+      workspaceId: `ws-${randomUUID()}`,
+      permissions: ['read'],
+      plan: 'starter',
+      createdAt: new Date().toISOString(),
+      revokedAt: null,
+      lastUsedAt: null,
+    };
+    const limit = PLAN_LIMITS.starter;
+    expect(limit).toBe(100);
+
+    const allowed = { a: 0, b: 0 };
+    // 2 × 100 requests, alternating between the instances, over about two seconds.
+    for (let i = 0; i < 2 * HITS_PER_INSTANCE; i++) {
+      const instance = i % 2 === 0 ? 'a' : 'b';
+      if ((instance === 'a' ? a : b).hit(key).allowed) allowed[instance] += 1;
+      await sleep(HIT_SPACING_MS);
+    }
+    const total = allowed.a + allowed.b;
+    // Each instance alone saw only 100 requests and would have allowed them all. Sharing counts
+    // every sync interval bounds the overshoot by about one interval of traffic: 100 requests a
+    // second × 200 ms = 20, plus room for the time a sync takes.
+    expect(total).toBeGreaterThanOrEqual(limit);
+    expect(total).toBeLessThanOrEqual(limit + 30);
+    expect(allowed.a).toBeLessThan(HITS_PER_INSTANCE);
+    expect(allowed.b).toBeLessThan(HITS_PER_INSTANCE);
+
+    // The counts both instances shared are in ClickHouse too: per-key usage over the window.
+    await a.close();
+    await b.close();
+    const usage = await store.readUsage([key.id], Math.floor(Date.now() / 1000) - 120);
+    expect(usage.reduce((sum, u) => sum + u.count, 0)).toBe(total);
+  });
+});
