@@ -6,7 +6,8 @@ import type { EmbeddingProvider } from './embedding.port.ts';
  * Builds the embedding provider the configuration names. Each adapter module is loaded only when
  * chosen, so the `local` default never loads ONNX Runtime and `cohere` loads no model.
  *
- * - `local`: the bundled offline model, `batchSize` texts a model call.
+ * - `local`: the bundled offline model in a worker thread (its own batch size; `batchSize` is how many
+ *   texts the pipeline hands over per call).
  * - `transformers`: `transformersModel` from `transformersModelPath` (or the hub cache), downloading
  *   only when `transformersAllowRemote`; `batchSize` texts a call (one for dynamically quantised models).
  * - `cohere`: `cohereModel` with `cohereApiKey` at `cohereBaseUrl` (Cohere's own when null), at most
@@ -16,7 +17,7 @@ export async function createEmbeddingProvider(config: Config['embedding']): Prom
   switch (config.provider) {
     case 'local': {
       const { createLocalEmbeddingProvider } = await import('./local.adapter.ts');
-      return createLocalEmbeddingProvider({ batchSize: config.batchSize });
+      return createLocalEmbeddingProvider();
     }
     case 'transformers': {
       const { createTransformersEmbeddingProvider } = await import('./transformers.adapter.ts');
