@@ -64,10 +64,12 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
   let state: State = 'running';
   const inFlight = new Set<Promise<void>>();
   const resumeTimers = new Set<NodeJS.Timeout>();
-  let abandonHandlers: () => void = () => undefined;
-  const abandoned = new Promise<'abandoned'>((resolve) => {
-    abandonHandlers = () => resolve('abandoned');
-  });
+  /** Releases of the handlers in flight, called when the subscription is abandoned. */
+  const abandonHooks = new Set<() => void>();
+  const abandonHandlers = () => {
+    for (const release of abandonHooks) release();
+    abandonHooks.clear();
+  };
 
   const consumer: Consumer = kafka.consumer({
     groupId,
@@ -130,25 +132,35 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
       if (state === 'abandoned' || Date.now() - started > settings.maxHandlerMs) return;
       heartbeat().catch(() => undefined); // A rebalance shows up here; the runner re-joins after this message.
     }, settings.heartbeatIntervalMs);
+    // One promise per handler (not one shared one), so finished handlers leave nothing behind.
+    let release: () => void = () => undefined;
+    const abandoned = new Promise<'abandoned'>((resolve) => {
+      release = () => resolve('abandoned');
+    });
+    abandonHooks.add(release);
+    if (state === 'abandoned') release();
     try {
-      const handled = options.handler(message).then(
-        () => 'done' as const,
-        (error: unknown) => {
-          logger.warn(
-            {
-              groupId,
-              topic: message.topic,
-              partition: message.partition,
-              offset: message.offset,
-              error: error instanceof Error ? error.message : String(error),
-            },
-            'message handler rejected; the message will be delivered again',
-          );
-          return 'failed' as const;
-        },
-      );
+      const handled = Promise.resolve()
+        .then(() => options.handler(message))
+        .then(
+          () => 'done' as const,
+          (error: unknown) => {
+            logger.warn(
+              {
+                groupId,
+                topic: message.topic,
+                partition: message.partition,
+                offset: message.offset,
+                error: error instanceof Error ? error.message : String(error),
+              },
+              'message handler rejected; the message will be delivered again',
+            );
+            return 'failed' as const;
+          },
+        );
       return await Promise.race([handled, abandoned]);
     } finally {
+      abandonHooks.delete(release);
       clearInterval(beat);
     }
   }
@@ -171,6 +183,7 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
       }
       return;
     }
+    if (state !== 'running') return;
     const delivered: DeliveredMessage = {
       topic,
       partition,
