@@ -186,6 +186,89 @@ describe('kafka message log', () => {
     ).rejects.toMatchObject({ code: 'engine-unavailable', retriable: true });
   });
 
+  it('decodes every message with the schema it was written with after the topic schema evolves', async () => {
+    const topic = newTopic();
+    await log.ensureTopics([{ name: topic, partitions: 1, schema: CONTRACT_EVENT_SCHEMA }]);
+    await log.publish(topic, [{ key: 'k', value: { id: 'v1', seq: 1, size: 1, note: null } }]);
+    const evolved = {
+      ...CONTRACT_EVENT_SCHEMA,
+      fields: [...(CONTRACT_EVENT_SCHEMA.fields as object[]), { name: 'extra', type: 'string', default: '' }],
+    };
+    await log.ensureTopics([{ name: topic, partitions: 1, schema: evolved }]);
+    await log.publish(topic, [{ key: 'k', value: { id: 'v2', seq: 2, size: 2, note: null, extra: 'more' } }]);
+    await expect(
+      log.publish(topic, [{ key: 'k', value: { id: 'v2', seq: 2, size: 2, note: null, extra: 5 } }]),
+    ).rejects.toMatchObject({ code: 'invalid-event' });
+    const seen: DeliveredMessage[] = [];
+    const subscription = await log.subscribe({
+      groupId: `g-${randomUUID()}`,
+      topics: [topic],
+      handler: async (m) => {
+        seen.push(m);
+      },
+    });
+    await vi.waitFor(() => expect(seen).toHaveLength(2), { timeout: 30_000 });
+    await subscription.stop();
+    expect(seen[0]?.value).toEqual({ id: 'v1', seq: 1, size: 1, note: null });
+    expect(seen[1]?.value).toEqual({ id: 'v2', seq: 2, size: 2, note: null, extra: 'more' });
+  });
+
+  it('skips and reports a record that is not registry-encoded Avro instead of blocking its partition', async () => {
+    const topic = newTopic();
+    const errors: string[] = [];
+    const watched = await createKafkaMessageLog(
+      options({ logger: { warn() {}, error: (_obj, msg) => errors.push(msg ?? '') } }),
+    );
+    extra.push(watched);
+    await log.ensureTopics([{ name: topic, partitions: 1, schema: CONTRACT_EVENT_SCHEMA }]);
+    const kafka = new Kafka({ clientId: 'kb-test-raw', brokers, logLevel: logLevel.NOTHING });
+    const producer = kafka.producer();
+    try {
+      await producer.connect();
+      await producer.send({ topic, messages: [{ key: 'k', value: '{"id":"plain json"}' }] });
+    } finally {
+      await producer.disconnect();
+    }
+    await log.publish(topic, [{ key: 'k', value: { id: 'after-garbage', seq: 1, size: 1, note: null } }]);
+    const groupId = `g-${randomUUID()}`;
+    const seen: string[] = [];
+    const subscription = await watched.subscribe({
+      groupId,
+      topics: [topic],
+      handler: async (m) => {
+        seen.push(String(m.value.id));
+      },
+    });
+    await vi.waitFor(() => expect(seen).toEqual(['after-garbage']), { timeout: 30_000 });
+    await vi.waitFor(async () => expect(await log.lag(groupId, topic)).toBe(0), { timeout: 30_000 });
+    await subscription.stop();
+    expect(errors).toContain('skipping a message that cannot be decoded');
+  });
+
+  it('keeps the partition of a handler that runs longer than the session timeout (no second delivery)', async () => {
+    const topic = newTopic();
+    const patient = await createKafkaMessageLog(options({ sessionTimeoutMs: 6_000, heartbeatIntervalMs: 1_000 }));
+    extra.push(patient);
+    await log.ensureTopics([{ name: topic, partitions: 1, schema: CONTRACT_EVENT_SCHEMA }]);
+    const calls: string[] = [];
+    const groupId = `g-${randomUUID()}`;
+    const subscription = await patient.subscribe({
+      groupId,
+      topics: [topic],
+      handler: async (m) => {
+        calls.push(String(m.value.id));
+        if (m.value.id === 'slow') await new Promise((resolve) => setTimeout(resolve, 9_000));
+      },
+    });
+    await log.publish(topic, [{ key: 'k', value: { id: 'slow', seq: 1, size: 1, note: null } }]);
+    await vi.waitFor(() => expect(calls).toContain('slow'), { timeout: 30_000 });
+    await log.publish(topic, [{ key: 'k', value: { id: 'after', seq: 2, size: 2, note: null } }]);
+    await vi.waitFor(() => expect(calls).toContain('after'), { timeout: 60_000, interval: 100 });
+    await vi.waitFor(async () => expect(await log.lag(groupId, topic)).toBe(0), { timeout: 30_000 });
+    await subscription.stop();
+    expect(calls).toEqual(['slow', 'after']);
+  }, 120_000);
+
   it('keeps an existing topic and its partition count when ensureTopics asks for more, and warns', async () => {
     const topic = newTopic();
     const warnings: { obj: object; msg: string | undefined }[] = [];
