@@ -78,6 +78,14 @@ describe('POST /documents rejects unusable uploads with 400', () => {
     expect(problem.detail).toContain('application/octet-stream');
   });
 
+  it('text that is not UTF-8 (Latin-1, no NUL byte) named .txt', async () => {
+    // "Café crème brûlée" in ISO-8859-1: every accented letter is a lone byte above 0x7f.
+    const latin1 = Buffer.from('Caf\xe9 cr\xe8me br\xfbl\xe9e, served every day.\n', 'latin1');
+    const res = await svc.upload('menu.txt', latin1, { type: 'text/plain' });
+    const problem = expectProblem(res, 400, 'bad-request');
+    expect(problem.detail).toContain('application/octet-stream');
+  });
+
   it('a JSON request instead of multipart', async () => {
     const res = await svc.request('POST', '/api/v1/documents', { json: { file: 'hello' } });
     expect(expectProblem(res, 400, 'bad-request').detail).toContain('multipart/form-data');
