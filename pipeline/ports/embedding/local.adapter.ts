@@ -52,10 +52,15 @@ export async function createLocalEmbeddingProvider(options: LocalEmbeddingOption
   }
   let closed = false;
 
-  const embedDocuments = async (texts: readonly string[]): Promise<Float32Array[]> => {
+  const assertOpen = () => {
     if (closed) throw new KbError('internal-error', 'The local embedding provider is closed');
+  };
+
+  const embedDocuments = async (texts: readonly string[]): Promise<Float32Array[]> => {
+    assertOpen();
     const vectors: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += batchSize) {
+      assertOpen();
       vectors.push(...(await embedBatch(texts.slice(i, i + batchSize).map(clip))));
     }
     return vectors;
