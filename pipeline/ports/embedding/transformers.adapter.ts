@@ -87,10 +87,15 @@ export async function createTransformersEmbeddingProvider(
     return run;
   };
 
-  const embedDocuments = async (texts: readonly string[]): Promise<Float32Array[]> => {
+  const assertOpen = () => {
     if (closed) throw new KbError('internal-error', 'The transformers embedding provider is closed');
+  };
+
+  const embedDocuments = async (texts: readonly string[]): Promise<Float32Array[]> => {
+    assertOpen();
     const vectors: Float32Array[] = [];
     for (let i = 0; i < texts.length; i += batchSize) {
+      assertOpen();
       vectors.push(...(await runBatch(texts.slice(i, i + batchSize))));
     }
     return vectors;
