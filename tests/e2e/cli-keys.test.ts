@@ -1,0 +1,89 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { type ChildService, kb, startChild, stopChild, tempDir } from '../support/child-service.ts';
+
+/** `npx kb keys …` against the data directory of a running embedded server. */
+describe('kb keys while the server runs', () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c();
+  });
+
+  it('creates, lists and revokes keys; the server honours a revocation within 5 s', async () => {
+    const data = await tempDir('kb-keys-');
+    cleanups.push(data.remove);
+    const env = { KB_DATA_DIR: data.path, KB_BOOTSTRAP_KEY: 'true' };
+    const server: ChildService = await startChild(['serve'], env);
+    cleanups.push(() => stopChild(server));
+    // First start printed a bootstrap key once.
+    expect(server.output()).toMatch(/ink_[0-9A-Za-z]{32,}/);
+
+    const created = JSON.parse(
+      await kb(
+        [
+          'keys',
+          'create',
+          '--workspace',
+          'team-a',
+          '--name',
+          'reader',
+          '--permissions',
+          'read,search',
+          '--plan',
+          'pro',
+          '--json',
+        ],
+        env,
+      ),
+    ) as { id: string; key: string; prefix: string; permissions: string[]; plan: string };
+    expect(created.key.startsWith(created.prefix)).toBe(true);
+    expect(created.permissions).toEqual(['read', 'search']);
+    expect(created.plan).toBe('pro');
+
+    const list = await fetch(`${server.url}/api/v1/documents`, { headers: { 'X-API-Key': created.key } });
+    expect(list.status).toBe(200);
+    expect(list.headers.get('x-ratelimit-limit')).toBe('500');
+    const upload = await fetch(`${server.url}/api/v1/documents`, {
+      method: 'POST',
+      headers: { 'X-API-Key': created.key },
+      body: new FormData(),
+    });
+    expect(upload.status).toBe(403);
+
+    const listed = JSON.parse(await kb(['keys', 'list', '--workspace', 'team-a', '--json'], env)) as Array<{
+      id: string;
+      revoked_at: string | null;
+    }>;
+    expect(listed.map((k) => k.id)).toEqual([created.id]);
+    expect(JSON.stringify(listed)).not.toContain(created.key);
+
+    const table = await kb(['keys', 'list'], env);
+    expect(table).toContain('team-a');
+    expect(table).toContain('default');
+
+    expect(await kb(['keys', 'revoke', created.id], env)).toContain(`Revoked key ${created.id}`);
+    const revokedAt = Date.now();
+    let status = 200;
+    while (status !== 401 && Date.now() - revokedAt < 5000) {
+      status = (await fetch(`${server.url}/api/v1/documents`, { headers: { 'X-API-Key': created.key } })).status;
+      if (status !== 401) await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(status).toBe(401);
+    const after = JSON.parse(await kb(['keys', 'list', '--workspace', 'team-a', '--json'], env)) as Array<{
+      revoked_at: string | null;
+    }>;
+    expect(after[0]?.revoked_at).not.toBeNull();
+  });
+
+  it('refuses bad arguments with a clear message and a non-zero exit', async () => {
+    const data = await tempDir('kb-keys-bad-');
+    cleanups.push(data.remove);
+    const env = { KB_DATA_DIR: data.path };
+    await expect(
+      kb(['keys', 'create', '--workspace', 'w', '--name', 'n', '--permissions', 'admin'], env),
+    ).rejects.toThrow(/Permissions must be a non-empty subset of read, search, write/);
+    await expect(kb(['keys', 'create', '--workspace', 'w'], env)).rejects.toThrow(
+      /needs --workspace, --name and --permissions/,
+    );
+    await expect(kb(['keys', 'revoke', 'no-such-id'], env)).rejects.toThrow(/No key with id no-such-id/);
+  });
+});
