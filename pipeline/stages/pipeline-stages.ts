@@ -174,6 +174,28 @@ export async function embedMissing(
   return { embedded: missing.length, cached: unique.size - missing.length };
 }
 
+/**
+ * Makes sure the index holds vectors of `model` (it takes the model when it holds no vectors yet).
+ * An index holds one model: vectors of another model fail with `model-mismatch`, telling the
+ * operator how to move the index.
+ */
+async function useIndexModel(documents: DocumentStore, model: string, dimensions: number): Promise<void> {
+  try {
+    await documents.setIndexModel({ model, dimensions });
+  } catch (error) {
+    if (!(error instanceof KbError) || error.code !== 'model-mismatch') throw error;
+    const current = await documents.getIndexModel();
+    const held = current ? `${current.model} (${current.dimensions} dimensions)` : 'another model';
+    throw new KbError(
+      'model-mismatch',
+      `The document was embedded with ${model} (${dimensions} dimensions) but the index holds vectors of ${held}, ` +
+        'and an index holds one model. Either run `kb reindex` with this provider to move the index to ' +
+        `${model} and then reprocess the document, or configure the index's provider again.`,
+      { cause: error },
+    );
+  }
+}
+
 export function createIndexStage(deps: StageDeps): StageDefinition {
   return {
     name: 'index',
@@ -186,7 +208,7 @@ export function createIndexStage(deps: StageDeps): StageDefinition {
       const vectors = await deps.documents.getCachedVectors(event.model, [
         ...new Set(chunks.map((c) => c.contentHash)),
       ]);
-      await deps.documents.setIndexModel({ model: event.model, dimensions: event.dimensions });
+      await useIndexModel(deps.documents, event.model, event.dimensions);
       const inputs: ChunkInput[] = chunks.map((chunk) => {
         const vector = vectors.get(chunk.contentHash);
         if (!vector) {
