@@ -54,7 +54,8 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
         const model = await deps.documents.getIndexModel();
         if (model && model.model !== provider.model) {
           const message = `The index holds vectors of ${model.model} but the service embeds with ${provider.model}; run \`kb reindex\`.`;
-          if (mode === 'semantic') throw new KbError('service-unavailable', message);
+          // A 409 whose detail reaches the client: retrying cannot help until an operator acts.
+          if (mode === 'semantic') throw new KbError('model-mismatch', message);
           warnings.push(`${message} Falling back to keyword search.`);
           mode = 'keyword';
         } else {

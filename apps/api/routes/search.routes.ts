@@ -39,9 +39,10 @@ const searchRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
         tags: ['search'],
         summary: 'Search the workspace',
         description:
-          'Only `completed` versions are served. With `as_of`, the versions that were served at that instant (a future instant means now).',
+          'Only `completed` versions are served. With `as_of`, the versions that were served at that instant (a future instant means now). ' +
+          'When the index holds vectors of another embedding model than the service uses (until `kb reindex`), `semantic` answers 409 and `hybrid` falls back to keyword search with a warning.',
         body: SearchBody,
-        response: { 200: SearchResponse, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 422) },
+        response: { 200: SearchResponse, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 409, 422) },
       },
     },
     async (request) => services.search.search(requestContext(request), toSearchRequest(request.body)),
