@@ -7,12 +7,16 @@ export interface ReindexReport {
   readonly chunks: number;
   readonly embedded: number;
   readonly cached: number;
+  /** Versions whose every chunk now has a vector of the new model (recorded as their model). */
+  readonly versions: number;
 }
 
 /**
  * Moves the index to the provider's model: switches the index model (dropping vectors of the
  * old one), then re-embeds every stored chunk — vectors already in the cache for the new model
- * are reused — and writes the vectors back. Safe to run again after an interruption.
+ * are reused — and writes the vectors back. Each version whose chunks all have a vector of the
+ * new model then records it as its embedding model, so metadata changes and rollbacks keep
+ * reusing its chunks without re-embedding. Safe to run again after an interruption.
  */
 export async function reindex(
   deps: { documents: DocumentStore; provider: EmbeddingProvider; batchSize: number },
@@ -28,6 +32,7 @@ export async function reindex(
   for await (const page of pages(documents)) total += page.length;
   options.onStart?.(total);
 
+  const versions = new Map<string, { documentId: string; version: number }>();
   let done = 0;
   let embedded = 0;
   let cached = 0;
@@ -50,10 +55,19 @@ export async function reindex(
       if (vector) byChunk.set(chunk.id, vector);
     }
     await documents.setChunkVectors(target.model, byChunk);
+    for (const chunk of page) {
+      versions.set(`${chunk.documentId}:${chunk.version}`, { documentId: chunk.documentId, version: chunk.version });
+    }
     done += page.length;
     options.onProgress?.(done);
   }
-  return { fromModel: current?.model ?? null, toModel: target.model, chunks: done, embedded, cached };
+  let moved = 0;
+  for (const { documentId, version } of versions.values()) {
+    if (!(await documents.hasVectors(documentId, version))) continue;
+    await documents.updateVersion(documentId, version, { embeddingModel: target.model });
+    moved += 1;
+  }
+  return { fromModel: current?.model ?? null, toModel: target.model, chunks: done, embedded, cached, versions: moved };
 }
 
 async function* pages(documents: DocumentStore, size = 256): AsyncGenerator<ChunkRecord[]> {
