@@ -232,6 +232,13 @@ export function createIndexStage(deps: StageDeps): StageDefinition {
           vector,
         };
       });
+      // A version indexed before into more chunks (reprocessed after the chunking settings
+      // changed) must not keep its old tail: upserts alone would leave it searchable.
+      const leftover = await deps.documents.listChunks(event.document_id, event.version, {
+        afterIndex: chunks.length - 1,
+        limit: 1,
+      });
+      if (leftover.chunks.length > 0) await deps.documents.deleteChunks(event.document_id, event.version);
       await deps.documents.putChunks(inputs);
       const { served } = await deps.documents.completeVersion(event.document_id, event.version, {
         at: isoNow(),
