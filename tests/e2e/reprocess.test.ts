@@ -3,9 +3,10 @@ import { configFrom } from '../../pipeline/config/config.ts';
 import { KbError } from '../../pipeline/errors/kb-error.ts';
 import { createEmbeddingProvider } from '../../pipeline/ports/embedding/create-embedding-provider.ts';
 import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
-import type { DocumentView } from '../../pipeline/services/views.ts';
+import type { ChunksView, DocumentView, SearchView } from '../../pipeline/services/views.ts';
 import { fixture } from '../fixtures/hostile-files.ts';
-import { expectProblem, startTestService, type TestService } from '../support/test-service.ts';
+import { tempDir } from '../support/child-service.ts';
+import { expectProblem, sectionedDocument, startTestService, type TestService } from '../support/test-service.ts';
 
 /**
  * A version that failed for a retriable reason (the embedding provider was down for every
@@ -141,5 +142,50 @@ describe('POST /documents/:id/reprocess', () => {
       404,
       'not-found',
     );
+  });
+});
+
+describe('reprocess after the chunking settings changed', () => {
+  it('serves exactly the new chunks: none of the old ones is left behind', async () => {
+    const data = await tempDir('kb-reprocess-');
+    try {
+      const before = await startTestService({ dataDir: data.path, env: { KB_CHUNK_TOKENS: '256' } });
+      let id = '';
+      let oldCount = 0;
+      try {
+        const res = await before.upload('notes.md', sectionedDocument(), { type: 'text/markdown' });
+        id = res.body.document_id;
+        oldCount = (await before.waitForStatus(id, 'completed')).stats.chunks;
+      } finally {
+        await before.close();
+      }
+
+      const after = await startTestService({ dataDir: data.path, env: { KB_CHUNK_TOKENS: '2048' } });
+      try {
+        const { key } = await after.createKey({
+          permissions: ['read', 'search', 'write'],
+          workspaceId: before.workspaceId,
+        });
+        expect((await after.request('POST', `/api/v1/documents/${id}/reprocess`, { key })).status).toBe(202);
+        const doc = await after.waitForStatus(id, 'completed', { key });
+        expect(doc.stats.chunks).toBeLessThan(oldCount);
+
+        const chunks = await after.request<ChunksView>('GET', `/api/v1/chunks/${id}`, { key });
+        expect(chunks.body.pagination.total).toBe(doc.stats.chunks);
+        expect(chunks.body.chunks.map((c) => c.index)).toEqual([...Array(doc.stats.chunks).keys()]);
+        expect(chunks.body.chunks.reduce((sum, c) => sum + c.tokens, 0)).toBe(doc.stats.tokens);
+
+        const search = await after.request<SearchView>('POST', '/api/v1/search', {
+          key,
+          json: { query: 'researchers studying glaciers', mode: 'keyword', limit: 100 },
+        });
+        expect(search.body.results.length).toBeGreaterThan(0);
+        for (const hit of search.body.results) expect(hit.index).toBeLessThan(doc.stats.chunks);
+      } finally {
+        await after.close();
+      }
+    } finally {
+      await data.remove();
+    }
   });
 });
