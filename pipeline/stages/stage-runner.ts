@@ -20,8 +20,9 @@ export interface StageRunnerDeps {
  * exponential backoff while the error is retriable; then, or at once for a non-retriable error,
  * the event goes to the stage's dead-letter topic, the version becomes `failed` with
  * `error {code, message, stage, attempts, at}`, and `kb.document.failed` is published.
- * The message is committed only after one of those outcomes is durable; if even recording the
- * failure fails, the handler rejects and the log redelivers the message later.
+ * A version that already completed is never marked failed by a replayed event (only the dead
+ * letter records it). The message is committed only after one of those outcomes is durable; if
+ * even recording the failure fails, the handler rejects and the log redelivers the message later.
  */
 export async function runStage(stage: StageDefinition, deps: StageRunnerDeps): Promise<Subscription> {
   const stopping = new AbortController();
@@ -104,6 +105,18 @@ async function recordFailure(
     { key: message.key, value: deadLetter as unknown as Record<string, unknown> },
   ]);
   if (!documentId || !Number.isInteger(version) || version < 1) return;
+  const current = await deps.documents.getVersion(documentId, version);
+  if (!current) return; // purged meanwhile
+  if (current.status === 'completed') {
+    // A replayed or duplicated event of a version that already completed: the version stays as it
+    // is served (delivery is at-least-once, and a replay must change nothing); the dead letter
+    // keeps the failure for operators.
+    deps.logger.warn(
+      { stage: stage.name, document_id: documentId, version, code },
+      'a replayed event failed; the completed version is left as it is',
+    );
+    return;
+  }
   const updated = await deps.documents.updateVersion(documentId, version, {
     status: 'failed',
     error: { code, message: safeMessage, stage: stage.name, attempts, at },
