@@ -324,6 +324,36 @@ describe('stage runner: non-retriable errors', () => {
   });
 });
 
+describe('stage runner: replays', () => {
+  it('never marks a completed version failed when a replay of its event fails', async () => {
+    const dlq = await harness.read(harness.topics.deadLetter('parse'));
+    const failedEvents = await harness.read(harness.topics.failed);
+    const served = await harness.upload('served.txt');
+    await harness.documents.completeVersion(served.document_id, 1, {
+      at: new Date().toISOString(),
+      chunkCount: 1,
+      tokens: 3,
+      embeddingModel: null,
+    });
+    const marker = await harness.upload('marker.txt');
+    const stage = scriptedStage(() => {
+      throw new KbError('parse-timeout', 'Parsing took longer than 500 ms and was stopped.');
+    });
+    await harness.run(stage, 3);
+
+    await waitFor('kb.document.failed of the marker', () => (failedEvents.length > 0 ? true : undefined));
+    expect(deadLetters(dlq).map((d) => JSON.parse(d.payload).document_id)).toEqual([
+      served.document_id,
+      marker.document_id,
+    ]);
+    expect(failedEvents.map((m) => (m.value as unknown as DocumentFailed).document_id)).toEqual([marker.document_id]);
+    const version = await harness.documents.getVersion(served.document_id, 1);
+    expect(version?.status).toBe('completed');
+    expect(version?.error).toBeNull();
+    expect((await harness.documents.getDocument(harness.workspaceId, served.document_id))?.servedVersion).toBe(1);
+  });
+});
+
 describe('stage runner: shutdown', () => {
   it('leaves an event that is waiting for its next attempt uncommitted, for the next worker', async () => {
     const dlq = await harness.read(harness.topics.deadLetter('parse'));
