@@ -447,13 +447,13 @@ function cutRanges(layout: Layout, chunkTokens: number): Array<[number, number]>
   const minAnchorScore = LEVEL_HARD * LEVEL_UNIT;
 
   const ranges: Array<[number, number]> = [];
-  const emitPiece = (a: number, b: number): void => {
+  const emitPiece = (a: number, b: number, out: Array<[number, number]>): void => {
     // Depth-first split of an over-long piece at its best boundary, keeping ranges in order.
     const stack: Array<[number, number]> = [[a, b]];
     while (stack.length > 0) {
       const [x, y] = stack.pop() as [number, number];
       if (y - x <= 1 || size(x, y) <= chunkTokens) {
-        ranges.push([x, y]);
+        out.push([x, y]);
         continue;
       }
       const total = size(x, y);
@@ -510,25 +510,30 @@ function cutRanges(layout: Layout, chunkTokens: number): Array<[number, number]>
       if (anchor) cuts.push(k);
     }
     cuts.push(e);
+    const pieces: Array<[number, number]> = [];
+    for (let i = 0; i + 1 < cuts.length; i++) emitPiece(cuts[i] as number, cuts[i + 1] as number, pieces);
     // Anchors are at least `window` tokens apart, but the first and last pieces of a segment can be
-    // short: fold them into their neighbour when the two fit in one chunk. The decision depends only
-    // on the pieces at the segment's ends, so an edit elsewhere cannot change it.
-    if (
-      cuts.length > 2 &&
-      size(cuts[0] as number, cuts[1] as number) < minSize &&
-      size(cuts[0] as number, cuts[2] as number) <= chunkTokens
-    ) {
-      cuts.splice(1, 1);
+    // short: fold them into their neighbour when the two fit in one chunk. This runs after over-long
+    // pieces were split, so the neighbour is a chunk-sized range: when an edit makes an anchor
+    // vanish and its two pieces no longer fit together, the short end piece still folds into what
+    // is next to it instead of standing alone (one cut moves, no chunks appear). The decision
+    // depends only on the ranges at the segment's ends, so an edit elsewhere cannot change it.
+    const first = pieces[0];
+    const second = pieces[1];
+    if (first && second && size(first[0], first[1]) < minSize && size(first[0], second[1]) <= chunkTokens) {
+      pieces.splice(0, 2, [first[0], second[1]]);
     }
-    const last = cuts.length - 1;
+    const lastPiece = pieces[pieces.length - 1];
+    const beforeLast = pieces[pieces.length - 2];
     if (
-      cuts.length > 2 &&
-      size(cuts[last - 1] as number, cuts[last] as number) < minSize &&
-      size(cuts[last - 2] as number, cuts[last] as number) <= chunkTokens
+      lastPiece &&
+      beforeLast &&
+      size(lastPiece[0], lastPiece[1]) < minSize &&
+      size(beforeLast[0], lastPiece[1]) <= chunkTokens
     ) {
-      cuts.splice(last - 1, 1);
+      pieces.splice(pieces.length - 2, 2, [beforeLast[0], lastPiece[1]]);
     }
-    for (let i = 0; i + 1 < cuts.length; i++) emitPiece(cuts[i] as number, cuts[i + 1] as number);
+    ranges.push(...pieces);
     segStart = e;
   }
   return ranges;
