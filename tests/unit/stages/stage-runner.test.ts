@@ -48,6 +48,8 @@ interface Harness {
 let dir: string;
 let harness: Harness;
 const subscriptions: Subscription[] = [];
+/** Handler rejections the log reported (a stage rejects only when it cannot record an outcome). */
+const logErrors: string[] = [];
 
 async function waitFor<T>(
   what: string,
@@ -65,7 +67,13 @@ async function waitFor<T>(
 
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'kb-stage-runner-'));
-  const log = createSqliteMessageLog({ file: path.join(dir, 'log.db'), pollIntervalMs: 10, retryDelayMs: 50 });
+  logErrors.length = 0;
+  const log = createSqliteMessageLog({
+    file: path.join(dir, 'log.db'),
+    pollIntervalMs: 10,
+    retryDelayMs: 50,
+    onError: (error) => logErrors.push(error instanceof Error ? error.message : String(error)),
+  });
   const documents = createSqliteDocumentStore({ file: path.join(dir, 'documents.db') });
   const prefix = `t${randomBytes(4).toString('hex')}.`;
   const topics = topicNames(prefix);
@@ -244,6 +252,8 @@ describe('stage runner: retries', () => {
       error_message: 'the engine did not answer (attempt 4)',
       attempts: 4,
     });
+    // The outcome was recorded, so the handler never rejected to the log.
+    expect(logErrors).toEqual([]);
     // The source event is committed: a restarted stage does not see it again.
     await waitFor('the commit', async () =>
       (await harness.log.lag(harness.topics.group('parse'), harness.topics.uploaded)) === 0 ? true : undefined,
@@ -368,6 +378,7 @@ describe('stage runner: shutdown', () => {
     subscriptions.splice(subscriptions.indexOf(subscription), 1);
 
     expect(await harness.log.lag(harness.topics.group('parse'), harness.topics.uploaded)).not.toBe(0);
+    expect(logErrors).toEqual(['stage stopping']);
     expect((await harness.documents.getVersion(event.document_id, 1))?.status).toBe('pending');
 
     const second = scriptedStage(async (e) => {
