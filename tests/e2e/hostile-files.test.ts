@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { DeadLetter } from '../../pipeline/events/events.ts';
 import type { DocumentView } from '../../pipeline/services/views.ts';
 import { deeplyNestedJson, fixture, longLineCsv, manyRowsXlsx } from '../fixtures/hostile-files.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
@@ -183,6 +184,40 @@ describe('hostile files fail at the parse stage with a clear error code', () => 
     const chunks = await svc.request('GET', `/api/v1/chunks/${doc.document_id}`);
     expect(chunks.status).toBe(200);
     expect(chunks.body.chunks).toEqual([]);
+  });
+});
+
+describe('dead letters', () => {
+  it('keeps every hostile upload event in the parse stage dead-letter topic, with its code', async () => {
+    for (const id of ids.values()) await terminal(id);
+    const { topics } = svc.runtime;
+    const { log } = svc.runtime.ports;
+    const letters: DeadLetter[] = [];
+    const reader = await log.subscribe({
+      groupId: `dlq-reader-${Date.now()}`,
+      topics: [topics.deadLetter('parse')],
+      fromBeginning: true,
+      handler: async (m) => {
+        letters.push(m.value as unknown as DeadLetter);
+      },
+    });
+    try {
+      const deadline = Date.now() + 10_000;
+      while (letters.length < CASES.length && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      await reader.stop();
+    }
+    const byDocument = new Map(letters.map((l) => [JSON.parse(l.payload).document_id as string, l]));
+    for (const c of CASES) {
+      const letter = byDocument.get(ids.get(c.title) as string);
+      expect(letter, c.title).toMatchObject({
+        stage: 'parse',
+        source_topic: topics.uploaded,
+        error_code: c.code,
+        attempts: 1,
+      });
+    }
+    expect(byDocument.has(normalId)).toBe(false);
   });
 });
 

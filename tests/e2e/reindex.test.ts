@@ -106,8 +106,9 @@ describe('kb reindex', () => {
     const { svc, key } = await serviceOnData(cohereEnv());
     const res = await svc.upload('bakery.txt', DOCS.bakery, { key });
     expect(res.status).toBe(201);
-    ids.bakery = res.body.document_id;
-    const failed = await svc.waitForStatus(ids.bakery, 'failed', { key });
+    const bakeryId: string = res.body.document_id;
+    ids.bakery = bakeryId;
+    const failed = await svc.waitForStatus(bakeryId, 'failed', { key });
     expect(failed.error).toMatchObject({ code: 'model-mismatch', stage: 'index', attempts: 1 });
     expect(failed.error?.message).toContain('cohere/embed-english-v3.0');
     expect(failed.error?.message).toContain(localModel);
