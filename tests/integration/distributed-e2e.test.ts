@@ -138,6 +138,24 @@ describe('distributed runtime, API + two workers', () => {
     expect(hybrid.status).toBe(200);
   });
 
+  it('reads a scanned page through OCR and fails a hostile file alone, with a clear code', async () => {
+    const scanned = await upload(api.url, 'scanned.pdf', await readFile(path.join(FIXTURES, 'scanned.pdf')));
+    const encrypted = await upload(api.url, 'encrypted.pdf', await readFile(path.join(FIXTURES, 'encrypted.pdf')));
+    await waitCompleted(api.url, scanned);
+    const chunks = await allChunks(api.url, scanned);
+    expect(chunks.length).toBeGreaterThan(0);
+    const deadline = Date.now() + 120_000;
+    let doc: Record<string, unknown> = {};
+    while (Date.now() < deadline) {
+      doc = (await call(api.url, 'GET', `/api/v1/documents/${encrypted}`)).body;
+      if (doc.status === 'failed') break;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    expect(doc.status).toBe('failed');
+    expect(doc.error).toMatchObject({ code: 'encrypted-file', stage: 'parse', attempts: 1 });
+    expect((await fetch(`${api.url}/health/ready`)).status).toBe(200);
+  });
+
   it('updates, rolls back, answers as_of, audits and deletes', async () => {
     const id = await upload(api.url, 'timeline.md', '# Timeline\n\nThe first draft mentions marmalade orchards.\n');
     await waitCompleted(api.url, id, 1);
@@ -164,6 +182,20 @@ describe('distributed runtime, API + two workers', () => {
     expect(await search('marmalade', t2)).toEqual([]);
     expect((await search('marmalade')).map((r) => r.version)).toEqual([3]);
 
+    const patched = await call<{ version: number }>(api.url, 'PATCH', `/api/v1/documents/${id}`, {
+      metadata: { stage: 'final' },
+      change_reason: 'label',
+    });
+    expect(patched.body.version).toBe(4);
+    const v4 = await waitCompleted(api.url, id, 4);
+    expect(v4.metadata).toEqual({ stage: 'final' });
+    const filtered = await call<{ results: Array<{ version: number }> }>(api.url, 'POST', '/api/v1/search', {
+      query: 'marmalade',
+      mode: 'keyword',
+      filters: { metadata: { stage: 'final' }, document_ids: [id] },
+    });
+    expect(filtered.body.results.map((r) => r.version)).toEqual([4]);
+
     const compare = await call<{ changes: { modified_chunks: number } }>(
       api.url,
       'GET',
@@ -182,7 +214,7 @@ describe('distributed runtime, API + two workers', () => {
       'GET',
       `/v1/audit-logs?document_id=${id}`,
     );
-    expect(audit.body.entries.map((e) => e.action)).toEqual(['create', 'update', 'rollback', 'delete']);
+    expect(audit.body.entries.map((e) => e.action)).toEqual(['create', 'update', 'rollback', 'update', 'delete']);
   });
 });
 
