@@ -55,7 +55,7 @@ engine_start() {
   java="$(registry_java)"
   mkdir -p "$CONF_DIR/config" "$DATA_DIR/tmp"
   kb_render "$KB_NATIVE_DIR/schema-registry/application.properties" \
-    "$CONF_DIR/config/application.properties" "TMP_DIR=$DATA_DIR/tmp"
+    "$CONF_DIR/config/application.properties" "TMP_DIR=$DATA_DIR/tmp" "DATA_DIR=$DATA_DIR"
   kb_spawn "$NAME" --cwd "$CONF_DIR" -- "$java" \
     -Xms128m -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Djava.awt.headless=true \
     -Djava.io.tmpdir="$DATA_DIR/tmp" \
