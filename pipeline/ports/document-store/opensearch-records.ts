@@ -1,13 +1,5 @@
-import { KbError } from '../../errors/kb-error.ts';
-import type {
-  ChunkRecord,
-  DocumentRecord,
-  IngestError,
-  Metadata,
-  NewVersion,
-  VersionRecord,
-  VersionStatus,
-} from './document-store.port.ts';
+import type { DocumentRecord, IngestError, Metadata, NewVersion, VersionStatus } from './document-store.port.ts';
+import { bytesToVector, canonicalTime, toVersionRecord, vectorBytes } from './stored-records.ts';
 
 /**
  * One entry of a document's serving history: `version` started being served at `from`. The list
@@ -100,18 +92,6 @@ export interface VectorCacheSource {
   readonly content_hash: string;
   /** Base64 of the little-endian float32 values. */
   readonly vector: string;
-}
-
-/**
- * Canonical form of a timestamp: ISO 8601 UTC with milliseconds (`Date#toISOString`), so records
- * read back exactly as other adapters return them. Throws `bad-request` for an unparseable value.
- */
-export function canonicalTime(value: string, field: string): string {
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) {
-    throw new KbError('bad-request', `${field} is not a valid ISO 8601 timestamp: ${JSON.stringify(value)}`);
-  }
-  return new Date(time).toISOString();
 }
 
 /** The later of two canonical timestamps (string order is time order for them). */
@@ -227,33 +207,6 @@ export function newVersionSource(
   };
 }
 
-export function toVersionRecord(source: VersionSource): VersionRecord {
-  return {
-    documentId: source.document_id,
-    workspaceId: source.workspace_id,
-    version: source.version,
-    status: source.status,
-    name: source.name,
-    mimeType: source.mime_type,
-    sizeBytes: source.size_bytes,
-    contentHash: source.content_hash,
-    storageKey: source.storage_key,
-    metadata: source.metadata ?? {},
-    changeReason: source.change_reason ?? null,
-    restoredFrom: source.restored_from ?? null,
-    createdBy: source.created_by,
-    createdAt: source.created_at,
-    completedAt: source.completed_at ?? null,
-    servedFrom: source.served_from ?? null,
-    servedUntil: source.served_until ?? null,
-    chunkCount: source.chunk_count ?? 0,
-    tokens: source.tokens ?? 0,
-    embeddingModel: source.embedding_model ?? null,
-    error: source.error ?? null,
-    archivedAt: source.archived_at ?? null,
-  };
-}
-
 export function toDocumentRecord(document: DocumentSource, latest: VersionSource): DocumentRecord {
   return {
     id: document.id,
@@ -268,31 +221,11 @@ export function toDocumentRecord(document: DocumentSource, latest: VersionSource
   };
 }
 
-export function toChunkRecord(source: ChunkSource): ChunkRecord {
-  return {
-    id: source.id,
-    documentId: source.document_id,
-    workspaceId: source.workspace_id,
-    version: source.version,
-    index: source.idx,
-    content: source.content,
-    contentHash: source.content_hash,
-    tokens: source.tokens,
-    startOffset: source.start_offset,
-    endOffset: source.end_offset,
-    page: source.page ?? null,
-    metadata: source.metadata ?? {},
-  };
-}
-
 /** Float32 values as base64 (exact round trip, a quarter of the JSON size). */
 export function encodeVector(vector: Float32Array): string {
-  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64');
+  return vectorBytes(vector).toString('base64');
 }
 
 export function decodeVector(encoded: string): Float32Array {
-  const bytes = Buffer.from(encoded, 'base64');
-  const copy = new Uint8Array(bytes.byteLength);
-  copy.set(bytes);
-  return new Float32Array(copy.buffer);
+  return bytesToVector(Buffer.from(encoded, 'base64'));
 }

@@ -1,6 +1,7 @@
 import type { SearchFilters } from './document-store.port.ts';
 import type { Json } from './opensearch-http.ts';
-import { canonicalTime, metadataToken } from './opensearch-records.ts';
+import { metadataToken } from './opensearch-records.ts';
+import { canonicalTime } from './stored-records.ts';
 
 /**
  * Restricts chunks to the versions served at `asOf` (null: now), from the served interval each

@@ -31,7 +31,6 @@ import {
 } from './opensearch-mappings.ts';
 import {
   type ChunkSource,
-  canonicalTime,
   chunkId,
   type DerivedChunkFields,
   type DocumentSource,
@@ -41,14 +40,13 @@ import {
   later,
   newVersionSource,
   servedInterval,
-  toChunkRecord,
   toDocumentRecord,
-  toVersionRecord,
   type VectorCacheSource,
   type VersionSource,
   versionId,
 } from './opensearch-records.ts';
 import { cosineFromScore, hasWords, searchFilterClauses, servedAtClauses } from './opensearch-search.ts';
+import { canonicalTime, requireIndexModel, toChunkRecord, toVersionRecord } from './stored-records.ts';
 
 export interface OpenSearchDocumentStoreOptions {
   /** Base URL of the cluster, e.g. `http://127.0.0.1:9200`. */
@@ -387,19 +385,12 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
     return meta === null ? null : { model: meta.source.model, dimensions: meta.source.dimensions };
   }
 
+  /** {@link requireIndexModel}, and the vector must also be finite and non-zero (cosine needs both). */
   function requireVectorOf(model: IndexModel | null, vector: Float32Array, what: string): IndexModel {
-    if (model === null) {
-      throw new KbError('model-mismatch', `${what}: the index has no embedding model yet (setIndexModel first)`);
-    }
-    if (vector.length !== model.dimensions) {
-      throw new KbError(
-        'model-mismatch',
-        `${what}: vector has ${vector.length} dimensions, the index model ${model.model} has ${model.dimensions}`,
-      );
-    }
+    const checked = requireIndexModel(model, vector, what);
     if (!vector.every(Number.isFinite)) throw new KbError('bad-request', `${what}: vector has non-finite values`);
     if (isZero(vector)) throw new KbError('bad-request', `${what}: a zero vector has no cosine similarity`);
-    return model;
+    return checked;
   }
 
   const versionKey = (documentId: string, version: number) => versionId(documentId, version);

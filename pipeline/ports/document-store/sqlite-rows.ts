@@ -1,4 +1,3 @@
-import { KbError } from '../../errors/kb-error.ts';
 import type {
   ChunkRecord,
   DocumentRecord,
@@ -7,6 +6,7 @@ import type {
   VersionRecord,
   VersionStatus,
 } from './document-store.port.ts';
+import { toChunkRecord as storedChunkRecord, toVersionRecord as storedVersionRecord } from './stored-records.ts';
 
 /** A `versions` row as SQLite returns it. */
 export interface VersionRow {
@@ -77,30 +77,12 @@ function parseMetadata(json: string): Metadata {
 }
 
 export function toVersionRecord(row: VersionRow): VersionRecord {
-  return {
-    documentId: row.document_id,
-    workspaceId: row.workspace_id,
-    version: row.version,
+  return storedVersionRecord({
+    ...row,
     status: row.status as VersionStatus,
-    name: row.name,
-    mimeType: row.mime_type,
-    sizeBytes: row.size_bytes,
-    contentHash: row.content_hash,
-    storageKey: row.storage_key,
     metadata: parseMetadata(row.metadata),
-    changeReason: row.change_reason,
-    restoredFrom: row.restored_from,
-    createdBy: row.created_by,
-    createdAt: row.created_at,
-    completedAt: row.completed_at,
-    servedFrom: row.served_from,
-    servedUntil: row.served_until,
-    chunkCount: row.chunk_count,
-    tokens: row.tokens,
-    embeddingModel: row.embedding_model,
     error: row.error === null ? null : (JSON.parse(row.error) as IngestError),
-    archivedAt: row.archived_at,
-  };
+  });
 }
 
 export function toDocumentRecord(row: DocumentRow): DocumentRecord {
@@ -118,42 +100,5 @@ export function toDocumentRecord(row: DocumentRow): DocumentRecord {
 }
 
 export function toChunkRecord(row: ChunkRow): ChunkRecord {
-  return {
-    id: row.id,
-    documentId: row.document_id,
-    workspaceId: row.workspace_id,
-    version: row.version,
-    index: row.idx,
-    content: row.content,
-    contentHash: row.content_hash,
-    tokens: row.tokens,
-    startOffset: row.start_offset,
-    endOffset: row.end_offset,
-    page: row.page,
-    metadata: parseMetadata(row.metadata),
-  };
-}
-
-/** The float32 BLOB of a vector (little-endian, as sqlite-vec reads it). */
-export function vectorToBlob(vector: Float32Array): Buffer {
-  return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
-}
-
-/** A copy of a float32 BLOB as a vector (copied so the array is aligned and owned). */
-export function blobToVector(blob: Buffer): Float32Array {
-  const bytes = new Uint8Array(blob.byteLength);
-  bytes.set(blob);
-  return new Float32Array(bytes.buffer);
-}
-
-/**
- * Canonical form of a timestamp: ISO 8601 UTC with milliseconds (`Date#toISOString`), so string
- * comparison in SQL is time comparison. Throws `bad-request` for an unparseable value.
- */
-export function canonicalTime(value: string, field: string): string {
-  const time = Date.parse(value);
-  if (Number.isNaN(time)) {
-    throw new KbError('bad-request', `${field} is not a valid ISO 8601 timestamp: ${JSON.stringify(value)}`);
-  }
-  return new Date(time).toISOString();
+  return storedChunkRecord({ ...row, metadata: parseMetadata(row.metadata) });
 }

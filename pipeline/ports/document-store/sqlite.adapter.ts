@@ -15,20 +15,18 @@ import type {
   VersionRecord,
 } from './document-store.port.ts';
 import {
-  blobToVector,
   CHUNK_COLUMNS,
   type ChunkRow,
-  canonicalTime,
   DOCUMENT_COLUMNS,
   type DocumentRow,
   toChunkRecord,
   toDocumentRecord,
   toVersionRecord,
   type VersionRow,
-  vectorToBlob,
 } from './sqlite-rows.ts';
 import { DOCUMENT_STORE_MIGRATIONS } from './sqlite-schema.ts';
 import { ftsQuery, searchConditions, servedAt } from './sqlite-search.ts';
+import { bytesToVector, canonicalTime, requireIndexModel, vectorBytes } from './stored-records.ts';
 
 export interface SqliteDocumentStoreOptions {
   /** Database file (created with its directory if missing), or `:memory:`. */
@@ -228,19 +226,6 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
     return row === undefined ? null : (JSON.parse(row.value) as IndexModel);
   }
 
-  function requireVectorOf(model: IndexModel | null, vector: Float32Array, what: string): IndexModel {
-    if (model === null) {
-      throw new KbError('model-mismatch', `${what}: the index has no embedding model yet (setIndexModel first)`);
-    }
-    if (vector.length !== model.dimensions) {
-      throw new KbError(
-        'model-mismatch',
-        `${what}: vector has ${vector.length} dimensions, the index model ${model.model} has ${model.dimensions}`,
-      );
-    }
-    return model;
-  }
-
   function versionRow(documentId: string, version: number): VersionRow | undefined {
     return statements.version.get(documentId, version);
   }
@@ -288,7 +273,7 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
       if (vector === undefined) throw new KbError('bad-request', 'Vector search needs a query vector');
       const model = readIndexModel();
       if (model === null) return [];
-      requireVectorOf(model, vector, 'Query');
+      requireIndexModel(model, vector, 'Query');
       sql = `SELECT * FROM (
           SELECT ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type,
             vec_distance_cosine(c.vector, ?) AS distance
@@ -300,7 +285,7 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
         WHERE distance IS NOT NULL
         ORDER BY distance, id
         LIMIT ?`;
-      params = [vectorToBlob(vector), model.model, ...served.params, ...conditions.params, limit];
+      params = [vectorBytes(vector), model.model, ...served.params, ...conditions.params, limit];
     }
     const rows = db.prepare(sql).all(...params) as (SearchRow & { distance?: number })[];
     return rows.map((row) => ({
@@ -500,7 +485,7 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
         const model = readIndexModel();
         const rows = chunks.map((chunk) => {
           const vector = chunk.vector ?? null;
-          if (vector !== null) requireVectorOf(model, vector, `Chunk ${chunk.id}`);
+          if (vector !== null) requireIndexModel(model, vector, `Chunk ${chunk.id}`);
           return {
             id: chunk.id,
             document_id: chunk.documentId,
@@ -514,7 +499,7 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
             end_offset: chunk.endOffset,
             page: chunk.page,
             metadata: JSON.stringify(chunk.metadata ?? {}),
-            vector: vector === null ? null : vectorToBlob(vector),
+            vector: vector === null ? null : vectorBytes(vector),
             model: vector === null ? null : (model?.model ?? null),
           };
         });
@@ -601,8 +586,8 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
         if (index === null || index.model !== model) {
           throw new KbError('model-mismatch', `Vectors of ${model} do not belong to the index model ${index?.model}`);
         }
-        for (const [chunkId, vector] of vectors) requireVectorOf(index, vector, `Chunk ${chunkId}`);
-        for (const [chunkId, vector] of vectors) statements.setChunkVector.run(vectorToBlob(vector), model, chunkId);
+        for (const [chunkId, vector] of vectors) requireIndexModel(index, vector, `Chunk ${chunkId}`);
+        for (const [chunkId, vector] of vectors) statements.setChunkVector.run(vectorBytes(vector), model, chunkId);
       });
     },
 
@@ -618,7 +603,7 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
                WHERE model = ? AND content_hash IN (${batch.map(() => '?').join(', ')})`,
             )
             .all(model, ...batch) as { content_hash: string; vector: Buffer }[];
-          for (const row of rows) found.set(row.content_hash, blobToVector(row.vector));
+          for (const row of rows) found.set(row.content_hash, bytesToVector(row.vector));
         }
         return found;
       });
@@ -627,7 +612,7 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
     async putCachedVectors(model, vectors) {
       if (vectors.size === 0) return;
       write(() => {
-        for (const [hash, vector] of vectors) statements.putCachedVector.run(model, hash, vectorToBlob(vector));
+        for (const [hash, vector] of vectors) statements.putCachedVector.run(model, hash, vectorBytes(vector));
       });
     },
 
