@@ -1,5 +1,12 @@
-import type { DocumentRecord, IngestError, Metadata, NewVersion, VersionStatus } from './document-store.port.ts';
-import { bytesToVector, canonicalTime, toVersionRecord, vectorBytes } from './stored-records.ts';
+import type { DocumentRecord, Metadata, NewVersion, VersionStatus } from './document-store.port.ts';
+import {
+  bytesToVector,
+  canonicalTime,
+  type StoredChunkFields,
+  type StoredVersionFields,
+  toVersionRecord,
+  vectorBytes,
+} from './stored-records.ts';
 
 /**
  * One entry of a document's serving history: `version` started being served at `from`. The list
@@ -30,30 +37,9 @@ export interface DocumentSource {
   readonly served: readonly ServedEntry[];
 }
 
-export interface VersionSource {
-  readonly document_id: string;
-  readonly workspace_id: string;
-  readonly version: number;
-  readonly status: VersionStatus;
-  readonly name: string;
-  readonly mime_type: string;
-  readonly size_bytes: number;
-  readonly content_hash: string;
-  readonly storage_key: string;
-  readonly metadata: Metadata;
-  readonly change_reason: string | null;
-  readonly restored_from: number | null;
-  readonly created_by: string;
-  readonly created_at: string;
-  readonly completed_at: string | null;
-  readonly served_from: string | null;
-  readonly served_until: string | null;
+/** `_source` of a version: its stored fields and the `rev` of the document its served interval was copied at. */
+export interface VersionSource extends StoredVersionFields {
   readonly served_rev: number;
-  readonly chunk_count: number;
-  readonly tokens: number;
-  readonly embedding_model: string | null;
-  readonly error: IngestError | null;
-  readonly archived_at: string | null;
 }
 
 /** The fields a chunk copies from its version and document (see {@link derivedChunkFields}). */
@@ -68,19 +54,7 @@ export interface DerivedChunkFields {
   readonly d_created_at: string | null;
 }
 
-export interface ChunkSource extends DerivedChunkFields {
-  readonly id: string;
-  readonly document_id: string;
-  readonly workspace_id: string;
-  readonly version: number;
-  readonly idx: number;
-  readonly content: string;
-  readonly content_hash: string;
-  readonly tokens: number;
-  readonly start_offset: number;
-  readonly end_offset: number;
-  readonly page: number | null;
-  readonly metadata: Metadata;
+export interface ChunkSource extends StoredChunkFields, DerivedChunkFields {
   /** The model of the stored vector, or null without one. */
   readonly model: string | null;
   /** The vector, under the field named after its dimension count (`vector_d<n>`). */

@@ -6,32 +6,18 @@ import type {
   VersionRecord,
   VersionStatus,
 } from './document-store.port.ts';
-import { toChunkRecord as storedChunkRecord, toVersionRecord as storedVersionRecord } from './stored-records.ts';
+import {
+  type StoredChunkFields,
+  type StoredVersionFields,
+  toChunkRecord as storedChunkRecord,
+  toVersionRecord as storedVersionRecord,
+} from './stored-records.ts';
 
-/** A `versions` row as SQLite returns it. */
-export interface VersionRow {
-  readonly document_id: string;
-  readonly version: number;
-  readonly workspace_id: string;
+/** A `versions` row as SQLite returns it: the stored version fields, `metadata` and `error` as JSON text. */
+export interface VersionRow extends Omit<StoredVersionFields, 'status' | 'metadata' | 'error'> {
   readonly status: string;
-  readonly name: string;
-  readonly mime_type: string;
-  readonly size_bytes: number;
-  readonly content_hash: string;
-  readonly storage_key: string;
   readonly metadata: string;
-  readonly change_reason: string | null;
-  readonly restored_from: number | null;
-  readonly created_by: string;
-  readonly created_at: string;
-  readonly completed_at: string | null;
-  readonly served_from: string | null;
-  readonly served_until: string | null;
-  readonly chunk_count: number;
-  readonly tokens: number;
-  readonly embedding_model: string | null;
   readonly error: string | null;
-  readonly archived_at: string | null;
 }
 
 /** A `documents` row (columns prefixed `d_`) joined with its latest version's row. */
@@ -46,19 +32,8 @@ export interface DocumentRow extends VersionRow {
   readonly d_served_version: number | null;
 }
 
-/** A `chunks` row without its vector. */
-export interface ChunkRow {
-  readonly id: string;
-  readonly document_id: string;
-  readonly version: number;
-  readonly workspace_id: string;
-  readonly idx: number;
-  readonly content: string;
-  readonly content_hash: string;
-  readonly tokens: number;
-  readonly start_offset: number;
-  readonly end_offset: number;
-  readonly page: number | null;
+/** A `chunks` row without its vector: the stored chunk fields, `metadata` as JSON text. */
+export interface ChunkRow extends Omit<StoredChunkFields, 'metadata'> {
   readonly metadata: string;
 }
 
