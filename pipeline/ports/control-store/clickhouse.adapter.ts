@@ -1,17 +1,15 @@
 import { type ClickHouseClient, ClickHouseError, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { KbError } from '../../errors/kb-error.ts';
 import { applyClickHouseMigrations } from './clickhouse-migrations.ts';
-import type {
-  ApiKeyRecord,
-  AuditAction,
-  AuditEntry,
-  AuditQuery,
-  AuditSnapshot,
-  ControlStore,
-  Permission,
-  Plan,
-  UsageCount,
-} from './control-store.port.ts';
+import {
+  type AuditRow,
+  instant,
+  type StoredKeyFields,
+  toAuditEntry,
+  toAuditInsertRow,
+  toKeyRecord,
+} from './control-rows.ts';
+import type { ApiKeyRecord, AuditQuery, ControlStore, UsageCount } from './control-store.port.ts';
 
 export interface ClickHouseControlStoreOptions {
   /** HTTP(S) URL of the ClickHouse server, e.g. `http://127.0.0.1:8123`. */
@@ -23,32 +21,6 @@ export interface ClickHouseControlStoreOptions {
 }
 
 type QueryParams = Record<string, unknown>;
-
-interface KeyRow {
-  id: string;
-  name: string;
-  prefix: string;
-  hash: string;
-  workspace_id: string;
-  permissions: string[];
-  plan: string;
-  created_at: string;
-  revoked_at: string | null;
-}
-
-interface AuditRow {
-  id: string;
-  workspace_id: string;
-  document_id: string;
-  action: string;
-  actor_id: string;
-  timestamp: string;
-  version: number | null;
-  before_json: string | null;
-  after_json: string | null;
-  change_reason: string | null;
-  trace_id: string;
-}
 
 const KEY_COLUMNS = 'id, name, prefix, hash, workspace_id, permissions, plan, created_at, revoked_at';
 const AUDIT_COLUMNS =
@@ -84,32 +56,12 @@ function keyVersion(revokedMs: number | null): number {
   return 2 ** 53 - clamped;
 }
 
-function instant(value: string, field: string): number {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw new KbError('bad-request', `${field} is not an ISO 8601 timestamp: ${value}`);
-  return ms;
-}
-
 /** `DateTime64(3, 'UTC')` text for an instant. */
 function dateTime64(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 }
 
-function toKey(row: KeyRow, lastUsedAt: string | null): ApiKeyRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    prefix: row.prefix,
-    hash: row.hash,
-    workspaceId: row.workspace_id,
-    permissions: row.permissions as Permission[],
-    plan: row.plan as Plan,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-    lastUsedAt,
-  };
-}
-
+/** An `api_keys` row of a key in the state revoked at `revokedAt` (or live, with null). */
 function toKeyRow(key: ApiKeyRecord, revokedAt: string | null): Record<string, unknown> {
   return {
     id: key.id,
@@ -122,22 +74,6 @@ function toKeyRow(key: ApiKeyRecord, revokedAt: string | null): Record<string, u
     created_at: key.createdAt,
     revoked_at: revokedAt,
     version: keyVersion(revokedAt === null ? null : instant(revokedAt, 'revokedAt')),
-  };
-}
-
-function toAudit(row: AuditRow): AuditEntry {
-  return {
-    id: row.id,
-    action: row.action as AuditAction,
-    workspaceId: row.workspace_id,
-    documentId: row.document_id,
-    actor: { type: 'api_key', id: row.actor_id },
-    timestamp: row.timestamp,
-    version: row.version === null ? null : Number(row.version),
-    before: row.before_json === null ? null : (JSON.parse(row.before_json) as AuditSnapshot),
-    after: row.after_json === null ? null : (JSON.parse(row.after_json) as AuditSnapshot),
-    changeReason: row.change_reason,
-    traceId: row.trace_id,
   };
 }
 
@@ -249,7 +185,11 @@ export async function createClickHouseControlStore(options: ClickHouseControlSto
   /** Keys matching `filter` (SQL over `api_keys` columns, values as parameters), with their last use. */
   async function readKeys(what: string, filter: string, params: QueryParams): Promise<ApiKeyRecord[]> {
     const [rows, uses] = await Promise.all([
-      select<KeyRow>(what, `SELECT ${KEY_COLUMNS} FROM api_keys FINAL WHERE ${filter} ORDER BY created_at, id`, params),
+      select<StoredKeyFields>(
+        what,
+        `SELECT ${KEY_COLUMNS} FROM api_keys FINAL WHERE ${filter} ORDER BY created_at, id`,
+        params,
+      ),
       select<{ key_id: string; last_used_at: string }>(
         what,
         `SELECT key_id, last_used_at FROM api_key_last_used FINAL
@@ -258,7 +198,7 @@ export async function createClickHouseControlStore(options: ClickHouseControlSto
       ),
     ]);
     const lastUsed = new Map(uses.map((u) => [u.key_id, u.last_used_at]));
-    return rows.map((row) => toKey(row, lastUsed.get(row.id) ?? null));
+    return rows.map((row) => toKeyRecord(row, lastUsed.get(row.id) ?? null));
   }
 
   return {
@@ -301,7 +241,7 @@ export async function createClickHouseControlStore(options: ClickHouseControlSto
 
     async revokeKey(id, at) {
       instant(at, 'revokedAt');
-      const rows = await select<KeyRow>(
+      const rows = await select<StoredKeyFields>(
         'reading a key',
         `SELECT ${KEY_COLUMNS} FROM api_keys FINAL WHERE id = {id:String}`,
         { id },
@@ -309,7 +249,7 @@ export async function createClickHouseControlStore(options: ClickHouseControlSto
       const current = rows[0];
       if (!current) return false;
       if (current.revoked_at !== null) return true;
-      await insert('revoking a key', 'api_keys', [toKeyRow(toKey(current, null), at)]);
+      await insert('revoking a key', 'api_keys', [toKeyRow(toKeyRecord(current, null), at)]);
       return true;
     },
 
@@ -338,23 +278,7 @@ export async function createClickHouseControlStore(options: ClickHouseControlSto
 
     async appendAudit(entry) {
       const ms = instant(entry.timestamp, 'timestamp');
-      await insert('appending an audit entry', 'audit_log', [
-        {
-          id: entry.id,
-          workspace_id: entry.workspaceId,
-          document_id: entry.documentId,
-          action: entry.action,
-          actor_type: entry.actor.type,
-          actor_id: entry.actor.id,
-          timestamp: entry.timestamp,
-          at: dateTime64(ms),
-          version: entry.version,
-          before_json: entry.before === null ? null : JSON.stringify(entry.before),
-          after_json: entry.after === null ? null : JSON.stringify(entry.after),
-          change_reason: entry.changeReason,
-          trace_id: entry.traceId,
-        },
-      ]);
+      await insert('appending an audit entry', 'audit_log', [{ ...toAuditInsertRow(entry), at: dateTime64(ms) }]);
     },
 
     async listAudit(query: AuditQuery) {
@@ -391,7 +315,7 @@ export async function createClickHouseControlStore(options: ClickHouseControlSto
           params,
         ),
       ]);
-      return { entries: rows.map(toAudit), total: Number(totals[0]?.n ?? 0) };
+      return { entries: rows.map(toAuditEntry), total: Number(totals[0]?.n ?? 0) };
     },
 
     async recordUsage(instanceId, counts: readonly UsageCount[]) {

@@ -1,16 +1,14 @@
 import { KbError } from '../../errors/kb-error.ts';
 import { type Database, migrate, openDatabase } from '../sqlite/open-database.ts';
-import type {
-  ApiKeyRecord,
-  AuditAction,
-  AuditEntry,
-  AuditQuery,
-  AuditSnapshot,
-  ControlStore,
-  Permission,
-  Plan,
-  UsageCount,
-} from './control-store.port.ts';
+import {
+  type AuditRow,
+  instant,
+  type StoredKeyFields,
+  toAuditEntry,
+  toAuditInsertRow,
+  toKeyRecord,
+} from './control-rows.ts';
+import type { ApiKeyRecord, AuditQuery, ControlStore, Permission, UsageCount } from './control-store.port.ts';
 
 export interface SqliteControlStoreOptions {
   /** SQLite database file; its directory is created if missing. `:memory:` for a private in-memory store. */
@@ -58,69 +56,14 @@ const MIGRATIONS: readonly string[] = [
   'CREATE INDEX IF NOT EXISTS cs_usage_key ON cs_usage (key_id, second)',
 ];
 
-interface KeyRow {
-  id: string;
-  name: string;
-  prefix: string;
-  hash: string;
-  workspace_id: string;
-  permissions: string;
-  plan: string;
-  created_at: string;
-  revoked_at: string | null;
-  last_used_at: string | null;
-}
-
-interface AuditRow {
-  id: string;
-  workspace_id: string;
-  document_id: string;
-  action: string;
-  actor_type: string;
-  actor_id: string;
-  timestamp: string;
-  version: number | null;
-  before_json: string | null;
-  after_json: string | null;
-  change_reason: string | null;
-  trace_id: string;
+/** A `cs_api_keys` row: the stored key columns, `permissions` as JSON text, and the last use. */
+interface KeyRow extends Omit<StoredKeyFields, 'permissions'> {
+  readonly permissions: string;
+  readonly last_used_at: string | null;
 }
 
 function toKey(row: KeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    prefix: row.prefix,
-    hash: row.hash,
-    workspaceId: row.workspace_id,
-    permissions: JSON.parse(row.permissions) as Permission[],
-    plan: row.plan as Plan,
-    createdAt: row.created_at,
-    revokedAt: row.revoked_at,
-    lastUsedAt: row.last_used_at,
-  };
-}
-
-function toAudit(row: AuditRow): AuditEntry {
-  return {
-    id: row.id,
-    action: row.action as AuditAction,
-    workspaceId: row.workspace_id,
-    documentId: row.document_id,
-    actor: { type: 'api_key', id: row.actor_id },
-    timestamp: row.timestamp,
-    version: row.version,
-    before: row.before_json === null ? null : (JSON.parse(row.before_json) as AuditSnapshot),
-    after: row.after_json === null ? null : (JSON.parse(row.after_json) as AuditSnapshot),
-    changeReason: row.change_reason,
-    traceId: row.trace_id,
-  };
-}
-
-function instant(value: string, field: string): number {
-  const ms = Date.parse(value);
-  if (Number.isNaN(ms)) throw new KbError('bad-request', `${field} is not an ISO 8601 timestamp: ${value}`);
-  return ms;
+  return toKeyRecord({ ...row, permissions: JSON.parse(row.permissions) as Permission[] }, row.last_used_at);
 }
 
 function isConstraintError(error: unknown): boolean {
@@ -163,8 +106,8 @@ export function createSqliteControlStore(options: SqliteControlStoreOptions): Co
     `INSERT OR IGNORE INTO cs_audit
        (id, workspace_id, document_id, action, actor_type, actor_id, timestamp, timestamp_ms, version,
         before_json, after_json, change_reason, trace_id)
-     VALUES (@id, @workspaceId, @documentId, @action, @actorType, @actorId, @timestamp, @timestampMs, @version,
-        @beforeJson, @afterJson, @changeReason, @traceId)`,
+     VALUES (@id, @workspace_id, @document_id, @action, @actor_type, @actor_id, @timestamp, @timestamp_ms, @version,
+        @before_json, @after_json, @change_reason, @trace_id)`,
   );
   const upsertUsage = db.prepare<[string, string, number, number]>(
     `INSERT INTO cs_usage (instance_id, key_id, second, count) VALUES (?, ?, ?, ?)
@@ -241,21 +184,8 @@ export function createSqliteControlStore(options: SqliteControlStoreOptions): Co
     },
 
     async appendAudit(entry) {
-      insertAudit.run({
-        id: entry.id,
-        workspaceId: entry.workspaceId,
-        documentId: entry.documentId,
-        action: entry.action,
-        actorType: entry.actor.type,
-        actorId: entry.actor.id,
-        timestamp: entry.timestamp,
-        timestampMs: instant(entry.timestamp, 'timestamp'),
-        version: entry.version,
-        beforeJson: entry.before === null ? null : JSON.stringify(entry.before),
-        afterJson: entry.after === null ? null : JSON.stringify(entry.after),
-        changeReason: entry.changeReason,
-        traceId: entry.traceId,
-      });
+      const timestampMs = instant(entry.timestamp, 'timestamp');
+      insertAudit.run({ ...toAuditInsertRow(entry), timestamp_ms: timestampMs });
     },
 
     async listAudit(query: AuditQuery) {
@@ -288,7 +218,7 @@ export function createSqliteControlStore(options: SqliteControlStoreOptions): Co
         `SELECT * FROM cs_audit WHERE ${pageFilter} ORDER BY id LIMIT @limit`,
       );
       const read = db.transaction(() => ({
-        entries: page.all({ ...pageParams, limit }).map(toAudit),
+        entries: page.all({ ...pageParams, limit }).map(toAuditEntry),
         total: total.get(params)?.n ?? 0,
       }));
       return read();
