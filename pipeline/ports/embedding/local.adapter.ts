@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import { Worker } from 'node:worker_threads';
 import { KbError } from '../../errors/kb-error.ts';
+import { createBatchedProvider, requireBatchSize, unitRows } from './batched-provider.ts';
 import type { EmbeddingProvider } from './embedding.port.ts';
 
 /** Model tag stored with every vector this provider makes. */
@@ -40,9 +41,7 @@ export interface LocalEmbeddingOptions {
  */
 export async function createLocalEmbeddingProvider(options: LocalEmbeddingOptions = {}): Promise<EmbeddingProvider> {
   const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  if (!Number.isInteger(batchSize) || batchSize < 1) {
-    throw new KbError('bad-request', `Embedding batch size must be a positive integer, got ${batchSize}`);
-  }
+  requireBatchSize(batchSize);
   users += 1;
   try {
     await currentHost().ready;
@@ -50,37 +49,14 @@ export async function createLocalEmbeddingProvider(options: LocalEmbeddingOption
     await release();
     throw error;
   }
-  let closed = false;
-
-  const assertOpen = () => {
-    if (closed) throw new KbError('internal-error', 'The local embedding provider is closed');
-  };
-
-  const embedDocuments = async (texts: readonly string[]): Promise<Float32Array[]> => {
-    assertOpen();
-    const vectors: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += batchSize) {
-      assertOpen();
-      vectors.push(...(await embedBatch(texts.slice(i, i + batchSize).map(clip))));
-    }
-    return vectors;
-  };
-
-  return {
+  return createBatchedProvider({
     provider: 'local',
     model: LOCAL_EMBEDDING_MODEL,
     dimensions: DIMENSIONS,
-    embedDocuments,
-    async embedQuery(text) {
-      const [vector] = await embedDocuments([text]);
-      return vector as Float32Array;
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
-      await release();
-    },
-  };
+    batchSize,
+    embedBatch: (texts) => embedBatch(texts.map(clip)),
+    release,
+  });
 }
 
 // The worker thread: loads the model, then embeds one request at a time, in arrival order.
@@ -237,9 +213,7 @@ function splitRows(flat: Float32Array, dims: number, expected: number): Float32A
       { retriable: false },
     );
   }
-  const vectors: Float32Array[] = [];
-  for (let r = 0; r < expected; r += 1) vectors.push(toUnitVector(flat.subarray(r * dims, (r + 1) * dims)));
-  return vectors;
+  return unitRows(flat, dims, expected, 'The local embedding model');
 }
 
 function clip(text: string): string {
@@ -250,16 +224,4 @@ function clip(text: string): string {
   let end = MAX_INPUT_CODE_POINTS;
   while (end < limit && !/\s/.test(codePoints[end] as string)) end += 1;
   return codePoints.slice(0, end).join('');
-}
-
-function toUnitVector(values: Float32Array): Float32Array {
-  let sum = 0;
-  for (const v of values) sum += v * v;
-  const norm = Math.sqrt(sum);
-  if (!Number.isFinite(norm) || norm === 0) {
-    throw new KbError('embedding-failed', 'The local embedding model returned a zero or non-finite vector', {
-      retriable: false,
-    });
-  }
-  return Float32Array.from(values, (v) => v / norm);
 }

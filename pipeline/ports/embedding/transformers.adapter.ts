@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { env, type FeatureExtractionPipeline, pipeline } from '@huggingface/transformers';
 import { KbError } from '../../errors/kb-error.ts';
+import { createBatchedProvider, requireBatchSize, unitRows } from './batched-provider.ts';
 import type { EmbeddingProvider } from './embedding.port.ts';
 
 const DEFAULT_BATCH_SIZE = 32;
@@ -39,9 +40,7 @@ export async function createTransformersEmbeddingProvider(
   options: TransformersEmbeddingOptions,
 ): Promise<EmbeddingProvider> {
   const requestedBatch = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  if (!Number.isInteger(requestedBatch) || requestedBatch < 1) {
-    throw new KbError('bad-request', `Embedding batch size must be a positive integer, got ${requestedBatch}`);
-  }
+  requireBatchSize(requestedBatch);
   const localRoot = options.modelPath === null ? null : path.resolve(options.modelPath);
   env.allowLocalModels = true;
   env.allowRemoteModels = options.allowRemote;
@@ -68,7 +67,6 @@ export async function createTransformersEmbeddingProvider(
   const dtype = loadedDtype(extractor);
   const batchSize = dtype !== null && BATCH_DEPENDENT_DTYPES.has(dtype) ? 1 : requestedBatch;
   let queue: Promise<unknown> = Promise.resolve();
-  let closed = false;
 
   const runBatch = (texts: readonly string[]): Promise<Float32Array[]> => {
     const run = queue.then(async () => {
@@ -87,39 +85,20 @@ export async function createTransformersEmbeddingProvider(
     return run;
   };
 
-  const assertOpen = () => {
-    if (closed) throw new KbError('internal-error', 'The transformers embedding provider is closed');
-  };
-
-  const embedDocuments = async (texts: readonly string[]): Promise<Float32Array[]> => {
-    assertOpen();
-    const vectors: Float32Array[] = [];
-    for (let i = 0; i < texts.length; i += batchSize) {
-      assertOpen();
-      vectors.push(...(await runBatch(texts.slice(i, i + batchSize))));
-    }
-    return vectors;
-  };
-
   const [probe] = await runBatch([DIMENSION_PROBE]);
   const dimensions = (probe as Float32Array).length;
 
-  return {
+  return createBatchedProvider({
     provider: 'transformers',
     model: `transformers/${options.model}`,
     dimensions,
-    embedDocuments,
-    async embedQuery(text) {
-      const [vector] = await embedDocuments([text]);
-      return vector as Float32Array;
-    },
-    async close() {
-      if (closed) return;
-      closed = true;
+    batchSize,
+    embedBatch: runBatch,
+    async release() {
       await queue;
       await extractor.dispose();
     },
-  };
+  });
 }
 
 /** The weight type the library resolved for the loaded model, when it tells. */
@@ -139,22 +118,7 @@ function splitRows(output: { data: unknown; dims: number[] }, expected: number):
       { retriable: false },
     );
   }
-  const data = output.data;
-  const vectors: Float32Array[] = [];
-  for (let r = 0; r < rows; r += 1) vectors.push(toUnitVector(data.subarray(r * width, (r + 1) * width)));
-  return vectors;
-}
-
-function toUnitVector(values: Float32Array): Float32Array {
-  let sum = 0;
-  for (const v of values) sum += v * v;
-  const norm = Math.sqrt(sum);
-  if (!Number.isFinite(norm) || norm === 0) {
-    throw new KbError('embedding-failed', 'The embedding model returned a zero or non-finite vector', {
-      retriable: false,
-    });
-  }
-  return Float32Array.from(values, (v) => v / norm);
+  return unitRows(output.data, width, rows, 'The embedding model');
 }
 
 function describe(error: unknown): string {
