@@ -1,51 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import net from 'node:net';
-import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import type { ClickHouseClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../pipeline/config/config.ts';
-import {
-  type ClickHouseControlStoreOptions,
-  createClickHouseControlStore,
-} from '../../pipeline/ports/control-store/clickhouse.adapter.ts';
+import { createClickHouseControlStore } from '../../pipeline/ports/control-store/clickhouse.adapter.ts';
 import { CLICKHOUSE_MIGRATIONS } from '../../pipeline/ports/control-store/clickhouse-migrations.ts';
 import type { ApiKeyRecord, ControlStore } from '../../pipeline/ports/control-store/control-store.port.ts';
 import { describeControlStoreContract } from '../contract/control-store.contract.ts';
-
-/** ClickHouse settings from the environment (`eval "$(deploy/native/env)"`), with a fresh database name. */
-function clickhouseOptions(): ClickHouseControlStoreOptions {
-  const { clickhouse } = loadConfig();
-  if (clickhouse.url === null) {
-    throw new Error(
-      'KB_CLICKHOUSE_URL is not set: start the engines with `deploy/native/up clickhouse` and run ' +
-        '`eval "$(deploy/native/env)"` before the integration tests',
-    );
-  }
-  return {
-    url: clickhouse.url,
-    user: clickhouse.user,
-    password: clickhouse.password,
-    database: `kbtest_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
-  };
-}
-
-function adminClient(options: ClickHouseControlStoreOptions): ClickHouseClient {
-  return createClient({
-    url: options.url,
-    username: options.user,
-    password: options.password,
-    log: { level: ClickHouseLogLevel.OFF },
-    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
-  });
-}
-
-async function dropDatabase(options: ClickHouseControlStoreOptions): Promise<void> {
-  const admin = adminClient(options);
-  try {
-    await admin.command({ query: 'DROP DATABASE IF EXISTS {db:Identifier}', query_params: { db: options.database } });
-  } finally {
-    await admin.close();
-  }
-}
+import { clickhouseAdminClient, clickhouseTestOptions, dropClickHouseDatabase } from '../support/clickhouse-test-db.ts';
 
 async function rows<T>(
   client: ClickHouseClient,
@@ -82,28 +43,28 @@ function key(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
 }
 
 describeControlStoreContract('clickhouse', async () => {
-  const options = clickhouseOptions();
-  return { store: await createClickHouseControlStore(options), cleanup: () => dropDatabase(options) };
+  const options = clickhouseTestOptions();
+  return { store: await createClickHouseControlStore(options), cleanup: () => dropClickHouseDatabase(options) };
 });
 
 describe('clickhouse control store', () => {
-  const options = clickhouseOptions();
+  const options = clickhouseTestOptions();
   let store: ControlStore;
   let admin: ClickHouseClient;
 
   beforeAll(async () => {
-    admin = adminClient(options);
+    admin = clickhouseAdminClient(options);
     store = await createClickHouseControlStore(options);
   });
 
   afterAll(async () => {
     await store?.close();
     await admin?.close();
-    await dropDatabase(options);
+    await dropClickHouseDatabase(options);
   });
 
   it('creates a missing database and applies each migration once when two processes start at once', async () => {
-    const fresh = clickhouseOptions();
+    const fresh = clickhouseTestOptions();
     try {
       const [a, b] = await Promise.all([createClickHouseControlStore(fresh), createClickHouseControlStore(fresh)]);
       await a.ping();
@@ -134,7 +95,7 @@ describe('clickhouse control store', () => {
       await again.close();
       expect(await count()).toBe(before);
     } finally {
-      await dropDatabase(fresh);
+      await dropClickHouseDatabase(fresh);
     }
   });
 

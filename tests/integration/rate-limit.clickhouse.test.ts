@@ -1,41 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../pipeline/config/config.ts';
-import {
-  type ClickHouseControlStoreOptions,
-  createClickHouseControlStore,
-} from '../../pipeline/ports/control-store/clickhouse.adapter.ts';
+import { createClickHouseControlStore } from '../../pipeline/ports/control-store/clickhouse.adapter.ts';
 import type { ApiKeyRecord, ControlStore } from '../../pipeline/ports/control-store/control-store.port.ts';
 import { createRateLimiter, PLAN_LIMITS } from '../../pipeline/services/rate-limiter.ts';
 import type { RateLimiter } from '../../pipeline/services/services.ts';
 import { silentLogger } from '../../pipeline/stages/stage.ts';
+import { clickhouseTestOptions, dropClickHouseDatabase } from '../support/clickhouse-test-db.ts';
 
 const SYNC_INTERVAL_MS = 200;
 const HITS_PER_INSTANCE = 100;
 const HIT_SPACING_MS = 10;
 
-/** ClickHouse settings from the environment (`eval "$(deploy/native/env)"`), with a fresh database name. */
-function clickhouseOptions(): ClickHouseControlStoreOptions {
-  const { clickhouse } = loadConfig();
-  if (clickhouse.url === null) {
-    throw new Error(
-      'KB_CLICKHOUSE_URL is not set: start the engines with `deploy/native/up clickhouse` and run ' +
-        '`eval "$(deploy/native/env)"` before the integration tests',
-    );
-  }
-  return {
-    url: clickhouse.url,
-    user: clickhouse.user,
-    password: clickhouse.password,
-    database: `kbtest_${randomUUID().replaceAll('-', '').slice(0, 16)}`,
-  };
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('rate limit across API instances through ClickHouse', () => {
-  const options = clickhouseOptions();
+  const options = clickhouseTestOptions();
   let store: ControlStore;
   const limiters: RateLimiter[] = [];
 
@@ -46,14 +25,7 @@ describe('rate limit across API instances through ClickHouse', () => {
   afterAll(async () => {
     await Promise.all(limiters.map((limiter) => limiter.close()));
     await store?.close();
-    const admin = createClient({
-      url: options.url,
-      username: options.user,
-      password: options.password,
-      log: { level: ClickHouseLogLevel.OFF },
-    });
-    await admin.command({ query: 'DROP DATABASE IF EXISTS {db:Identifier}', query_params: { db: options.database } });
-    await admin.close();
+    await dropClickHouseDatabase(options);
   });
 
   it('two instances share one starter limit: together they allow about 100 requests, not 200', async () => {
