@@ -1,16 +1,11 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type {
-  ChunkInput,
-  DocumentRecord,
-  DocumentStore,
-  NewVersion,
-  SearchFilters,
-} from '../../pipeline/ports/document-store/document-store.port.ts';
+import type { DocumentStore, SearchFilters } from '../../pipeline/ports/document-store/document-store.port.ts';
 import { createSqliteDocumentStore } from '../../pipeline/ports/document-store/sqlite.adapter.ts';
+import { plainChunk, plainVersion } from '../support/document-fixtures.ts';
 import { describeDocumentStoreContract } from './document-store.contract.ts';
 
 describeDocumentStoreContract('sqlite', async () => {
@@ -26,42 +21,6 @@ describeDocumentStoreContract('sqlite', async () => {
 });
 
 const MODEL = { model: 'sqlite-test/embedding-4d', dimensions: 4 };
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-
-function version(overrides: Partial<NewVersion> = {}): NewVersion {
-  return {
-    name: 'notes.txt',
-    mimeType: 'text/plain',
-    sizeBytes: 10,
-    contentHash: sha256('notes'),
-    storageKey: `files/${randomUUID()}`,
-    metadata: {},
-    changeReason: null,
-    restoredFrom: null,
-    createdBy: 'key-test',
-    createdAt: '2024-05-01T10:00:00.000Z',
-    ...overrides,
-  };
-}
-
-function chunk(doc: DocumentRecord, index: number, content: string, vector: Float32Array | null = null): ChunkInput {
-  return {
-    id: `${doc.id}:1:${index}`,
-    documentId: doc.id,
-    workspaceId: doc.workspaceId,
-    version: 1,
-    index,
-    content,
-    contentHash: sha256(content),
-    tokens: 2,
-    startOffset: 0,
-    endOffset: content.length,
-    page: null,
-    metadata: {},
-    vector,
-  };
-}
-
 describe('SQLite document store', () => {
   let dir: string;
   let file: string;
@@ -84,9 +43,9 @@ describe('SQLite document store', () => {
       id: randomUUID(),
       workspaceId,
       source: 'upload',
-      firstVersion: version({ metadata }),
+      firstVersion: plainVersion({ metadata }),
     });
-    await store.putChunks([chunk(doc, 0, content)]);
+    await store.putChunks([plainChunk(doc, 1, 0, content)]);
     await store.completeVersion(doc.id, 1, {
       at: '2024-05-01T10:05:00.000Z',
       chunkCount: 1,
@@ -119,11 +78,11 @@ describe('SQLite document store', () => {
         id: randomUUID(),
         workspaceId: 'ws-a',
         source: 'upload',
-        firstVersion: version(),
+        firstVersion: plainVersion(),
       });
       const appends = await Promise.all(
         Array.from({ length: 10 }, (_, n) =>
-          (n % 2 === 0 ? store : second).appendVersion('ws-a', doc.id, () => version()),
+          (n % 2 === 0 ? store : second).appendVersion('ws-a', doc.id, () => plainVersion()),
         ),
       );
       expect(appends.map((v) => v.version).sort((x, y) => x - y)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
@@ -161,7 +120,7 @@ describe('SQLite document store', () => {
       id: randomUUID(),
       workspaceId: 'ws-t',
       source: 'upload',
-      firstVersion: version({ createdAt: '2024-05-01T12:00:00+02:00' }),
+      firstVersion: plainVersion({ createdAt: '2024-05-01T12:00:00+02:00' }),
     });
     expect(doc.createdAt).toBe('2024-05-01T10:00:00.000Z');
     expect(doc.latest.createdAt).toBe('2024-05-01T10:00:00.000Z');

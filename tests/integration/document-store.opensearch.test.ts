@@ -1,17 +1,13 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../pipeline/config/config.ts';
-import type {
-  ChunkInput,
-  DocumentStore,
-  NewVersion,
-  SearchFilters,
-} from '../../pipeline/ports/document-store/document-store.port.ts';
+import type { DocumentStore, SearchFilters } from '../../pipeline/ports/document-store/document-store.port.ts';
 import { createOpenSearchDocumentStore } from '../../pipeline/ports/document-store/opensearch.adapter.ts';
 import { indexNames } from '../../pipeline/ports/document-store/opensearch-mappings.ts';
 import { describeDocumentStoreContract } from '../contract/document-store.contract.ts';
+import { plainChunk, plainVersion } from '../support/document-fixtures.ts';
 
 const url = loadConfig().opensearch.url;
 if (url === null) {
@@ -50,48 +46,6 @@ describeDocumentStoreContract('opensearch', async () => {
 });
 
 const MODEL = { model: 'opensearch-test/embedding-4d', dimensions: 4 };
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-
-function version(overrides: Partial<NewVersion> = {}): NewVersion {
-  return {
-    name: 'notes.txt',
-    mimeType: 'text/plain',
-    sizeBytes: 10,
-    contentHash: sha256('notes'),
-    storageKey: `files/${randomUUID()}`,
-    metadata: {},
-    changeReason: null,
-    restoredFrom: null,
-    createdBy: 'key-test',
-    createdAt: '2024-05-01T10:00:00.000Z',
-    ...overrides,
-  };
-}
-
-function chunk(
-  doc: { id: string; workspaceId: string },
-  versionNumber: number,
-  index: number,
-  content: string,
-  vector: Float32Array | null = null,
-): ChunkInput {
-  return {
-    id: `${doc.id}:${versionNumber}:${index}`,
-    documentId: doc.id,
-    workspaceId: doc.workspaceId,
-    version: versionNumber,
-    index,
-    content,
-    contentHash: sha256(content),
-    tokens: 2,
-    startOffset: 0,
-    endOffset: content.length,
-    page: null,
-    metadata: {},
-    vector,
-  };
-}
-
 /** Reads or writes a record the way another process (or an interrupted one) would have left it. */
 async function raw(method: string, urlPath: string, body?: unknown): Promise<Record<string, unknown>> {
   const response = await fetch(`${opensearchUrl}${urlPath}`, {
@@ -201,9 +155,9 @@ describe('OpenSearch document store', () => {
       id: randomUUID(),
       workspaceId,
       source: 'upload',
-      firstVersion: version({ metadata }),
+      firstVersion: plainVersion({ metadata }),
     });
-    await store.putChunks([chunk(doc, 1, 0, content)]);
+    await store.putChunks([plainChunk(doc, 1, 0, content)]);
     await store.completeVersion(doc.id, 1, {
       at: '2024-05-01T10:05:00.000Z',
       chunkCount: 1,
@@ -233,11 +187,11 @@ describe('OpenSearch document store', () => {
       id: randomUUID(),
       workspaceId,
       source: 'upload',
-      firstVersion: version(),
+      firstVersion: plainVersion(),
     });
     const appends = await Promise.all(
       Array.from({ length: 12 }, (_, n) =>
-        (n % 2 === 0 ? store : second).appendVersion(workspaceId, doc.id, () => version()),
+        (n % 2 === 0 ? store : second).appendVersion(workspaceId, doc.id, () => plainVersion()),
       ),
     );
     expect(appends.map((v) => v.version).sort((x, y) => x - y)).toEqual(Array.from({ length: 12 }, (_, n) => n + 2));
@@ -250,7 +204,7 @@ describe('OpenSearch document store', () => {
       id: randomUUID(),
       workspaceId,
       source: 'upload',
-      firstVersion: version(),
+      firstVersion: plainVersion(),
     });
     // A second store whose chunk write reaches the engine only after the completion has finished:
     // it read the version as not yet served, and the completion found no chunks to update.
@@ -260,7 +214,7 @@ describe('OpenSearch document store', () => {
     );
     try {
       const writer = await open(prefix, { url: proxy.url });
-      const writing = writer.putChunks([0, 1, 2].map((index) => chunk(doc, 1, index, `racing kestrel ${index}`)));
+      const writing = writer.putChunks([0, 1, 2].map((index) => plainChunk(doc, 1, index, `racing kestrel ${index}`)));
       await proxy.held;
       expect(
         await store.completeVersion(doc.id, 1, {
@@ -287,12 +241,12 @@ describe('OpenSearch document store', () => {
       id: randomUUID(),
       workspaceId,
       source: 'upload',
-      firstVersion: version(),
+      firstVersion: plainVersion(),
     });
     // Version 2 was allocated, but its append stopped before advancing the document.
     const first = (await raw('GET', `/${prefix}-versions/_doc/${doc.id}:1`))._source as Record<string, unknown>;
     await raw('PUT', `/${prefix}-versions/_doc/${doc.id}:2?refresh=true`, { ...first, version: 2, name: 'orphan.txt' });
-    const appended = await store.appendVersion(workspaceId, doc.id, () => version({ name: 'third.txt' }));
+    const appended = await store.appendVersion(workspaceId, doc.id, () => plainVersion({ name: 'third.txt' }));
     expect(appended.version).toBe(3);
     expect((await store.listVersions(workspaceId, doc.id)).map((v) => [v.version, v.name])).toEqual([
       [3, 'third.txt'],
@@ -305,8 +259,8 @@ describe('OpenSearch document store', () => {
   it('finishes an interrupted completion when it is retried', async () => {
     const workspaceId = `ws-${randomUUID()}`;
     const doc = await served(workspaceId, 'osprey original');
-    await store.appendVersion(workspaceId, doc.id, () => version());
-    await store.putChunks([chunk(doc, 2, 0, 'osprey revised')]);
+    await store.appendVersion(workspaceId, doc.id, () => plainVersion());
+    await store.putChunks([plainChunk(doc, 2, 0, 'osprey revised')]);
     // The completion of version 2 recorded the hand-over on the document, then stopped.
     const stored = (await raw('GET', `/${prefix}-documents/_doc/${doc.id}`))._source as Record<string, unknown>;
     await raw('PUT', `/${prefix}-documents/_doc/${doc.id}?refresh=true`, {
@@ -363,7 +317,7 @@ describe('OpenSearch document store', () => {
       id: randomUUID(),
       workspaceId,
       source: 'upload',
-      firstVersion: version({ createdAt: '2024-05-01T12:00:00+02:00' }),
+      firstVersion: plainVersion({ createdAt: '2024-05-01T12:00:00+02:00' }),
     });
     expect(doc.createdAt).toBe('2024-05-01T10:00:00.000Z');
     expect((await store.getDocument(workspaceId, doc.id))?.latest.createdAt).toBe('2024-05-01T10:00:00.000Z');
@@ -373,7 +327,7 @@ describe('OpenSearch document store', () => {
   it('refuses zero chunk vectors and finds nothing for a zero query vector', async () => {
     const workspaceId = `ws-${randomUUID()}`;
     const doc = await served(workspaceId, 'vector holder');
-    await expect(store.putChunks([chunk(doc, 1, 1, 'zero', new Float32Array(4))])).rejects.toMatchObject({
+    await expect(store.putChunks([plainChunk(doc, 1, 1, 'zero', new Float32Array(4))])).rejects.toMatchObject({
       code: 'bad-request',
     });
     expect(await store.getChunk(`${doc.id}:1:1`)).toBeNull();
@@ -396,7 +350,7 @@ describe('OpenSearch document store', () => {
         id: randomUUID(),
         workspaceId,
         source: 'upload',
-        firstVersion: version({ createdAt: new Date(Date.UTC(2024, 4, 1, 10, minute)).toISOString() }),
+        firstVersion: plainVersion({ createdAt: new Date(Date.UTC(2024, 4, 1, 10, minute)).toISOString() }),
       });
     }
     const all: string[] = [];

@@ -1,0 +1,47 @@
+import { createHash, randomUUID } from 'node:crypto';
+import type { ChunkInput, NewVersion } from '../../pipeline/ports/document-store/document-store.port.ts';
+
+/** Hex SHA-256 of a text, as stored content hashes are. */
+export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+/** A small plain-text version to store, with a fresh storage key; `overrides` replace any field. */
+export function plainVersion(overrides: Partial<NewVersion> = {}): NewVersion {
+  return {
+    name: 'notes.txt',
+    mimeType: 'text/plain',
+    sizeBytes: 10,
+    contentHash: sha256('notes'),
+    storageKey: `files/${randomUUID()}`,
+    metadata: {},
+    changeReason: null,
+    restoredFrom: null,
+    createdBy: 'key-test',
+    createdAt: '2024-05-01T10:00:00.000Z',
+    ...overrides,
+  };
+}
+
+/** Chunk `index` of version `version` of `doc`, holding `content` (2 tokens, no page, no metadata). */
+export function plainChunk(
+  doc: { readonly id: string; readonly workspaceId: string },
+  version: number,
+  index: number,
+  content: string,
+  vector: Float32Array | null = null,
+): ChunkInput {
+  return {
+    id: `${doc.id}:${version}:${index}`,
+    documentId: doc.id,
+    workspaceId: doc.workspaceId,
+    version,
+    index,
+    content,
+    contentHash: sha256(content),
+    tokens: 2,
+    startOffset: 0,
+    endOffset: content.length,
+    page: null,
+    metadata: {},
+    vector,
+  };
+}
