@@ -8,11 +8,12 @@ import type {
   DocumentIndexed,
   DocumentParsed,
   DocumentUploaded,
+  EventBase,
   StageName,
   Topics,
 } from '../events/events.ts';
 import type { ParsedDocument } from '../parsing/parsed-document.ts';
-import type { ChunkInput, DocumentStore } from '../ports/document-store/document-store.port.ts';
+import type { ChunkInput, DocumentStore, VersionRecord } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import type { MessageLog } from '../ports/message-log/message-log.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
@@ -36,11 +37,17 @@ export interface StageDeps {
   getEmbeddings(): Promise<EmbeddingProvider>;
 }
 
-function base<T extends { event_id: string; occurred_at: string }>(
-  event: { trace_id: string; document_id: string; workspace_id: string; version: number },
-  rest: Omit<T, 'event_id' | 'occurred_at' | 'trace_id' | 'document_id' | 'workspace_id' | 'version'>,
-): Record<string, unknown> {
-  return {
+/**
+ * Publishes the next event about the same document version to `topic`, keyed by document: a new
+ * event id and time, the trace and version fields of `event`, and `rest`.
+ */
+async function publishNext<T extends EventBase>(
+  deps: StageDeps,
+  topic: string,
+  event: Pick<EventBase, 'trace_id' | 'document_id' | 'workspace_id' | 'version'>,
+  rest: Omit<T, keyof EventBase>,
+): Promise<void> {
+  const value: Record<string, unknown> = {
     event_id: uuidv7(),
     occurred_at: isoNow(),
     trace_id: event.trace_id,
@@ -49,74 +56,79 @@ function base<T extends { event_id: string; occurred_at: string }>(
     version: event.version,
     ...rest,
   };
+  await deps.log.publish(topic, [{ key: event.document_id, value }]);
 }
 
 /** Chunk batch as stored in object storage between the chunk, embed and index stages. */
 type StoredChunk = ChunkDraft;
 
+/** Reads a claim-check object written by {@link writeJson}. */
 async function readJson<T>(objects: ObjectStore, key: string): Promise<T> {
   return JSON.parse((await objects.getBuffer(key)).toString('utf8')) as T;
 }
 
-/** A version that no longer exists (purged) is skipped: nothing to do, nothing to fail. */
-async function liveVersion(deps: StageDeps, event: { document_id: string; version: number }) {
-  return deps.documents.getVersion(event.document_id, event.version);
+/** Writes a claim-check object: `value` as JSON under `key`. */
+async function writeJson(objects: ObjectStore, key: string, value: unknown): Promise<void> {
+  await objects.put(key, JSON.stringify(value), { contentType: 'application/json' });
+}
+
+/**
+ * A stage handling events of type `E` on `inputTopic`. An event of a version that no longer
+ * exists (purged) is skipped: nothing to do, nothing to fail.
+ */
+function versionStage<E extends EventBase>(
+  deps: StageDeps,
+  name: StageName,
+  inputTopic: string,
+  handle: (event: E, version: VersionRecord) => Promise<void>,
+): StageDefinition {
+  return {
+    name,
+    inputTopic,
+    async handle(raw) {
+      const event = raw as unknown as E;
+      const version = await deps.documents.getVersion(event.document_id, event.version);
+      if (!version) return;
+      await handle(event, version);
+    },
+  };
 }
 
 export function createParseStage(deps: StageDeps): StageDefinition {
-  return {
-    name: 'parse',
-    inputTopic: deps.topics.uploaded,
-    async handle(raw) {
-      const event = raw as unknown as DocumentUploaded;
-      const version = await liveVersion(deps, event);
-      if (!version) return;
-      if (version.status === 'pending' || version.status === 'failed') {
-        await deps.documents.updateVersion(event.document_id, event.version, { status: 'processing', error: null });
-      }
-      const bytes = await deps.objects.getBuffer(event.storage_key);
-      const parser = await deps.getParser();
-      const parsed = await parser.parse({ bytes, mimeType: event.mime_type, filename: event.name });
-      if (parsed.text.trim().length === 0) {
-        throw new KbError('no-text', 'No text could be extracted from the file.');
-      }
-      const textRef = storageKeys.parsed(event.workspace_id, event.document_id, event.version);
-      await deps.objects.put(textRef, JSON.stringify(parsed), { contentType: 'application/json' });
-      await deps.log.publish(deps.topics.parsed, [
-        {
-          key: event.document_id,
-          value: base<DocumentParsed>(event, {
-            text_ref: textRef,
-            mime_type: event.mime_type,
-            characters: parsed.text.length,
-            pages: parsed.pageCount,
-          }),
-        },
-      ]);
-    },
-  };
+  return versionStage<DocumentUploaded>(deps, 'parse', deps.topics.uploaded, async (event, version) => {
+    if (version.status === 'pending' || version.status === 'failed') {
+      await deps.documents.updateVersion(event.document_id, event.version, { status: 'processing', error: null });
+    }
+    const bytes = await deps.objects.getBuffer(event.storage_key);
+    const parser = await deps.getParser();
+    const parsed = await parser.parse({ bytes, mimeType: event.mime_type, filename: event.name });
+    if (parsed.text.trim().length === 0) {
+      throw new KbError('no-text', 'No text could be extracted from the file.');
+    }
+    const textRef = storageKeys.parsed(event.workspace_id, event.document_id, event.version);
+    await writeJson(deps.objects, textRef, parsed);
+    await publishNext<DocumentParsed>(deps, deps.topics.parsed, event, {
+      text_ref: textRef,
+      mime_type: event.mime_type,
+      characters: parsed.text.length,
+      pages: parsed.pageCount,
+    });
+  });
 }
 
 export function createChunkStage(deps: StageDeps): StageDefinition {
-  return {
-    name: 'chunk',
-    inputTopic: deps.topics.parsed,
-    async handle(raw) {
-      const event = raw as unknown as DocumentParsed;
-      if (!(await liveVersion(deps, event))) return;
-      const parsed = await readJson<ParsedDocument>(deps.objects, event.text_ref);
-      const { chunks, tokens } = chunkDocument(parsed, deps.chunking);
-      if (chunks.length === 0) throw new KbError('no-text', 'The extracted text produced no chunks.');
-      const chunksRef = storageKeys.chunks(event.workspace_id, event.document_id, event.version);
-      await deps.objects.put(chunksRef, JSON.stringify(chunks), { contentType: 'application/json' });
-      await deps.log.publish(deps.topics.chunked, [
-        {
-          key: event.document_id,
-          value: base<DocumentChunked>(event, { chunks_ref: chunksRef, chunk_count: chunks.length, tokens }),
-        },
-      ]);
-    },
-  };
+  return versionStage<DocumentParsed>(deps, 'chunk', deps.topics.parsed, async (event) => {
+    const parsed = await readJson<ParsedDocument>(deps.objects, event.text_ref);
+    const { chunks, tokens } = chunkDocument(parsed, deps.chunking);
+    if (chunks.length === 0) throw new KbError('no-text', 'The extracted text produced no chunks.');
+    const chunksRef = storageKeys.chunks(event.workspace_id, event.document_id, event.version);
+    await writeJson(deps.objects, chunksRef, chunks);
+    await publishNext<DocumentChunked>(deps, deps.topics.chunked, event, {
+      chunks_ref: chunksRef,
+      chunk_count: chunks.length,
+      tokens,
+    });
+  });
 }
 
 /**
@@ -125,31 +137,20 @@ export function createChunkStage(deps: StageDeps): StageDefinition {
  * the chunk batch reference (claim check), never the vectors.
  */
 export function createEmbedStage(deps: StageDeps): StageDefinition {
-  return {
-    name: 'embed',
-    inputTopic: deps.topics.chunked,
-    async handle(raw) {
-      const event = raw as unknown as DocumentChunked;
-      if (!(await liveVersion(deps, event))) return;
-      const chunks = await readJson<StoredChunk[]>(deps.objects, event.chunks_ref);
-      const provider = await deps.getEmbeddings();
-      const { embedded, cached } = await embedMissing(deps.documents, provider, chunks, deps.embeddingBatchSize);
-      await deps.log.publish(deps.topics.embedded, [
-        {
-          key: event.document_id,
-          value: base<DocumentEmbedded>(event, {
-            chunks_ref: event.chunks_ref,
-            chunk_count: event.chunk_count,
-            tokens: event.tokens,
-            model: provider.model,
-            dimensions: provider.dimensions,
-            embedded_count: embedded,
-            cached_count: cached,
-          }),
-        },
-      ]);
-    },
-  };
+  return versionStage<DocumentChunked>(deps, 'embed', deps.topics.chunked, async (event) => {
+    const chunks = await readJson<StoredChunk[]>(deps.objects, event.chunks_ref);
+    const provider = await deps.getEmbeddings();
+    const { embedded, cached } = await embedMissing(deps.documents, provider, chunks, deps.embeddingBatchSize);
+    await publishNext<DocumentEmbedded>(deps, deps.topics.embedded, event, {
+      chunks_ref: event.chunks_ref,
+      chunk_count: event.chunk_count,
+      tokens: event.tokens,
+      model: provider.model,
+      dimensions: provider.dimensions,
+      embedded_count: embedded,
+      cached_count: cached,
+    });
+  });
 }
 
 /** Fills the vector cache for the given chunk texts; returns how many were embedded and cached. */
@@ -197,68 +198,54 @@ async function useIndexModel(documents: DocumentStore, model: string, dimensions
 }
 
 export function createIndexStage(deps: StageDeps): StageDefinition {
-  return {
-    name: 'index',
-    inputTopic: deps.topics.embedded,
-    async handle(raw) {
-      const event = raw as unknown as DocumentEmbedded;
-      const version = await liveVersion(deps, event);
-      if (!version) return;
-      const chunks = await readJson<StoredChunk[]>(deps.objects, event.chunks_ref);
-      const vectors = await deps.documents.getCachedVectors(event.model, [
-        ...new Set(chunks.map((c) => c.contentHash)),
-      ]);
-      await useIndexModel(deps.documents, event.model, event.dimensions);
-      const inputs: ChunkInput[] = chunks.map((chunk) => {
-        const vector = vectors.get(chunk.contentHash);
-        if (!vector) {
-          throw new KbError('embedding-failed', `The vector of chunk ${chunk.index} is missing from the cache.`, {
-            retriable: true,
-          });
-        }
-        return {
-          id: `${event.document_id}:${event.version}:${chunk.index}`,
-          documentId: event.document_id,
-          workspaceId: event.workspace_id,
-          version: event.version,
-          index: chunk.index,
-          content: chunk.content,
-          contentHash: chunk.contentHash,
-          tokens: chunk.tokens,
-          startOffset: chunk.startOffset,
-          endOffset: chunk.endOffset,
-          page: chunk.page,
-          metadata: chunk.metadata,
-          vector,
-        };
-      });
-      // A version indexed before into more chunks (reprocessed after the chunking settings
-      // changed) must not keep its old tail: upserts alone would leave it searchable.
-      const leftover = await deps.documents.listChunks(event.document_id, event.version, {
-        afterIndex: chunks.length - 1,
-        limit: 1,
-      });
-      if (leftover.chunks.length > 0) await deps.documents.deleteChunks(event.document_id, event.version);
-      await deps.documents.putChunks(inputs);
-      const { served } = await deps.documents.completeVersion(event.document_id, event.version, {
-        at: isoNow(),
-        chunkCount: chunks.length,
-        tokens: event.tokens,
-        embeddingModel: event.model,
-      });
-      await deps.log.publish(deps.topics.indexed, [
-        {
-          key: event.document_id,
-          value: base<DocumentIndexed>(event, {
-            chunk_count: chunks.length,
-            tokens: event.tokens,
-            model: event.model,
-            served,
-          }),
-        },
-      ]);
-    },
-  };
+  return versionStage<DocumentEmbedded>(deps, 'index', deps.topics.embedded, async (event) => {
+    const chunks = await readJson<StoredChunk[]>(deps.objects, event.chunks_ref);
+    const vectors = await deps.documents.getCachedVectors(event.model, [...new Set(chunks.map((c) => c.contentHash))]);
+    await useIndexModel(deps.documents, event.model, event.dimensions);
+    const inputs: ChunkInput[] = chunks.map((chunk) => {
+      const vector = vectors.get(chunk.contentHash);
+      if (!vector) {
+        throw new KbError('embedding-failed', `The vector of chunk ${chunk.index} is missing from the cache.`, {
+          retriable: true,
+        });
+      }
+      return {
+        id: `${event.document_id}:${event.version}:${chunk.index}`,
+        documentId: event.document_id,
+        workspaceId: event.workspace_id,
+        version: event.version,
+        index: chunk.index,
+        content: chunk.content,
+        contentHash: chunk.contentHash,
+        tokens: chunk.tokens,
+        startOffset: chunk.startOffset,
+        endOffset: chunk.endOffset,
+        page: chunk.page,
+        metadata: chunk.metadata,
+        vector,
+      };
+    });
+    // A version indexed before into more chunks (reprocessed after the chunking settings
+    // changed) must not keep its old tail: upserts alone would leave it searchable.
+    const leftover = await deps.documents.listChunks(event.document_id, event.version, {
+      afterIndex: chunks.length - 1,
+      limit: 1,
+    });
+    if (leftover.chunks.length > 0) await deps.documents.deleteChunks(event.document_id, event.version);
+    await deps.documents.putChunks(inputs);
+    const { served } = await deps.documents.completeVersion(event.document_id, event.version, {
+      at: isoNow(),
+      chunkCount: chunks.length,
+      tokens: event.tokens,
+      embeddingModel: event.model,
+    });
+    await publishNext<DocumentIndexed>(deps, deps.topics.indexed, event, {
+      chunk_count: chunks.length,
+      tokens: event.tokens,
+      model: event.model,
+      served,
+    });
+  });
 }
 
 export function createStages(deps: StageDeps, names: readonly StageName[]): StageDefinition[] {
