@@ -46,7 +46,13 @@ import {
   versionId,
 } from './opensearch-records.ts';
 import { cosineFromScore, hasWords, searchFilterClauses, servedAtClauses } from './opensearch-search.ts';
-import { canonicalTime, requireIndexModel, toChunkRecord, toVersionRecord } from './stored-records.ts';
+import {
+  canonicalTime,
+  requireIndexModel,
+  toChunkRecord,
+  toStoredChunkFields,
+  toVersionRecord,
+} from './stored-records.ts';
 
 export interface OpenSearchDocumentStoreOptions {
   /** Base URL of the cluster, e.g. `http://127.0.0.1:9200`. */
@@ -760,18 +766,7 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
       await writeChunks(
         chunks.map((chunk) => {
           const base: Record<string, unknown> = {
-            id: chunk.id,
-            document_id: chunk.documentId,
-            workspace_id: chunk.workspaceId,
-            version: chunk.version,
-            idx: chunk.index,
-            content: chunk.content,
-            content_hash: chunk.contentHash,
-            tokens: chunk.tokens,
-            start_offset: chunk.startOffset,
-            end_offset: chunk.endOffset,
-            page: chunk.page,
-            metadata: chunk.metadata ?? {},
+            ...toStoredChunkFields(chunk),
             model: chunk.vector && model !== null ? model.model : null,
           };
           if (chunk.vector) base[vectorField(chunk.vector.length)] = Array.from(chunk.vector);

@@ -26,7 +26,7 @@ import {
 } from './sqlite-rows.ts';
 import { DOCUMENT_STORE_MIGRATIONS } from './sqlite-schema.ts';
 import { ftsQuery, searchConditions, servedAt } from './sqlite-search.ts';
-import { bytesToVector, canonicalTime, requireIndexModel, vectorBytes } from './stored-records.ts';
+import { bytesToVector, canonicalTime, requireIndexModel, toStoredChunkFields, vectorBytes } from './stored-records.ts';
 
 export interface SqliteDocumentStoreOptions {
   /** Database file (created with its directory if missing), or `:memory:`. */
@@ -486,19 +486,10 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
         const rows = chunks.map((chunk) => {
           const vector = chunk.vector ?? null;
           if (vector !== null) requireIndexModel(model, vector, `Chunk ${chunk.id}`);
+          const fields = toStoredChunkFields(chunk);
           return {
-            id: chunk.id,
-            document_id: chunk.documentId,
-            version: chunk.version,
-            workspace_id: chunk.workspaceId,
-            idx: chunk.index,
-            content: chunk.content,
-            content_hash: chunk.contentHash,
-            tokens: chunk.tokens,
-            start_offset: chunk.startOffset,
-            end_offset: chunk.endOffset,
-            page: chunk.page,
-            metadata: JSON.stringify(chunk.metadata ?? {}),
+            ...fields,
+            metadata: JSON.stringify(fields.metadata),
             vector: vector === null ? null : vectorBytes(vector),
             model: vector === null ? null : (model?.model ?? null),
           };

@@ -1,5 +1,6 @@
 import { KbError } from '../../errors/kb-error.ts';
 import type {
+  ChunkInput,
   ChunkRecord,
   IndexModel,
   IngestError,
@@ -97,6 +98,24 @@ export function toChunkRecord(source: StoredChunkFields): ChunkRecord {
     endOffset: source.end_offset,
     page: source.page ?? null,
     metadata: source.metadata ?? {},
+  };
+}
+
+/** The stored fields of a chunk to write (its vector and model are stored apart, per adapter). */
+export function toStoredChunkFields(chunk: ChunkInput): StoredChunkFields {
+  return {
+    id: chunk.id,
+    document_id: chunk.documentId,
+    workspace_id: chunk.workspaceId,
+    version: chunk.version,
+    idx: chunk.index,
+    content: chunk.content,
+    content_hash: chunk.contentHash,
+    tokens: chunk.tokens,
+    start_offset: chunk.startOffset,
+    end_offset: chunk.endOffset,
+    page: chunk.page,
+    metadata: chunk.metadata ?? {},
   };
 }
 
