@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DocumentStore, SearchFilters } from '../../pipeline/ports/document-store/document-store.port.ts';
 import { createSqliteDocumentStore } from '../../pipeline/ports/document-store/sqlite.adapter.ts';
-import { plainChunk, plainVersion } from '../support/document-fixtures.ts';
+import { createServedDocument, plainVersion } from '../support/document-fixtures.ts';
 import { describeDocumentStoreContract } from './document-store.contract.ts';
 
 describeDocumentStoreContract('sqlite', async () => {
@@ -38,22 +38,8 @@ describe('SQLite document store', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
-  async function served(workspaceId: string, content: string, metadata: Record<string, unknown>) {
-    const doc = await store.createDocument({
-      id: randomUUID(),
-      workspaceId,
-      source: 'upload',
-      firstVersion: plainVersion({ metadata }),
-    });
-    await store.putChunks([plainChunk(doc, 1, 0, content)]);
-    await store.completeVersion(doc.id, 1, {
-      at: '2024-05-01T10:05:00.000Z',
-      chunkCount: 1,
-      tokens: 2,
-      embeddingModel: null,
-    });
-    return doc;
-  }
+  const served = (workspaceId: string, content: string, metadata: Record<string, unknown> = {}) =>
+    createServedDocument(store, workspaceId, content, metadata);
 
   it('keeps its data across close and reopen of the file', async () => {
     const doc = await served('ws-a', 'persistent lighthouse', { kept: true });

@@ -7,7 +7,7 @@ import type { DocumentStore, SearchFilters } from '../../pipeline/ports/document
 import { createOpenSearchDocumentStore } from '../../pipeline/ports/document-store/opensearch.adapter.ts';
 import { indexNames } from '../../pipeline/ports/document-store/opensearch-mappings.ts';
 import { describeDocumentStoreContract } from '../contract/document-store.contract.ts';
-import { plainChunk, plainVersion } from '../support/document-fixtures.ts';
+import { createServedDocument, plainChunk, plainVersion } from '../support/document-fixtures.ts';
 
 const url = loadConfig().opensearch.url;
 if (url === null) {
@@ -150,22 +150,8 @@ describe('OpenSearch document store', () => {
     for (const indexPrefix of prefixes) await deleteIndexes(indexPrefix);
   });
 
-  async function served(workspaceId: string, content: string, metadata: Record<string, unknown> = {}) {
-    const doc = await store.createDocument({
-      id: randomUUID(),
-      workspaceId,
-      source: 'upload',
-      firstVersion: plainVersion({ metadata }),
-    });
-    await store.putChunks([plainChunk(doc, 1, 0, content)]);
-    await store.completeVersion(doc.id, 1, {
-      at: '2024-05-01T10:05:00.000Z',
-      chunkCount: 1,
-      tokens: 2,
-      embeddingModel: null,
-    });
-    return doc;
-  }
+  const served = (workspaceId: string, content: string, metadata: Record<string, unknown> = {}) =>
+    createServedDocument(store, workspaceId, content, metadata);
 
   const keyword = (workspaceId: string, text: string, asOf: string | null = null) =>
     store.keywordSearch({ workspaceId, text, limit: 20, asOf, filters: {} });

@@ -1,5 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { ChunkInput, NewVersion } from '../../pipeline/ports/document-store/document-store.port.ts';
+import type {
+  ChunkInput,
+  DocumentRecord,
+  DocumentStore,
+  NewVersion,
+} from '../../pipeline/ports/document-store/document-store.port.ts';
 
 /** Hex SHA-256 of a text, as stored content hashes are. */
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -44,4 +49,30 @@ export function plainChunk(
     metadata: {},
     vector,
   };
+}
+
+/**
+ * Creates a document in `workspaceId` whose first version (a {@link plainVersion} with `metadata`)
+ * holds one chunk of `content` without a vector and is completed, so it is served.
+ */
+export async function createServedDocument(
+  store: DocumentStore,
+  workspaceId: string,
+  content: string,
+  metadata: Record<string, unknown> = {},
+): Promise<DocumentRecord> {
+  const doc = await store.createDocument({
+    id: randomUUID(),
+    workspaceId,
+    source: 'upload',
+    firstVersion: plainVersion({ metadata }),
+  });
+  await store.putChunks([plainChunk(doc, 1, 0, content)]);
+  await store.completeVersion(doc.id, 1, {
+    at: '2024-05-01T10:05:00.000Z',
+    chunkCount: 1,
+    tokens: 2,
+    embeddingModel: null,
+  });
+  return doc;
 }
