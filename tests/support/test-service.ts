@@ -7,6 +7,7 @@ import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import type { ProblemBody } from '../../apps/api/plugins/problem.plugin.ts';
 import { startServer } from '../../apps/api/server.ts';
 import { configFrom } from '../../pipeline/config/config.ts';
 import type { StageName } from '../../pipeline/events/events.ts';
@@ -234,21 +235,7 @@ const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
  * Checks an RFC 7807 response: status, `application/problem+json`, the kind at the end of
  * `type`, every member, `trace_id` equal to `X-Request-Id`. Returns the body for further checks.
  */
-export function expectProblem(
-  res: ApiResponse,
-  status: number,
-  kind: string,
-): {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  instance: string;
-  trace_id: string;
-  timestamp: string;
-  errors?: Array<{ field: string; message: string }>;
-  error?: { code: string; message: string; retry_after?: number };
-} {
+export function expectProblem(res: ApiResponse, status: number, kind: string): ProblemBody {
   const describe = `${res.status} ${res.text.slice(0, 500)}`;
   if (res.status !== status) throw new Error(`expected ${status} ${kind}, got ${describe}`);
   const type = res.headers.get('content-type') ?? '';
