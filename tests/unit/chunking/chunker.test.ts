@@ -7,20 +7,10 @@ import {
 } from '../../../pipeline/chunking/chunker.ts';
 import { KbError } from '../../../pipeline/errors/kb-error.ts';
 import type { ParsedDocument, TextBlock } from '../../../pipeline/parsing/parsed-document.ts';
+import { seededRandom } from '../../support/seeded-prose.ts';
 
 // ---------------------------------------------------------------------------------------------
 // Helpers: seeded prose, a markdown-like text → blocks builder, and chunk-set comparison.
-
-function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'the a an system network river mountain data signal quiet bright engine model garden winter summer paper ' +
@@ -46,7 +36,7 @@ function paragraph(random: () => number, sentences = 2 + Math.floor(random() * 5
 }
 
 function paragraphs(seed: number, count: number): string[] {
-  const random = seeded(seed);
+  const random = seededRandom(seed);
   return Array.from({ length: count }, () => paragraph(random));
 }
 
@@ -163,7 +153,7 @@ describe('chunkDocument: sizes, tokens and offsets', () => {
   });
 
   it('splits a block larger than chunkTokens at sentence ends and keeps the token total exact', () => {
-    const random = seeded(13);
+    const random = seededRandom(13);
     const huge = paragraph(random, 80);
     const doc = docFromMarkdown(['# Big', paragraph(random), huge, paragraph(random)].join('\n\n'));
     const result = chunkDocument(doc, { chunkTokens: 100, overlapTokens: 0 });
@@ -181,7 +171,7 @@ describe('chunkDocument: sizes, tokens and offsets', () => {
   });
 
   it('cuts at word boundaries when a sentence is too long, and hard-splits unbroken text', () => {
-    const random = seeded(14);
+    const random = seededRandom(14);
     const words = Array.from({ length: 600 }, () => WORDS[Math.floor(random() * WORDS.length)]).join(' ');
     const unbroken = 'x'.repeat(5000);
     const doc = docFromMarkdown(`${words}\n\n${unbroken}`);
@@ -231,7 +221,7 @@ describe('chunkDocument: sizes, tokens and offsets', () => {
 });
 
 describe('chunkDocument: structure', () => {
-  const random = seeded(21);
+  const random = seededRandom(21);
   const markdown = [
     '# Guide',
     paragraph(random),
@@ -306,7 +296,7 @@ describe('chunkDocument: rows and fields', () => {
   function workbook(sheetHeadings = false): ParsedDocument {
     let text = '';
     const blocks: TextBlock[] = [];
-    const random = seeded(31);
+    const random = seededRandom(31);
     for (const [sheet, header, rows] of [
       ['Customers', 'id,name,city,notes', 120],
       ['Orders', 'order,customer,amount,comment', 90],
@@ -444,7 +434,7 @@ describe('chunkDocument: rows and fields', () => {
 });
 
 describe('chunkDocument: overlap', () => {
-  const random = seeded(41);
+  const random = seededRandom(41);
   const markdown = [
     '# One',
     ...Array.from({ length: 15 }, () => paragraph(random)),
@@ -505,7 +495,7 @@ describe('chunkDocument: content-defined boundaries', () => {
   });
 
   it('changes at most two chunks when a paragraph is inserted at the start, then re-synchronises', () => {
-    const random = seeded(52);
+    const random = seededRandom(52);
     for (let trial = 0; trial < 5; trial++) {
       const edited = chunkDocument(docFromMarkdown([paragraph(random), ...paras].join('\n\n')), options);
       const { added, removed } = changedChunks(original, edited);
@@ -525,7 +515,7 @@ describe('chunkDocument: content-defined boundaries', () => {
     // A sentence inside a paragraph in the middle of the document. The chunk holding it changes; when
     // the sentence lies in that chunk's last `overlapTokens` tokens, the next chunk (which repeats that
     // tail as its overlap) changes too, hence "at most two".
-    const random = seeded(53);
+    const random = seededRandom(53);
     const edited = chunkDocument(docFromMarkdown(editSentence(paras, 100, 1, random).join('\n\n')), options);
     const { added, removed } = changedChunks(original, edited);
     expect(added).toBeGreaterThanOrEqual(1);
@@ -537,7 +527,7 @@ describe('chunkDocument: content-defined boundaries', () => {
     // Editing the first sentence of a paragraph changes the hash of the boundary before it; when that
     // boundary was (or becomes) a cut point, neighbouring cuts can move too. That is rare, and even then
     // the change stays local: never more than four chunks.
-    const random = seeded(54);
+    const random = seededRandom(54);
     let local = 0;
     const trials = 40;
     for (let trial = 0; trial < trials; trial++) {
@@ -553,7 +543,7 @@ describe('chunkDocument: content-defined boundaries', () => {
   });
 
   it('changes only the removed chunks when a section is deleted', () => {
-    const random = seeded(55);
+    const random = seededRandom(55);
     const sections: string[][] = [];
     for (let s = 0; s < 12; s++) {
       sections.push([`## Section ${s} ${sentence(random)}`, ...Array.from({ length: 10 }, () => paragraph(random))]);
@@ -591,7 +581,7 @@ describe('chunkDocument: content-defined boundaries', () => {
     const big = paragraphs(56, 2000);
     const before = chunkDocument(docFromMarkdown(big.join('\n\n')), options);
     expect(before.chunks.length).toBeGreaterThan(800);
-    const random = seeded(57);
+    const random = seededRandom(57);
     const rewritten = big.slice();
     rewritten[1000] = paragraph(random);
     const after = chunkDocument(docFromMarkdown(rewritten.join('\n\n')), options);
@@ -602,7 +592,7 @@ describe('chunkDocument: content-defined boundaries', () => {
   });
 
   it('re-synchronises inside one huge paragraph when a sentence is inserted at its start', () => {
-    const random = seeded(58);
+    const random = seededRandom(58);
     const huge = Array.from({ length: 300 }, () => sentence(random));
     const before = chunkDocument(docFromMarkdown(huge.join(' ')), options);
     const after = chunkDocument(docFromMarkdown([sentence(random), ...huge].join(' ')), options);
