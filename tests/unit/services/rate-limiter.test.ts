@@ -35,18 +35,24 @@ function sharedUsage(): Pick<ControlStore, 'recordUsage' | 'readUsage'> {
 }
 
 const limiters: RateLimiter[] = [];
+
+/** A limiter alone on its usage store (syncing every second), closed after the test. */
+function soloLimiter(): RateLimiter {
+  const limiter = createRateLimiter({
+    control: sharedUsage() as ControlStore,
+    syncIntervalMs: 1000,
+    logger: silentLogger,
+  });
+  limiters.push(limiter);
+  return limiter;
+}
 afterEach(async () => {
   await Promise.all(limiters.splice(0).map((l) => l.close()));
 });
 
 describe('rate limiter', () => {
   it('allows the plan limit within 60 s, then refuses with Retry-After until the window slides', () => {
-    const limiter = createRateLimiter({
-      control: sharedUsage() as ControlStore,
-      syncIntervalMs: 1000,
-      logger: silentLogger,
-    });
-    limiters.push(limiter);
+    const limiter = soloLimiter();
     const t0 = 1_700_000_000_000;
     const decisions = Array.from({ length: 101 }, (_, i) => limiter.hit(key('starter'), t0 + i * 100));
     expect(decisions.slice(0, 100).every((d) => d.allowed)).toBe(true);
@@ -61,12 +67,7 @@ describe('rate limiter', () => {
   });
 
   it('limits keys independently and by plan', () => {
-    const limiter = createRateLimiter({
-      control: sharedUsage() as ControlStore,
-      syncIntervalMs: 1000,
-      logger: silentLogger,
-    });
-    limiters.push(limiter);
+    const limiter = soloLimiter();
     const t0 = 1_700_000_000_000;
     for (let i = 0; i < 100; i++) limiter.hit(key('starter', 'a'), t0);
     expect(limiter.hit(key('starter', 'a'), t0).allowed).toBe(false);
