@@ -1,0 +1,47 @@
+/** What every scenario gets: the options of the run, the real provider, the corpus and a progress line. */
+
+import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
+import type { CorpusDocument } from '../corpus.ts';
+import type { VectorCache } from './providers.ts';
+
+export interface BenchOptions {
+  readonly quick: boolean;
+  /** Rounds of each scenario (figures are min/median/max over them). */
+  readonly rounds: number;
+  /** Documents ingested through the real embedding model (and for scale-out). */
+  readonly localDocs: number;
+  /** Corpus sizes of the pipeline-overhead scenario. */
+  readonly overheadSizes: readonly number[];
+  /** Chunks in the store for the search-latency rows; recall runs at the largest. */
+  readonly searchSizes: readonly number[];
+  /** Distinct queries per latency run, and queries of the recall row. */
+  readonly latencyQueries: number;
+  readonly recallQueries: number;
+  /** Uploads of the ingress scenario and their size in bytes. */
+  readonly ingressFiles: number;
+  readonly ingressBytes: number;
+  /** Seconds of each autocannon run. */
+  readonly apiSeconds: number;
+  readonly seed: number;
+}
+
+export interface Corpus {
+  readonly dir: string;
+  /** File paths in document order. */
+  readonly files: readonly string[];
+  readonly documents: readonly CorpusDocument[];
+}
+
+export interface BenchContext {
+  readonly options: BenchOptions;
+  /** The configured embedding provider, loaded once for the whole run. */
+  readonly provider: EmbeddingProvider;
+  /** Vectors the provider computed during the run, by chunk-content hash. */
+  readonly vectors: VectorCache;
+  /** Chunk count of each corpus document (by file name) as the embedded runtime ingested it. */
+  readonly chunkCounts: Map<string, number>;
+  readonly corpus: Corpus;
+  /** Texts per embedding call of the configured pipeline. */
+  readonly batchSize: number;
+  progress(message: string): void;
+}

@@ -1,0 +1,168 @@
+/**
+ * Synthetic search data written straight through the document-store port (`createDocument`,
+ * `putChunks`, `completeVersion`), because embedding 100k chunks with the real model would take
+ * hours. Passages come from the corpus generator; each vector is a random mix of two vectors the
+ * real model computed (plus a little noise), normalised, so the data has the clustered shape of
+ * real embeddings rather than the uniform spread of random vectors.
+ */
+import { createHash } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
+import type { ChunkInput, DocumentStore } from '../../pipeline/ports/document-store/document-store.port.ts';
+import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
+import { passage } from '../corpus.ts';
+import { createRandom, type Random, seedFrom } from './random.ts';
+
+export interface SyntheticData {
+  /** Chunk ids in insertion order. */
+  readonly ids: string[];
+  /** Row-major vectors, `ids.length × dimensions`. */
+  readonly matrix: Float32Array;
+  readonly dimensions: number;
+  readonly documents: number;
+}
+
+/** At least `count` real vectors to mix from: the ones recorded so far, topped up by embedding passages. */
+export async function baseVectors(
+  provider: EmbeddingProvider,
+  recorded: Iterable<Float32Array>,
+  count: number,
+  seed: number,
+): Promise<Float32Array[]> {
+  const base = [...recorded];
+  if (base.length >= count) return base;
+  const rng = createRandom(seedFrom('base-vectors', seed));
+  const texts = Array.from({ length: count - base.length }, () => passage(rng));
+  base.push(...(await provider.embedDocuments(texts)));
+  return base;
+}
+
+function mix(rng: Random, base: readonly Float32Array[], dimensions: number, out: Float32Array, at: number): void {
+  const a = rng.pick(base);
+  const b = rng.pick(base);
+  const w = 0.55 + 0.4 * rng.next();
+  const sigma = 0.35 / Math.sqrt(dimensions);
+  let norm = 0;
+  for (let i = 0; i < dimensions; i++) {
+    const x = w * (a[i] as number) + (1 - w) * (b[i] as number) + sigma * rng.normal();
+    out[at + i] = x;
+    norm += x * x;
+  }
+  norm = Math.sqrt(norm);
+  for (let i = 0; i < dimensions; i++) out[at + i] = (out[at + i] as number) / norm;
+}
+
+/**
+ * Writes `chunks` chunks in documents of `perDocument` into `workspaceId`, served from now on,
+ * with `writers` documents written concurrently.
+ */
+export async function writeSyntheticChunks(
+  store: DocumentStore,
+  options: {
+    workspaceId: string;
+    chunks: number;
+    perDocument: number;
+    model: { model: string; dimensions: number };
+    base: readonly Float32Array[];
+    seed: number;
+    writers?: number;
+    onProgress?: (written: number) => void;
+  },
+): Promise<SyntheticData> {
+  const { workspaceId, chunks, perDocument, model, base } = options;
+  const dimensions = model.dimensions;
+  const rng = createRandom(seedFrom(`synthetic-${chunks}`, options.seed));
+  const ids: string[] = [];
+  const matrix = new Float32Array(chunks * dimensions);
+  await store.setIndexModel({ model: model.model, dimensions });
+  const documents = Math.ceil(chunks / perDocument);
+  let nextDocument = 0;
+  let written = 0;
+  const writeDocument = async (d: number) => {
+    const first = d * perDocument;
+    const count = Math.min(perDocument, chunks - first);
+    const documentId = uuidv7();
+    const inputs: ChunkInput[] = [];
+    let offset = 0;
+    let tokens = 0;
+    for (let i = 0; i < count; i++) {
+      const content = passage(rng);
+      const row = first + i;
+      mix(rng, base, dimensions, matrix, row * dimensions);
+      const id = `${documentId}:1:${i}`;
+      ids[row] = id;
+      const chunkTokens = Math.round(content.length / 4);
+      tokens += chunkTokens;
+      inputs.push({
+        id,
+        documentId,
+        workspaceId,
+        version: 1,
+        index: i,
+        content,
+        contentHash: createHash('sha256').update(content).digest('hex'),
+        tokens: chunkTokens,
+        startOffset: offset,
+        endOffset: offset + content.length,
+        page: null,
+        metadata: { headings: [] },
+        vector: matrix.slice(row * dimensions, (row + 1) * dimensions),
+      });
+      offset += content.length + 2;
+    }
+    const now = new Date().toISOString();
+    await store.createDocument({
+      id: documentId,
+      workspaceId,
+      source: 'bench',
+      firstVersion: {
+        name: `synthetic-${d}.md`,
+        mimeType: 'text/markdown',
+        sizeBytes: offset,
+        contentHash: createHash('sha256').update(documentId).digest('hex'),
+        storageKey: `bench/synthetic/${documentId}`,
+        metadata: { synthetic: true },
+        changeReason: null,
+        restoredFrom: null,
+        createdBy: 'bench',
+        createdAt: now,
+      },
+    });
+    await store.putChunks(inputs);
+    await store.completeVersion(documentId, 1, {
+      at: new Date().toISOString(),
+      chunkCount: count,
+      tokens,
+      embeddingModel: model.model,
+    });
+    written += count;
+    options.onProgress?.(written);
+  };
+  const writer = async () => {
+    while (nextDocument < documents) await writeDocument(nextDocument++);
+  };
+  await Promise.all(Array.from({ length: options.writers ?? 4 }, writer));
+  return { ids, matrix, dimensions, documents };
+}
+
+/** Cosine of row `row` with `query` (both unit length). */
+export function cosine(data: SyntheticData, row: number, query: Float32Array): number {
+  const { matrix, dimensions } = data;
+  const at = row * dimensions;
+  let score = 0;
+  for (let i = 0; i < dimensions; i++) score += (matrix[at + i] as number) * (query[i] as number);
+  return score;
+}
+
+/** The `k` rows with the highest cosine with `query`, best first (exact, brute force). */
+export function exactTopK(data: SyntheticData, query: Float32Array, k: number): Array<{ row: number; score: number }> {
+  const best: Array<{ row: number; score: number }> = [];
+  for (let row = 0; row < data.ids.length; row++) {
+    const score = cosine(data, row, query);
+    if (best.length < k || score > (best[best.length - 1] as { score: number }).score) {
+      best.push({ row, score });
+      best.sort((x, y) => y.score - x.score);
+      if (best.length > k) best.pop();
+    }
+  }
+  return best;
+}

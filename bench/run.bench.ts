@@ -1,0 +1,235 @@
+/**
+ * `npm run bench` — the service's benchmarks: one table on stdout, `bench/results/latest.json`.
+ *
+ *   npm run bench                       full run (embedded, and distributed when its engines are up)
+ *   npm run bench -- --quick            smoke run, embedded only, under two minutes
+ *   npm run bench -- --size 10k         pipeline-overhead corpus size(s): 200, 1k (default), 10k, or a list "1k,10k"
+ *   npm run bench -- --only search,api  scenarios: ingest, overhead, upload, search, api, scale-out
+ *   npm run bench -- --runtime embedded embedded | distributed | both (default: both; quick: embedded)
+ *   npm run bench -- --rounds 5 --local-docs 300 --search-sizes 10k,100k --seed 7
+ *
+ * Settings of the service itself (embedding provider, batch size, chunking…) come from the usual
+ * configuration (`loadConfig`); the distributed settings from `KB_RUNTIME=distributed` variables or,
+ * when unset, from `deploy/native/env`.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadConfig } from '../pipeline/config/config.ts';
+import { createEmbeddingProvider } from '../pipeline/ports/embedding/create-embedding-provider.ts';
+import { serviceVersion } from '../pipeline/runtime/runtime.ts';
+import { DEFAULT_SEED, parseSize, sizeLabel, summarize as summarizeCorpus, writeCorpus } from './corpus.ts';
+import type { BenchContext, BenchOptions } from './lib/context.ts';
+import { createRow, goals, machine, type Row, renderMarkdown, renderTable, writeResults } from './lib/report.ts';
+import { distributedTarget, embeddedTarget, firstLine, type Target } from './lib/target.ts';
+import { apiOverhead } from './scenarios/api-overhead.scenario.ts';
+import { ingestLocalModel, ingestOverhead } from './scenarios/ingest.scenario.ts';
+import { scaleOut } from './scenarios/scale-out.scenario.ts';
+import { searchScenario } from './scenarios/search.scenario.ts';
+import { uploadIngress } from './scenarios/upload-ingress.scenario.ts';
+
+const SCENARIOS = ['ingest', 'overhead', 'upload', 'search', 'api', 'scale-out'] as const;
+type Scenario = (typeof SCENARIOS)[number];
+
+function autocannonVersion(): string {
+  const require = createRequire(import.meta.url);
+  return (require('autocannon/package.json') as { version: string }).version;
+}
+
+function sizes(value: string): number[] {
+  return value.split(',').map((s) => parseSize(s));
+}
+
+function readOptions(): { options: BenchOptions; only: Scenario[]; runtimes: string } {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      size: { type: 'string' },
+      only: { type: 'string' },
+      runtime: { type: 'string' },
+      rounds: { type: 'string' },
+      'local-docs': { type: 'string' },
+      'search-sizes': { type: 'string' },
+      seed: { type: 'string' },
+    },
+  });
+  const quick = values.quick ?? false;
+  const only = (values.only ?? SCENARIOS.join(',')).split(',').map((s) => s.trim()) as Scenario[];
+  const unknown = only.filter((s) => !SCENARIOS.includes(s));
+  if (unknown.length > 0)
+    throw new Error(`Unknown scenario ${unknown.join(', ')}; choose from ${SCENARIOS.join(', ')}`);
+  const options: BenchOptions = {
+    quick,
+    rounds: Number(values.rounds ?? (quick ? 1 : 3)),
+    localDocs: Number(values['local-docs'] ?? (quick ? 16 : 80)),
+    overheadSizes: sizes(values.size ?? (quick ? '200' : '1k')),
+    searchSizes: sizes(values['search-sizes'] ?? (quick ? '2k,10k' : '10k,100k')),
+    latencyQueries: quick ? 24 : 64,
+    recallQueries: quick ? 50 : 200,
+    ingressFiles: 16,
+    ingressBytes: 50_000_000,
+    apiSeconds: quick ? 3 : 10,
+    seed: Number(values.seed ?? DEFAULT_SEED),
+  };
+  for (const [name, value] of Object.entries(options)) {
+    if (typeof value === 'number' && !(Number.isInteger(value) && value > 0)) {
+      throw new Error(`--${name}: expected a positive integer, got ${value}`);
+    }
+  }
+  const runtimes = values.runtime ?? (quick ? 'embedded' : 'both');
+  if (!['embedded', 'distributed', 'both'].includes(runtimes))
+    throw new Error('--runtime: embedded | distributed | both');
+  return { options, only, runtimes };
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const { options, only, runtimes } = readOptions();
+  const progress = (message: string) =>
+    process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
+  const config = loadConfig();
+
+  const targets: Target[] = [];
+  const unavailable: string[] = [];
+  if (runtimes !== 'distributed') targets.push(embeddedTarget(config));
+  if (runtimes !== 'embedded') {
+    progress('checking the distributed runtime');
+    const distributed = await distributedTarget(config);
+    if ('unavailable' in distributed) unavailable.push(distributed.unavailable);
+    else targets.push(distributed);
+  } else {
+    unavailable.push(options.quick ? 'quick mode runs the embedded runtime only' : '--runtime embedded was given');
+  }
+
+  progress(`loading the ${config.embedding.provider} embedding provider`);
+  const provider = await createEmbeddingProvider(config.embedding);
+  const corpusSize = Math.max(options.localDocs, ...options.overheadSizes);
+  const corpusDir = await mkdtemp(path.join(os.tmpdir(), 'kb-bench-corpus-'));
+  const rows: Row[] = [];
+  try {
+    progress(`writing the corpus: ${corpusSize} documents (seed ${options.seed})`);
+    const corpus = await writeCorpus(corpusDir, corpusSize, options.seed);
+    const base: BenchContext = {
+      options,
+      provider,
+      vectors: new Map(),
+      chunkCounts: new Map(),
+      corpus: { dir: corpusDir, files: corpus.files, documents: corpus.documents },
+      batchSize: config.embedding.batchSize,
+      progress,
+    };
+
+    const attempt = async (
+      scenario: string,
+      runtime: Target['runtime'],
+      size: string,
+      body: () => Promise<Row | undefined>,
+    ) => {
+      try {
+        const result = await body();
+        if (result) rows.push(result);
+      } catch (error) {
+        const row = createRow(scenario, runtime, size);
+        row.skipped = `failed: ${firstLine(error).slice(0, 600)}`;
+        rows.push(row);
+        progress(
+          `${scenario} (${runtime}) failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`,
+        );
+      }
+    };
+
+    for (const target of targets) {
+      // Every step of the distributed runtime goes through engines sharing the same cores: two rounds there.
+      const ctx =
+        target.runtime === 'distributed'
+          ? { ...base, options: { ...options, rounds: Math.min(2, options.rounds) } }
+          : base;
+      if (only.includes('ingest')) {
+        await attempt('ingest, local model', target.runtime, `${options.localDocs} docs`, () =>
+          ingestLocalModel(ctx, target),
+        );
+      }
+      if (only.includes('overhead')) {
+        for (const size of options.overheadSizes) {
+          await attempt('ingest, pipeline overhead', target.runtime, `${sizeLabel(size)} docs`, () =>
+            ingestOverhead(ctx, target, size),
+          );
+        }
+      }
+      if (only.includes('upload')) {
+        await attempt('upload ingress', target.runtime, `${options.ingressFiles} files`, () =>
+          uploadIngress(ctx, target),
+        );
+      }
+      if (only.includes('search')) {
+        await attempt('search', target.runtime, options.searchSizes.map(sizeLabel).join(', '), () =>
+          searchScenario(ctx, target, rows).then(() => undefined),
+        );
+      }
+      if (only.includes('api')) {
+        await attempt('API overhead', target.runtime, '1000 docs', () => apiOverhead(ctx, target));
+      }
+    }
+    const distributed = targets.find((t) => t.runtime === 'distributed');
+    if (only.includes('scale-out') && distributed) {
+      await attempt('scale-out', 'distributed', `${options.localDocs} docs`, () => scaleOut(base, distributed));
+    }
+    for (const reason of unavailable) {
+      for (const scenario of ['all scenarios', ...(only.includes('scale-out') ? ['scale-out'] : [])]) {
+        const row = createRow(scenario, 'distributed', '–');
+        row.skipped = reason;
+        rows.push(row);
+      }
+    }
+
+    const results = {
+      date: new Date().toISOString(),
+      machine: machine(),
+      versions: {
+        service: serviceVersion(),
+        node: process.version,
+        autocannon: autocannonVersion(),
+        embeddingModel: provider.model,
+        ...Object.assign({}, ...targets.map((t) => t.versions)),
+      },
+      options,
+      corpus: summarizeCorpus(corpus.documents, options.seed),
+      seconds: Math.round((performance.now() - started) / 1000),
+      rows,
+    };
+    const m = results.machine;
+    const c = results.corpus;
+    const header = [
+      `kb-document-service ${results.versions.service} benchmarks — ${results.date}`,
+      `machine: ${m.cpus} cores (${m.cpuModel}), ${m.memoryGiB} GiB, ${m.os}, load average ${m.loadAverage.join(' ')} at the end`,
+      `versions: ${Object.entries(results.versions)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+      `corpus: ${c.documents} documents (${c.files.markdown} markdown, ${c.files.csv} CSV, ${c.files.pdf} PDF), ` +
+        `${c.fileMb.toFixed(1)} MB of files, ${c.textMb.toFixed(1)} MB of text, seed ${c.seed}`,
+      `mode: ${options.quick ? 'quick' : 'full'}, runtimes: ${targets.map((t) => t.runtime).join(', ')}; ` +
+        `${options.rounds} round(s) per figure (at most 2 on the distributed runtime and at 100k chunks, 1 at 10k documents; n says)`,
+    ];
+    console.log([...header, '', renderTable(rows), ''].join('\n'));
+    const verdicts = goals(rows);
+    const missed = verdicts.filter((v) => v.goal.met === false);
+    console.log(
+      `goals: ${verdicts.length - missed.length} of ${verdicts.length} met` +
+        (missed.length > 0
+          ? `; missed: ${missed.map((v) => `${v.row.scenario} (${v.row.runtime}, ${v.row.size}) ${v.figure.name} ${v.goal.text}`).join('; ')}`
+          : ''),
+    );
+    const file = fileURLToPath(new URL('./results/latest.json', import.meta.url));
+    await writeResults(file, results);
+    await writeFile(file.replace(/\.json$/, '.md'), `${header.join('  \n')}\n\n${renderMarkdown(rows)}\n`);
+    console.log(`results: ${path.relative(process.cwd(), file)} and latest.md beside it (${results.seconds} s)`);
+  } finally {
+    await provider.close();
+    await rm(corpusDir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,210 @@
+/**
+ * Ingestion throughput, from the first upload to the last `completed`:
+ * - `ingest, local model`: the configured provider embeds; the same chunk texts are then (or, every
+ *   other round, first) embedded by the provider alone in a loop, and the two throughputs compared.
+ * - `ingest, pipeline overhead`: a cache provider answers with vectors the provider computed for the
+ *   same chunks, so what is left is the pipeline's own cost, broken down by stage.
+ */
+import { STAGE_NAMES } from '../../pipeline/events/events.ts';
+import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
+import { sizeLabel } from '../corpus.ts';
+import type { BenchContext } from '../lib/context.ts';
+import { createCacheProvider, createRecordingProvider } from '../lib/providers.ts';
+import { addFigure, createRow, judge, type Row } from '../lib/report.ts';
+import { startInProcess, startTimedStages, uploadFiles, waitForIngestion } from '../lib/service.ts';
+import type { Target } from '../lib/target.ts';
+
+/** Uploads in flight, as `kb ingest` uses by default. */
+const UPLOAD_CONCURRENCY = 4;
+
+export interface IngestRun {
+  readonly seconds: number;
+  readonly documents: number;
+  readonly textMb: number;
+  readonly chunks: number;
+  readonly busyMs: Record<string, number>;
+  readonly chunkCounts: Map<string, number>;
+  readonly failed: number;
+  readonly problems: string[];
+}
+
+/** Ingests the first `count` corpus documents into a fresh instance through the HTTP API. */
+export async function ingestOnce(
+  ctx: BenchContext,
+  target: Target,
+  count: number,
+  embeddings: EmbeddingProvider,
+): Promise<IngestRun> {
+  const files = ctx.corpus.files.slice(0, count);
+  const textMb = ctx.corpus.documents.slice(0, count).reduce((sum, d) => sum + d.textBytes, 0) / 1e6;
+  const instance = await target.fresh();
+  try {
+    const service = await startInProcess(instance, { embeddings, keys: 4 });
+    try {
+      const stages = await startTimedStages(service.runtime, service.logger, embeddings);
+      try {
+        await service.runtime.ports.getParser();
+        const started = Date.now();
+        await uploadFiles(service.url, service.keys, files, UPLOAD_CONCURRENCY);
+        const done = await waitForIngestion(
+          service.runtime.ports.documents,
+          service.workspaceId,
+          files.length,
+          Math.max(600_000, count * 3_000),
+        );
+        return {
+          seconds: (done.lastCompletedAt - started) / 1000,
+          documents: done.completed,
+          textMb,
+          chunks: done.chunks,
+          busyMs: { ...stages.busyMs },
+          chunkCounts: done.chunkCounts,
+          failed: done.failed,
+          problems: [...done.failures, ...service.logger.problems.slice(0, 3)],
+        };
+      } finally {
+        await stages.stop();
+      }
+    } finally {
+      await service.close();
+    }
+  } finally {
+    await instance.cleanup();
+  }
+}
+
+/** Embeds `texts` with the provider alone, `batches[i]` texts a call; returns seconds. */
+async function providerAlone(provider: EmbeddingProvider, texts: readonly string[], batches: readonly number[]) {
+  const started = performance.now();
+  let at = 0;
+  for (const size of batches) {
+    await provider.embedDocuments(texts.slice(at, at + size));
+    at += size;
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/** `count` texts in calls of `batchSize` (the last one shorter). */
+function fullBatches(count: number, batchSize: number): number[] {
+  return Array.from({ length: Math.ceil(count / batchSize) }, (_, i) => Math.min(batchSize, count - i * batchSize));
+}
+
+function noteFailures(row: Row, run: IngestRun): void {
+  if (run.failed > 0 || run.problems.length > 0) {
+    row.notes.push(`${run.failed} document(s) failed: ${run.problems.join(' | ')}`);
+  }
+}
+
+function stageNote(runs: readonly IngestRun[]): string {
+  const perDoc = STAGE_NAMES.map((stage) => {
+    const values = runs.map((r) => (r.busyMs[stage] ?? 0) / Math.max(1, r.documents)).sort((a, b) => a - b);
+    return `${stage} ${(values[Math.floor(values.length / 2)] ?? 0).toFixed(1)}`;
+  });
+  return `median handler time per document (ms): ${perDoc.join(', ')}`;
+}
+
+export async function ingestLocalModel(ctx: BenchContext, target: Target): Promise<Row> {
+  const count = Math.min(ctx.options.localDocs, ctx.corpus.files.length);
+  const row = createRow('ingest, local model', target.runtime, `${count} docs`);
+  const runs: IngestRun[] = [];
+  const docsPerS: number[] = [];
+  const mbPerS: number[] = [];
+  const pipelineRate: number[] = [];
+  const aloneRate: number[] = [];
+  const sameBatchesRate: number[] = [];
+  const ratio: number[] = [];
+  let texts: string[] = [];
+  let calls: number[] = [];
+  for (let round = 0; round < ctx.options.rounds; round++) {
+    // Alternate the order so a drift in machine load does not favour one side.
+    const aloneFirst = round % 2 === 1 && texts.length > 0;
+    const alone = async () => ({
+      full: await providerAlone(ctx.provider, texts, fullBatches(texts.length, ctx.batchSize)),
+      same: await providerAlone(ctx.provider, texts, calls),
+    });
+    let aloneS = aloneFirst ? await alone() : null;
+    const recorder = createRecordingProvider(ctx.provider);
+    ctx.progress(`ingest, local model (${target.runtime}): round ${round + 1}, ${count} documents`);
+    const run = await ingestOnce(ctx, target, count, recorder);
+    runs.push(run);
+    noteFailures(row, run);
+    for (const [hash, vector] of recorder.vectors) ctx.vectors.set(hash, vector);
+    if (target.runtime === 'embedded') for (const [name, n] of run.chunkCounts) ctx.chunkCounts.set(name, n);
+    const aloneCount = texts.length;
+    texts = recorder.texts;
+    calls = recorder.calls;
+    if (!aloneS) aloneS = await alone();
+    const embedded = recorder.texts.length / run.seconds;
+    const aloneTexts = aloneFirst ? aloneCount : texts.length;
+    docsPerS.push(run.documents / run.seconds);
+    mbPerS.push(run.textMb / run.seconds);
+    pipelineRate.push(embedded);
+    aloneRate.push(aloneTexts / aloneS.full);
+    sameBatchesRate.push(aloneTexts / aloneS.same);
+    ratio.push(embedded / (aloneTexts / aloneS.full));
+  }
+  addFigure(row, 'pipeline documents', 'docs/s', docsPerS);
+  addFigure(row, 'pipeline text', 'MB/s', mbPerS);
+  addFigure(row, 'pipeline chunks embedded', 'chunks/s', pipelineRate);
+  addFigure(row, `provider alone, same chunks, ${ctx.batchSize} a call`, 'chunks/s', aloneRate);
+  addFigure(row, 'provider alone, same chunks, pipeline’s calls', 'chunks/s', sameBatchesRate);
+  judge(addFigure(row, 'pipeline ÷ provider alone', 'ratio', ratio), { atLeast: 0.9 });
+  row.notes.push(
+    `${ctx.provider.model}, ${texts.length} chunks in ${calls.length} embedding calls (the embed stage embeds one document's new chunks a call); ` +
+      `${stageNote(runs)} (stages overlap, so these add up to more than the wall time)`,
+  );
+  return row;
+}
+
+export async function ingestOverhead(ctx: BenchContext, target: Target, size: number): Promise<Row> {
+  const count = Math.min(size, ctx.corpus.files.length);
+  const row = createRow('ingest, pipeline overhead', target.runtime, `${sizeLabel(count)} docs`);
+  const runs: IngestRun[] = [];
+  let real = 0;
+  let total = 0;
+  // A 10k-document round takes minutes: one round at that size keeps the default run bounded.
+  const rounds = count >= 5000 ? 1 : ctx.options.rounds;
+  for (let round = 0; round < rounds; round++) {
+    ctx.progress(`ingest, pipeline overhead (${target.runtime}): round ${round + 1}, ${count} documents`);
+    const cache = createCacheProvider(ctx.provider, ctx.vectors);
+    const run = await ingestOnce(ctx, target, count, cache);
+    runs.push(run);
+    noteFailures(row, run);
+    if (target.runtime === 'embedded') for (const [name, n] of run.chunkCounts) ctx.chunkCounts.set(name, n);
+    real = cache.hits;
+    total = cache.hits + cache.misses;
+  }
+  addFigure(
+    row,
+    'documents',
+    'docs/s',
+    runs.map((r) => r.documents / r.seconds),
+  );
+  addFigure(
+    row,
+    'text',
+    'MB/s',
+    runs.map((r) => r.textMb / r.seconds),
+  );
+  addFigure(
+    row,
+    'chunks indexed',
+    'chunks/s',
+    runs.map((r) => r.chunks / r.seconds),
+  );
+  for (const stage of STAGE_NAMES) {
+    addFigure(
+      row,
+      `${stage} stage handler time`,
+      'ms/doc',
+      runs.map((r) => (r.busyMs[stage] ?? 0) / Math.max(1, r.documents)),
+    );
+  }
+  row.notes.push(
+    `cache provider: ${real} of ${total} chunk vectors were computed by ${ctx.provider.model} earlier in the run; ` +
+      'the rest are unit vectors derived from the chunk hash (the model cannot embed this many chunks in the time budget, and the values do not change the pipeline’s work)',
+  );
+  if (rounds < ctx.options.rounds)
+    row.notes.push(`${rounds} rounds at ${sizeLabel(count)} documents to bound the run time`);
+  return row;
+}

@@ -1,0 +1,119 @@
+/**
+ * Scale-out (distributed runtime): the same documents ingested with one, then two, `kb worker`
+ * processes per stage (each process runs one stage, so every stage's consumer group has that many
+ * members), uploads through a `kb serve --stages none` child. Afterwards every document's chunks
+ * are read back: none may be missing (fewer than the version's chunk count, or fewer than the
+ * embedded runtime made of the same file) and none duplicated (an index twice, or an unexpected id).
+ */
+import { STAGE_NAMES } from '../../pipeline/events/events.ts';
+import type { DocumentStore } from '../../pipeline/ports/document-store/document-store.port.ts';
+import { type ChildService, startChild, stopChild } from '../../tests/support/child-service.ts';
+import type { BenchContext } from '../lib/context.ts';
+import { addFigure, createRow, type Row } from '../lib/report.ts';
+import { childEnv, openInstance, uploadFiles, waitForIngestion } from '../lib/service.ts';
+import type { Target } from '../lib/target.ts';
+
+interface ChunkCheck {
+  readonly lost: number;
+  readonly duplicated: number;
+}
+
+async function checkChunks(
+  store: DocumentStore,
+  workspaceId: string,
+  expected: ReadonlyMap<string, number>,
+): Promise<ChunkCheck> {
+  let lost = 0;
+  let duplicated = 0;
+  for (let offset = 0; ; offset += 200) {
+    const page = await store.listDocuments({ workspaceId, limit: 200, offset });
+    for (const doc of page.documents) {
+      const version = doc.latest;
+      const { chunks, total } = await store.listChunks(doc.id, version.version, { afterIndex: -1, limit: 100_000 });
+      const indexes = new Set(chunks.map((c) => c.index));
+      duplicated += chunks.length - indexes.size;
+      duplicated += chunks.filter((c) => c.id !== `${doc.id}:${version.version}:${c.index}`).length;
+      const want = Math.max(version.chunkCount, expected.get(version.name) ?? 0);
+      lost += Math.max(0, want - indexes.size, want - total);
+    }
+    if (page.documents.length < 200) break;
+  }
+  return { lost, duplicated };
+}
+
+async function ingestWithWorkers(
+  ctx: BenchContext,
+  target: Target,
+  files: readonly string[],
+  perStage: number,
+): Promise<{ docsPerS: number; check: ChunkCheck; failed: number }> {
+  const instance = await target.fresh();
+  const children: ChildService[] = [];
+  try {
+    const open = await openInstance(instance, { embeddings: ctx.provider, keys: 1 });
+    try {
+      for (const stage of STAGE_NAMES) {
+        for (let i = 0; i < perStage; i++) {
+          const worker = await startChild(['worker', '--stages', stage], childEnv(instance), { waitForHttp: false });
+          children.push(worker);
+        }
+      }
+      const api = await startChild(['serve', '--stages', 'none'], childEnv(instance));
+      children.push(api);
+      // Workers print their line once they have joined their consumer groups.
+      const deadline = Date.now() + 120_000;
+      while (children.some((c) => c !== api && !c.output().includes('kb worker running'))) {
+        if (Date.now() > deadline) throw new Error('workers did not start within 120 s');
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      const started = Date.now();
+      await uploadFiles(api.url, open.keys, files, 4);
+      const done = await waitForIngestion(open.runtime.ports.documents, open.workspaceId, files.length, 1_800_000);
+      const check = await checkChunks(open.runtime.ports.documents, open.workspaceId, ctx.chunkCounts);
+      return { docsPerS: done.completed / ((done.lastCompletedAt - started) / 1000), check, failed: done.failed };
+    } finally {
+      await Promise.allSettled(children.map((c) => stopChild(c)));
+      await open.close();
+    }
+  } finally {
+    await instance.cleanup();
+  }
+}
+
+export async function scaleOut(ctx: BenchContext, target: Target): Promise<Row> {
+  const count = Math.min(ctx.options.localDocs, ctx.corpus.files.length);
+  const files = ctx.corpus.files.slice(0, count);
+  const row = createRow('scale-out', target.runtime, `${count} docs`);
+  const one: number[] = [];
+  const two: number[] = [];
+  let lost = 0;
+  let duplicated = 0;
+  let failed = 0;
+  // Four ingestions of the corpus already take minutes: at most two rounds.
+  const rounds = Math.min(2, ctx.options.rounds);
+  for (let round = 0; round < rounds; round++) {
+    for (const perStage of round % 2 === 0 ? [1, 2] : [2, 1]) {
+      ctx.progress(`scale-out: round ${round + 1}, ${perStage} worker process(es) per stage`);
+      const result = await ingestWithWorkers(ctx, target, files, perStage);
+      (perStage === 1 ? one : two).push(result.docsPerS);
+      lost += result.check.lost;
+      duplicated += result.check.duplicated;
+      failed += result.failed;
+    }
+  }
+  addFigure(row, '1 worker process per stage', 'docs/s', one);
+  addFigure(row, '2 worker processes per stage', 'docs/s', two);
+  addFigure(
+    row,
+    '2 ÷ 1 workers',
+    'ratio',
+    two.map((t, i) => t / (one[i] as number)),
+  );
+  addFigure(row, 'chunks lost, all runs', 'chunks', [lost]);
+  addFigure(row, 'chunks duplicated, all runs', 'chunks', [duplicated]);
+  row.notes.push(
+    `kb worker --stages <stage> × N per stage with the configured embedding provider, uploads through kb serve, ${rounds} round(s) alternating the order; ` +
+      `${failed} document(s) failed; chunk counts checked against the version's count and against the embedded runtime's ingestion of the same files where it ran`,
+  );
+  return row;
+}

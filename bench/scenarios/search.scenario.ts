@@ -1,0 +1,204 @@
+/**
+ * Search latency and recall over synthetic chunks written through the store port.
+ *
+ * Latency: 8 concurrent clients send each query once through `POST /api/v1/search` to a
+ * `kb serve --stages none` child process (query embedding included); then, alone, 8 concurrent
+ * callers in this process do what the service does underneath —
+ * embed the query with the same provider and run the raw store query (`keywordSearch` and/or
+ * `vectorSearch` for the same 30 candidates the service asks for). The order alternates by round.
+ *
+ * Recall: for each query, the 10 hits the service would serve (the store's `vectorSearch`, 30
+ * candidates, first 10) against the exact top 10 by cosine computed here over the same vectors.
+ */
+import type { StoreSearchQuery } from '../../pipeline/ports/document-store/document-store.port.ts';
+import { startChild, stopChild } from '../../tests/support/child-service.ts';
+import { corpusQueries, sizeLabel } from '../corpus.ts';
+import type { BenchContext } from '../lib/context.ts';
+import { addFigure, createRow, judge, type Row } from '../lib/report.ts';
+import { childEnv, createJsonClient, openInstance } from '../lib/service.ts';
+import { latencies, mean, timedPool } from '../lib/stats.ts';
+import { baseVectors, cosine, exactTopK, writeSyntheticChunks } from '../lib/synthetic.ts';
+import { firstLine, type Target } from '../lib/target.ts';
+
+const CLIENTS = 8;
+const MODES = ['hybrid', 'semantic', 'keyword'] as const;
+type Mode = (typeof MODES)[number];
+/** What the search service asks the store for when the client asks for 10 (`max(limit × 3, 30)`). */
+const CANDIDATES = 30;
+/** Chunks per synthetic document (fewer, larger documents write faster where every write refreshes). */
+const PER_DOCUMENT = 100;
+
+/** Appends a row to `rows` as soon as it is complete, so a later failure keeps the earlier rows. */
+export async function searchScenario(ctx: BenchContext, target: Target, rows: Row[]): Promise<void> {
+  const sizes = [...ctx.options.searchSizes].sort((a, b) => a - b);
+  const queries = corpusQueries(ctx.options.latencyQueries, ctx.options.seed);
+  const base = await baseVectors(ctx.provider, ctx.vectors.values(), 64, ctx.options.seed);
+  for (const [i, size] of sizes.entries()) {
+    const instance = await target.fresh();
+    try {
+      const service = await openInstance(instance, { embeddings: ctx.provider, keys: CLIENTS });
+      let child: Awaited<ReturnType<typeof startChild>> | null = null;
+      try {
+        const store = service.runtime.ports.documents;
+        const provider = ctx.provider;
+        ctx.progress(`search (${target.runtime}): writing ${size} synthetic chunks`);
+        let reported = 0;
+        const data = await writeSyntheticChunks(store, {
+          workspaceId: service.workspaceId,
+          chunks: size,
+          perDocument: PER_DOCUMENT,
+          writers: 8,
+          model: provider,
+          base,
+          seed: ctx.options.seed,
+          onProgress: (written) => {
+            if (written - reported >= 25_000) {
+              reported = written;
+              ctx.progress(`search (${target.runtime}): ${written} chunks written`);
+            }
+          },
+        });
+
+        child = await startChild(['serve', '--stages', 'none'], childEnv(instance));
+        const url = child.url;
+        const baseQuery = (text: string): StoreSearchQuery => ({
+          workspaceId: service.workspaceId,
+          text,
+          limit: CANDIDATES,
+          asOf: null,
+          filters: {},
+        });
+        const raw = async (mode: Mode, text: string) => {
+          if (mode === 'keyword') {
+            await store.keywordSearch(baseQuery(text));
+            return;
+          }
+          const vector = await provider.embedQuery(text);
+          if (mode === 'semantic') await store.vectorSearch({ ...baseQuery(text), vector });
+          else
+            await Promise.all([
+              store.keywordSearch(baseQuery(text)),
+              store.vectorSearch({ ...baseQuery(text), vector }),
+            ]);
+        };
+        let client = 0;
+        const server = child;
+        /** One timed run of the service: its own connections, closed afterwards. */
+        const servedRun = async (mode: Mode, texts: readonly string[]) => {
+          const http = createJsonClient(CLIENTS);
+          try {
+            return await timedPool(texts, CLIENTS, async (text) => {
+              const key = service.keys[client++ % service.keys.length] as string;
+              const response = await http
+                .post(`${url}/api/v1/search`, { query: text, mode, limit: 10 }, { 'x-api-key': key })
+                .catch((error: unknown) => {
+                  const state = server.process.exitCode ?? server.process.signalCode;
+                  throw new Error(
+                    `POST /api/v1/search failed (${firstLine(error)}); kb serve ${state === null ? 'is running' : `exited (${state})`}; its output ends: ${server.output().slice(-800)}`,
+                  );
+                });
+              if (response.status !== 200) {
+                throw new Error(`search answered ${response.status}: ${response.body.slice(0, 300)}`);
+              }
+            });
+          } finally {
+            http.close();
+          }
+        };
+        // Warm-up: page cache, prepared statements, JIT, both paths.
+        for (const mode of MODES) {
+          await servedRun(mode, queries.slice(0, CLIENTS));
+          await timedPool(queries.slice(0, CLIENTS), CLIENTS, (q) => raw(mode, q));
+        }
+
+        // A round at 100k chunks takes minutes on 2 cores: at most two there keeps the default run bounded.
+        const rounds = size >= 50_000 ? Math.min(2, ctx.options.rounds) : ctx.options.rounds;
+        for (const mode of MODES) {
+          const row = createRow(`search latency, ${mode}`, target.runtime, `${sizeLabel(size)} chunks`);
+          const service50: number[] = [];
+          const service95: number[] = [];
+          const service99: number[] = [];
+          const raw50: number[] = [];
+          const raw99: number[] = [];
+          const ratio: number[] = [];
+          for (let round = 0; round < rounds; round++) {
+            ctx.progress(`search latency (${target.runtime}, ${sizeLabel(size)} chunks, ${mode}): round ${round + 1}`);
+            const rawFirst = round % 2 === 1;
+            const rawRun = rawFirst ? await timedPool(queries, CLIENTS, (q) => raw(mode, q)) : null;
+            const serviceRun = await servedRun(mode, queries);
+            const rawResult = rawRun ?? (await timedPool(queries, CLIENTS, (q) => raw(mode, q)));
+            const s = latencies(serviceRun.durations);
+            const r = latencies(rawResult.durations);
+            service50.push(s.p50);
+            service95.push(s.p95);
+            service99.push(s.p99);
+            raw50.push(r.p50);
+            raw99.push(r.p99);
+            ratio.push(s.p50 / r.p50);
+          }
+          addFigure(row, 'service p50', 'ms', service50);
+          addFigure(row, 'service p95', 'ms', service95);
+          addFigure(row, 'service p99', 'ms', service99);
+          addFigure(row, 'raw store query + embedding p50', 'ms', raw50);
+          addFigure(row, 'raw store query + embedding p99', 'ms', raw99);
+          judge(addFigure(row, 'service p50 ÷ raw p50', 'ratio', ratio), { atMost: 1.3 });
+          if (mode === 'hybrid' && i === 0) {
+            row.notes.push(
+              `${CLIENTS} concurrent clients against kb serve in its own process, ${queries.length} distinct queries per run, limit 10; raw (in the benchmark process) = the store queries the service makes (keyword and/or vector, ${CANDIDATES} candidates) after embedding the query with ${provider.model}, at the same concurrency, measured alone; ` +
+                `synthetic chunks (corpus-style passages, ${data.documents} documents of ${PER_DOCUMENT} chunks at this size) written through the store port, vectors mixed from ${base.length} real ${provider.model} vectors`,
+            );
+          }
+          if (rounds < ctx.options.rounds)
+            row.notes.push(`${rounds} rounds at ${sizeLabel(size)} chunks, to bound the run time`);
+          rows.push(row);
+        }
+
+        if (i === sizes.length - 1)
+          rows.push(await recall(ctx, target, size, store, provider, service.workspaceId, data));
+      } finally {
+        if (child) await stopChild(child);
+        await service.close();
+      }
+    } finally {
+      await instance.cleanup();
+    }
+  }
+}
+
+async function recall(
+  ctx: BenchContext,
+  target: Target,
+  size: number,
+  store: Parameters<typeof writeSyntheticChunks>[0],
+  provider: { embedQuery(text: string): Promise<Float32Array> },
+  workspaceId: string,
+  data: Awaited<ReturnType<typeof writeSyntheticChunks>>,
+): Promise<Row> {
+  ctx.progress(`search recall (${target.runtime}, ${sizeLabel(size)} chunks): ${ctx.options.recallQueries} queries`);
+  const row = createRow('search recall@10', target.runtime, `${sizeLabel(size)} chunks`);
+  const queries = corpusQueries(ctx.options.recallQueries, ctx.options.seed + 1);
+  const rowOf = new Map(data.ids.map((id, r) => [id, r]));
+  const perQuery: number[] = [];
+  let tieAware = 0;
+  for (const text of queries) {
+    const vector = await provider.embedQuery(text);
+    const hits = await store.vectorSearch({ workspaceId, text, vector, limit: CANDIDATES, asOf: null, filters: {} });
+    const served = hits.slice(0, 10).map((h) => h.chunk.id);
+    const exact = exactTopK(data, vector, 10);
+    const exactIds = new Set(exact.map((e) => data.ids[e.row] as string));
+    perQuery.push(served.filter((id) => exactIds.has(id)).length / exact.length);
+    // A served hit whose exact cosine ties the 10th best (to float32 precision) is as good as it.
+    const tenth = (exact[exact.length - 1] as { score: number }).score;
+    tieAware += Math.min(
+      1,
+      served.filter((id) => exactIds.has(id) || cosine(data, rowOf.get(id) ?? 0, vector) >= tenth - 1e-6).length / 10,
+    );
+  }
+  addFigure(row, 'recall@10 per query', 'fraction', perQuery);
+  judge(addFigure(row, 'recall@10, mean over queries', 'fraction', [mean(perQuery)]), { atLeast: 0.97 });
+  row.notes.push(
+    `${queries.length} queries embedded with the real model; served = the store's vectorSearch (${CANDIDATES} candidates, first 10, as the service serves them), exact = cosine over the same ${data.ids.length} vectors computed in JS; ` +
+      `counting served hits that tie the exact 10th neighbour within 1e-6 as matches gives ${(tieAware / queries.length).toFixed(4)}`,
+  );
+  return row;
+}
