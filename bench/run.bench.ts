@@ -211,7 +211,7 @@ async function main(): Promise<void> {
       `corpus: ${c.documents} documents (${c.files.markdown} markdown, ${c.files.csv} CSV, ${c.files.pdf} PDF), ` +
         `${c.fileMb.toFixed(1)} MB of files, ${c.textMb.toFixed(1)} MB of text, seed ${c.seed}`,
       `mode: ${options.quick ? 'quick' : 'full'}, runtimes: ${targets.map((t) => t.runtime).join(', ')}; ` +
-        `${options.rounds} round(s) per figure (at most 2 on the distributed runtime and at 100k chunks, 1 at 10k documents; n says)`,
+        `${options.rounds} round(s) per figure (at most 2 on the distributed runtime and at 100k chunks; n says)`,
     ];
     console.log([...header, '', renderTable(rows), ''].join('\n'));
     const verdicts = goals(rows);
