@@ -12,7 +12,7 @@ import { STAGE_NAMES, type StageName } from '../../pipeline/events/events.ts';
 import type { DocumentStore } from '../../pipeline/ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
 import type { Subscription } from '../../pipeline/ports/message-log/message-log.port.ts';
-import { createRuntime, type Runtime } from '../../pipeline/runtime/runtime.ts';
+import { createRuntime, type Runtime, stageDependencies } from '../../pipeline/runtime/runtime.ts';
 import { createStages } from '../../pipeline/stages/pipeline-stages.ts';
 import type { Logger } from '../../pipeline/stages/stage.ts';
 import { runStage } from '../../pipeline/stages/stage-runner.ts';
@@ -127,14 +127,8 @@ export async function startTimedStages(
   const handled = Object.fromEntries(STAGE_NAMES.map((n) => [n, 0])) as Record<StageName, number>;
   const definitions = createStages(
     {
-      log: ports.log,
-      objects: ports.objects,
-      documents: ports.documents,
-      topics,
-      chunking: config.chunking,
-      embeddingBatchSize: config.embedding.batchSize,
-      getParser: ports.getParser,
-      getEmbeddings: embeddings ? async () => embeddings : ports.getEmbeddings,
+      ...stageDependencies(config, ports, topics),
+      ...(embeddings ? { getEmbeddings: async () => embeddings } : {}),
     },
     STAGE_NAMES,
   );

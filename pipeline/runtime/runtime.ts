@@ -15,7 +15,7 @@ import { createKeysService } from '../services/keys.service.ts';
 import { createRateLimiter } from '../services/rate-limiter.ts';
 import { createSearchService } from '../services/search.service.ts';
 import type { Services } from '../services/services.ts';
-import { createStages, type Parser } from '../stages/pipeline-stages.ts';
+import { createStages, type Parser, type StageDeps } from '../stages/pipeline-stages.ts';
 import type { Logger } from '../stages/stage.ts';
 import { runStage } from '../stages/stage-runner.ts';
 import { createDistributedPorts } from './distributed-ports.ts';
@@ -113,19 +113,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const stageNames: StageName[] = [];
   const startStages = async (names: readonly StageName[]) => {
     const fresh = names.filter((n) => !stageNames.includes(n));
-    const definitions = createStages(
-      {
-        log: ports.log,
-        objects: ports.objects,
-        documents: ports.documents,
-        topics,
-        chunking: config.chunking,
-        embeddingBatchSize: config.embedding.batchSize,
-        getParser: ports.getParser,
-        getEmbeddings: ports.getEmbeddings,
-      },
-      fresh,
-    );
+    const definitions = createStages(stageDependencies(config, ports, topics), fresh);
     for (const stage of definitions) {
       running.push(
         await runStage(stage, { log: ports.log, documents: ports.documents, topics, retry: config.retry, logger }),
@@ -162,6 +150,20 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     throw error;
   }
   return runtime;
+}
+
+/** What the pipeline stages need from a runtime's configuration and ports. */
+export function stageDependencies(config: Config, ports: Ports, topics: Topics): StageDeps {
+  return {
+    log: ports.log,
+    objects: ports.objects,
+    documents: ports.documents,
+    topics,
+    chunking: config.chunking,
+    embeddingBatchSize: config.embedding.batchSize,
+    getParser: ports.getParser,
+    getEmbeddings: ports.getEmbeddings,
+  };
 }
 
 export function dataPath(config: Config, ...parts: string[]): string {
