@@ -115,20 +115,14 @@ kb_spawn() {
   kb_log "launched $name (pid $pid, log $log)"
 }
 
-# kb_stop_pid NAME: SIGTERM the process group, SIGKILL after the timeout,
-# remove the pid file. Never fails when nothing is running.
-kb_stop_pid() {
-  local name="$1" pid waited=0
-  if ! pid="$(kb_pid "$name")"; then
-    rm -f "$(kb_pid_file "$name")"
-    kb_log "$name is not running"
-    return 0
-  fi
-  kb_log "stopping $name (pid $pid)"
+# kb_signal_stop PID LABEL TIMEOUT: SIGTERM the process group led by PID (engines run under
+# setsid), SIGKILL it after TIMEOUT seconds. Returns once the process is gone.
+kb_signal_stop() {
+  local pid="$1" label="$2" timeout="$3" waited=0
   kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
   while kill -0 "$pid" 2>/dev/null; do
-    if ((waited >= KB_NATIVE_STOP_TIMEOUT * 2)); then
-      kb_warn "$name did not exit after ${KB_NATIVE_STOP_TIMEOUT}s, sending SIGKILL"
+    if ((waited >= timeout * 2)); then
+      kb_warn "$label did not exit after ${timeout}s, sending SIGKILL"
       kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
       sleep 0.5
       break
@@ -136,6 +130,19 @@ kb_stop_pid() {
     sleep 0.5
     waited=$((waited + 1))
   done
+}
+
+# kb_stop_pid NAME: SIGTERM the process group, SIGKILL after the timeout,
+# remove the pid file. Never fails when nothing is running.
+kb_stop_pid() {
+  local name="$1" pid
+  if ! pid="$(kb_pid "$name")"; then
+    rm -f "$(kb_pid_file "$name")"
+    kb_log "$name is not running"
+    return 0
+  fi
+  kb_log "stopping $name (pid $pid)"
+  kb_signal_stop "$pid" "$name" "$KB_NATIVE_STOP_TIMEOUT"
   rm -f "$(kb_pid_file "$name")"
   kb_log "$name stopped"
 }

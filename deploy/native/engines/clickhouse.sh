@@ -43,6 +43,8 @@ LOG_DIR="$RUN_ROOT/logs"
 LOG_FILE="$LOG_DIR/$NAME.log"
 
 STOP_TIMEOUT="${KB_NATIVE_STOP_TIMEOUT:-20}"
+# Shared helpers (kb_signal_stop); sourced after this script's own settings.
+source "$NATIVE_DIR/lib.sh"
 START_TIMEOUT="${KB_NATIVE_START_TIMEOUT:-60}"
 
 say() { echo "[$NAME] $*"; }
@@ -171,18 +173,7 @@ do_stop() {
     pid="$(cat "$PID_FILE" 2>/dev/null || true)"
     if [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null; then
       say "stopping pid $pid"
-      # The engine leads its own session and process group (setsid).
-      kill -TERM -- "-$pid" 2>/dev/null || kill -TERM "$pid" 2>/dev/null || true
-      local i=0
-      while kill -0 "$pid" 2>/dev/null && ((i < STOP_TIMEOUT * 2)); do
-        sleep 0.5
-        i=$((i + 1))
-      done
-      if kill -0 "$pid" 2>/dev/null; then
-        say "still running after ${STOP_TIMEOUT}s; sending SIGKILL"
-        kill -KILL -- "-$pid" 2>/dev/null || kill -KILL "$pid" 2>/dev/null || true
-        sleep 0.5
-      fi
+      KB_ENGINE="$NAME" kb_signal_stop "$pid" "$NAME" "$STOP_TIMEOUT"
     else
       say "not running (stale pid file)"
     fi
