@@ -1,3 +1,4 @@
+import os from 'node:os';
 import path from 'node:path';
 import { KbError } from '../errors/kb-error.ts';
 
@@ -39,8 +40,14 @@ export interface Config {
     readonly provider: EmbeddingProviderName;
     readonly batchSize: number;
     readonly transformersModel: string;
-    readonly transformersModelPath: string | null;
+    /** Folder holding `<model id>/` (the model cache unless configured). */
+    readonly transformersModelPath: string;
     readonly transformersAllowRemote: boolean;
+    /** ONNX Runtime intra-op threads of the `transformers` provider. */
+    readonly threads: number;
+    /** Whether a missing catalogue model may be fetched from `modelRepositoryUrl`. */
+    readonly modelFetch: boolean;
+    readonly modelRepositoryUrl: string;
     readonly cohereApiKey: string | null;
     readonly cohereModel: string;
     readonly cohereBaseUrl: string | null;
@@ -156,20 +163,41 @@ export const CONFIG_VARIABLES = [
   v(
     'KB_EMBEDDING_PROVIDER',
     'enum',
-    'local',
-    'Embedding provider: `local` (bundled model, offline), `transformers` (ONNX model from a local path or the model hub), `cohere`.',
+    'transformers',
+    'Embedding provider: `transformers` (an ONNX model run locally; the default model is fetched once, then offline), `local` (small bundled model, no download), `cohere`.',
     { values: ['local', 'transformers', 'cohere'] },
   ),
   v('KB_EMBEDDING_BATCH_SIZE', 'integer', '32', 'Texts per embedding call (Cohere caps it at 96).', {
     min: 1,
     max: 1024,
   }),
-  v('KB_TRANSFORMERS_MODEL', 'string', 'Xenova/all-MiniLM-L6-v2', 'Model id for the `transformers` provider.'),
+  v(
+    'KB_TRANSFORMERS_MODEL',
+    'string',
+    'BAAI/bge-small-en-v1.5',
+    'Model id for the `transformers` provider (`BAAI/bge-small-en-v1.5` and `Xenova/all-MiniLM-L6-v2` are known by name; any other ONNX model folder works with mean pooling).',
+  ),
   v(
     'KB_TRANSFORMERS_MODEL_PATH',
     'string',
     '',
-    'Local folder holding `<model id>/` for the `transformers` provider; empty uses the model hub cache.',
+    'Folder holding `<model id>/` for the `transformers` provider; empty: the model cache `$XDG_CACHE_HOME/kb-document-service/models` (else `~/.cache/kb-document-service/models`).',
+  ),
+  v('KB_EMBEDDING_THREADS', 'integer', '0', 'ONNX Runtime threads of the `transformers` provider; 0 uses every core.', {
+    min: 0,
+    max: 256,
+  }),
+  v(
+    'KB_MODEL_FETCH',
+    'boolean',
+    'true',
+    'Fetch a missing catalogue model (the default one) once, at install or first start, into the model folder.',
+  ),
+  v(
+    'KB_MODEL_REPOSITORY_URL',
+    'url',
+    'https://repo1.maven.org/maven2',
+    'Maven repository the default model is fetched from (Maven Central or a mirror of it).',
   ),
   v(
     'KB_TRANSFORMERS_ALLOW_REMOTE',
@@ -319,8 +347,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       provider: oneOf<EmbeddingProviderName>('KB_EMBEDDING_PROVIDER'),
       batchSize: int('KB_EMBEDDING_BATCH_SIZE'),
       transformersModel: str('KB_TRANSFORMERS_MODEL'),
-      transformersModelPath: opt('KB_TRANSFORMERS_MODEL_PATH'),
+      transformersModelPath: path.resolve(opt('KB_TRANSFORMERS_MODEL_PATH') ?? defaultModelCache(env)),
       transformersAllowRemote: bool('KB_TRANSFORMERS_ALLOW_REMOTE'),
+      threads: int('KB_EMBEDDING_THREADS') || os.availableParallelism(),
+      modelFetch: bool('KB_MODEL_FETCH'),
+      modelRepositoryUrl: url('KB_MODEL_REPOSITORY_URL') ?? 'https://repo1.maven.org/maven2',
       cohereApiKey: opt('KB_COHERE_API_KEY'),
       cohereModel: str('KB_COHERE_MODEL'),
       cohereBaseUrl: url('KB_COHERE_BASE_URL'),
@@ -363,6 +394,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new KbError('bad-request', `Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
   return config;
+}
+
+/** The per-user model cache: `$XDG_CACHE_HOME/kb-document-service/models`, else under `~/.cache`. */
+function defaultModelCache(env: Readonly<Record<string, string | undefined>>): string {
+  const cacheHome = env.XDG_CACHE_HOME?.trim() || path.join(env.HOME?.trim() || os.homedir(), '.cache');
+  return path.join(cacheHome, 'kb-document-service', 'models');
 }
 
 /** A configuration for tests and tools: defaults, overridden by `overrides` (variable names). */

@@ -3,6 +3,7 @@ import { type Command, print } from './command.ts';
 import { ingestCommand } from './ingest.command.ts';
 import { keysCommand } from './keys.command.ts';
 import { reindexCommand, retentionCommand, schemasCommand } from './maintenance.command.ts';
+import { modelsCommand } from './models.command.ts';
 import { serveCommand, workerCommand } from './serve.command.ts';
 
 const configCommand: Command = {
@@ -30,6 +31,7 @@ export const COMMANDS: Record<string, Command> = {
   reindex: reindexCommand,
   retention: retentionCommand,
   config: configCommand,
+  models: modelsCommand,
 };
 
 export function usage(): string {

@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
 import { STAGE_NAMES, type StageName } from '../../../pipeline/events/events.ts';
+import { configuredModelTag } from '../../../pipeline/ports/embedding/create-embedding-provider.ts';
 import { createRuntime, type Runtime } from '../../../pipeline/runtime/runtime.ts';
 import { startServer } from '../../api/server.ts';
 import { type Command, print, untilSignal } from './command.ts';
+import { fetchModelWithProgress } from './models.command.ts';
 
 export function parseStages(value: string | undefined, fallback: readonly StageName[]): StageName[] {
   if (value === undefined) return [...fallback];
@@ -14,6 +16,24 @@ export function parseStages(value: string | undefined, fallback: readonly StageN
     throw new Error(`Unknown stage ${unknown.join(', ')}; stages are ${STAGE_NAMES.join(', ')}.`);
   }
   return [...new Set(names)] as StageName[];
+}
+
+/**
+ * Says at start-up, in one paragraph, when the index holds vectors of another model than the one
+ * configured (e.g. after the default model changed): semantic search refuses and hybrid search
+ * falls back to keyword until `kb reindex` moves the index. Returns whether it warned.
+ */
+export async function warnOnModelChange(runtime: Runtime, err: NodeJS.WritableStream): Promise<boolean> {
+  const held = await runtime.ports.documents.getIndexModel();
+  const configured = configuredModelTag(runtime.config.embedding);
+  if (held === null || held.model === configured) return false;
+  err.write(
+    `\nWarning: the index holds vectors of ${held.model} but the service is configured to embed with ${configured}.\n` +
+      'Until the index is moved, semantic search answers 409 and hybrid search falls back to keyword search.\n' +
+      'Run `kb reindex` (it re-embeds every stored chunk with the configured model, reusing cached vectors),\n' +
+      `or configure the index's model again (see KB_EMBEDDING_PROVIDER and KB_TRANSFORMERS_MODEL).\n\n`,
+  );
+  return true;
 }
 
 /** On first start with no key at all, creates one with every permission and prints it once. */
@@ -35,11 +55,14 @@ export async function bootstrapKey(runtime: Runtime, out: NodeJS.WritableStream)
 export const serveCommand: Command = {
   summary: 'Run the HTTP API (embedded: with every pipeline stage in the same process)',
   usage: 'kb serve [--stages parse,chunk,embed,index|all|none]',
-  async run(args, { config, out }) {
+  async run(args, { config, out, err }) {
     const { values } = parseArgs({ args, options: { stages: { type: 'string' } } });
     const stages = parseStages(values.stages, config.runtime === 'embedded' ? STAGE_NAMES : []);
+    // Search embeds queries, so the API needs the model as much as the embed stage does.
+    print(err, await fetchModelWithProgress(config, err));
     const runtime = await createRuntime(config, { stages });
     try {
+      await warnOnModelChange(runtime, err);
       await bootstrapKey(runtime, out);
       const server = await startServer({
         config,
@@ -66,12 +89,14 @@ export const serveCommand: Command = {
 export const workerCommand: Command = {
   summary: 'Run pipeline stages without the API (one consumer per stage group)',
   usage: 'kb worker --stages parse,chunk,embed,index',
-  async run(args, { config, out }) {
+  async run(args, { config, out, err }) {
     const { values } = parseArgs({ args, options: { stages: { type: 'string', default: 'all' } } });
     const stages = parseStages(values.stages, STAGE_NAMES);
     if (stages.length === 0) throw new Error('kb worker needs at least one stage (--stages parse,chunk,embed,index).');
+    if (stages.includes('embed')) print(err, await fetchModelWithProgress(config, err));
     const runtime = await createRuntime(config, { stages });
     try {
+      if (stages.includes('embed')) await warnOnModelChange(runtime, err);
       print(out, `kb worker running stages ${stages.join(', ')} (${config.runtime} runtime)`);
       const signal = await untilSignal();
       print(out, `Received ${signal}; committing in-flight work and leaving the consumer groups…`);

@@ -1,6 +1,38 @@
 import type { Config } from '../../config/config.ts';
 import { KbError } from '../../errors/kb-error.ts';
 import type { EmbeddingProvider } from './embedding.port.ts';
+import { describeModel } from './model-catalog.ts';
+import { ensureModel, type FetchProgress } from './model-fetch.ts';
+
+/**
+ * Makes sure the configured `transformers` model is on disk, fetching a catalogue model once when
+ * it is missing and fetching is allowed (`onProgress` sees the download). Other providers need
+ * nothing. Fails with `embedding-failed` saying what to do when the model is missing for good.
+ */
+export async function prepareEmbeddingModel(
+  config: Config['embedding'],
+  onProgress?: (progress: FetchProgress) => void,
+): Promise<'present' | 'fetched' | 'not-needed'> {
+  if (config.provider !== 'transformers' || config.transformersAllowRemote) return 'not-needed';
+  return ensureModel(describeModel(config.transformersModel), {
+    root: config.transformersModelPath,
+    repositoryUrl: config.modelRepositoryUrl,
+    allowFetch: config.modelFetch,
+    ...(onProgress ? { onProgress } : {}),
+  });
+}
+
+/** The model tag the configured provider stores with its vectors, known without loading it. */
+export function configuredModelTag(config: Config['embedding']): string {
+  switch (config.provider) {
+    case 'local':
+      return 'local/universal-sentence-encoder-lite-512';
+    case 'transformers':
+      return `transformers/${config.transformersModel}`;
+    case 'cohere':
+      return `cohere/${config.cohereModel}`;
+  }
+}
 
 /**
  * Builds the embedding provider the configuration names. Each adapter module is loaded only when
@@ -8,8 +40,9 @@ import type { EmbeddingProvider } from './embedding.port.ts';
  *
  * - `local`: the bundled offline model in a worker thread (its own batch size; `batchSize` is how many
  *   texts the pipeline hands over per call).
- * - `transformers`: `transformersModel` from `transformersModelPath` (or the hub cache), downloading
- *   only when `transformersAllowRemote`; `batchSize` texts a call (one for dynamically quantised models).
+ * - `transformers` (the default): `transformersModel` from `transformersModelPath`, fetched there first
+ *   when it is a catalogue model that is missing (see {@link prepareEmbeddingModel}); from the model
+ *   hub only when `transformersAllowRemote`; `threads` ONNX Runtime threads.
  * - `cohere`: `cohereModel` with `cohereApiKey` at `cohereBaseUrl` (Cohere's own when null), at most
  *   `min(batchSize, 96)` texts a call.
  */
@@ -20,12 +53,14 @@ export async function createEmbeddingProvider(config: Config['embedding']): Prom
       return createLocalEmbeddingProvider();
     }
     case 'transformers': {
+      await prepareEmbeddingModel(config);
       const { createTransformersEmbeddingProvider } = await import('./transformers.adapter.ts');
       return createTransformersEmbeddingProvider({
         model: config.transformersModel,
         modelPath: config.transformersModelPath,
         allowRemote: config.transformersAllowRemote,
         batchSize: config.batchSize,
+        threads: config.threads,
       });
     }
     case 'cohere': {

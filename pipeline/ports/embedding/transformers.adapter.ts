@@ -1,126 +1,196 @@
+import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
-import { env, type FeatureExtractionPipeline, pipeline } from '@huggingface/transformers';
+import { Worker } from 'node:worker_threads';
 import { KbError } from '../../errors/kb-error.ts';
 import { createBatchedProvider, requireBatchSize, unitRows } from './batched-provider.ts';
 import type { EmbeddingProvider } from './embedding.port.ts';
+import { describeModel } from './model-catalog.ts';
+import { TRANSFORMERS_WORKER_SOURCE } from './transformers.worker.ts';
 
 const DEFAULT_BATCH_SIZE = 32;
-/**
- * Weight types whose ONNX graphs quantise activations at run time (DynamicQuantizeLinear) with one
- * scale for the whole input tensor, so a text's vector would shift with its batch neighbours (cosine
- * about 0.995 against the text embedded alone). Such models embed one text per call.
- */
-const BATCH_DEPENDENT_DTYPES = new Set(['q8', 'int8', 'uint8']);
 const DIMENSION_PROBE = 'dimension probe';
 
 export interface TransformersEmbeddingOptions {
-  /** Model id, e.g. `Xenova/all-MiniLM-L6-v2`: a folder under `modelPath`, or a model hub repository. */
+  /** Model id, e.g. `BAAI/bge-small-en-v1.5`: a folder under `modelPath`, or a model hub repository. */
   readonly model: string;
   /** Folder holding `<model>/` (config.json, tokenizer files, onnx/); null keeps the library's default. */
   readonly modelPath: string | null;
   /** Whether the model may be downloaded from the model hub when it is not found locally. */
   readonly allowRemote: boolean;
-  /** Texts per model call (default 32); forced to 1 for dynamically quantised models, see above. */
+  /** Texts handed to the worker per call (default 32); the worker runs the model on fewer, see below. */
   readonly batchSize?: number;
   /** ONNX weight type (`fp32`, `q8`, ...); by default the model's config decides, else fp32 on CPU. */
   readonly dtype?: 'auto' | 'fp32' | 'fp16' | 'q8' | 'int8' | 'uint8' | 'q4' | 'bnb4' | 'q4f16';
+  /** ONNX Runtime's intra-op threads (default: the machine's cores). */
+  readonly threads?: number;
+}
+
+type WorkerMessage =
+  | { type: 'ready'; dtype: string | null; perCall: number }
+  | { type: 'failed'; error: string }
+  | { type: 'result'; id: number; dims: number; flat: Float32Array }
+  | { type: 'error'; id: number; error: string };
+
+interface Pending {
+  readonly count: number;
+  resolve(vectors: Float32Array[]): void;
+  reject(error: KbError): void;
 }
 
 /**
- * Any ONNX sentence-embedding model through `@huggingface/transformers` (ONNX Runtime on CPU): the
- * feature-extraction pipeline with mean pooling over the attention mask and L2 normalisation. The model
- * is tagged `transformers/<model>`; its dimensions are read from a probe embedding at start.
+ * Any ONNX sentence-embedding model through `@huggingface/transformers` (ONNX Runtime on CPU), run in
+ * a worker thread of its own so the event loop stays free. Pooling, query prefix and window come
+ * from the model catalogue (`model-catalog.ts`): bge-small-en-v1.5 pools the CLS token and puts its
+ * instruction before queries; other models pool the mean. Vectors are L2-normalised; the model is
+ * tagged `transformers/<model>`; its dimensions are read from a probe embedding at start.
  *
- * Loading configures the library's process-wide `env` (remote models allowed or not, the local model
- * folder) just before the model loads. With `allowRemote` false nothing is fetched: a model missing from
- * `modelPath` fails with a non-retriable `embedding-failed` that names the folder searched.
- * Queries and documents embed the same way. Calls to one provider run one batch at a time.
+ * - No silent truncation: a text longer than the model's window is embedded in windows cut at word
+ *   boundaries and its vector is the token-weighted mean of theirs.
+ * - Weight types whose ONNX graphs quantise activations at run time with one scale for the whole
+ *   input (`q8`, `int8`, `uint8`) make a text's vector depend on its batch neighbours, so such models
+ *   run one text per model call; the worker still takes `batchSize` texts per message.
+ * - With `allowRemote` false nothing is fetched: a model missing from `modelPath` fails with a
+ *   non-retriable `embedding-failed` that names the folder searched.
+ * - One request runs at a time, in arrival order. If the worker dies, calls in flight fail with a
+ *   retriable `embedding-failed`; the provider must then be created again.
  */
 export async function createTransformersEmbeddingProvider(
   options: TransformersEmbeddingOptions,
 ): Promise<EmbeddingProvider> {
-  const requestedBatch = options.batchSize ?? DEFAULT_BATCH_SIZE;
-  requireBatchSize(requestedBatch);
+  const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+  requireBatchSize(batchSize);
+  const spec = describeModel(options.model);
   const localRoot = options.modelPath === null ? null : path.resolve(options.modelPath);
-  env.allowLocalModels = true;
-  env.allowRemoteModels = options.allowRemote;
-  if (localRoot !== null) env.localModelPath = localRoot;
+  const require = createRequire(import.meta.url);
+  const worker = new Worker(TRANSFORMERS_WORKER_SOURCE, {
+    eval: true,
+    workerData: {
+      transformersModule: require.resolve('@huggingface/transformers'),
+      model: options.model,
+      localRoot,
+      allowRemote: options.allowRemote,
+      dtype: options.dtype ?? null,
+      threads: options.threads ?? os.availableParallelism(),
+      pooling: spec.pooling,
+      maxTokens: spec.maxTokens,
+      batchSize,
+    },
+  });
+  const pending = new Map<number, Pending>();
+  let nextId = 1;
+  let stopping = false;
+  let broken: KbError | null = null;
+  let settleReady: { resolve(): void; reject(error: KbError): void } | undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    settleReady = { resolve, reject };
+  });
+  ready.catch(() => undefined);
 
-  let extractor: FeatureExtractionPipeline;
-  try {
-    extractor = await pipeline('feature-extraction', options.model, {
-      local_files_only: !options.allowRemote,
-      ...(options.dtype ? { dtype: options.dtype } : {}),
-    });
-  } catch (error) {
-    const where = localRoot === null ? 'the default model folder' : `${localRoot}`;
-    const hint = options.allowRemote
-      ? 'it was not found locally and could not be downloaded'
-      : `it is not in ${where} and remote models are disabled (KB_TRANSFORMERS_ALLOW_REMOTE=false)`;
-    throw new KbError(
-      'embedding-failed',
-      `The embedding model ${options.model} could not be loaded: ${hint}: ${describe(error)}`,
-      { cause: error, retriable: false },
-    );
-  }
-
-  const dtype = loadedDtype(extractor);
-  const batchSize = dtype !== null && BATCH_DEPENDENT_DTYPES.has(dtype) ? 1 : requestedBatch;
-  let queue: Promise<unknown> = Promise.resolve();
-
-  const runBatch = (texts: readonly string[]): Promise<Float32Array[]> => {
-    const run = queue.then(async () => {
-      let output: { data: unknown; dims: number[] };
-      try {
-        output = await extractor([...texts], { pooling: 'mean', normalize: true });
-      } catch (error) {
-        throw new KbError('embedding-failed', `The embedding model ${options.model} failed: ${describe(error)}`, {
-          cause: error,
-          retriable: false,
-        });
-      }
-      return splitRows(output, texts.length);
-    });
-    queue = run.catch(() => undefined);
-    return run;
+  const fail = (error: KbError) => {
+    broken ??= error;
+    settleReady?.reject(error);
+    for (const p of pending.values()) p.reject(error);
+    pending.clear();
+  };
+  const updateRef = () => {
+    if (pending.size > 0) worker.ref();
+    else worker.unref();
   };
 
-  const [probe] = await runBatch([DIMENSION_PROBE]);
-  const dimensions = (probe as Float32Array).length;
+  worker.on('message', (message: WorkerMessage) => {
+    if (message.type === 'ready') {
+      settleReady?.resolve();
+    } else if (message.type === 'failed') {
+      const where = localRoot === null ? 'the default model folder' : localRoot;
+      const hint = options.allowRemote
+        ? 'it was not found locally and could not be downloaded'
+        : `it is not in ${where} and remote models are disabled (KB_TRANSFORMERS_ALLOW_REMOTE=false)`;
+      fail(
+        new KbError(
+          'embedding-failed',
+          `The embedding model ${options.model} could not be loaded: ${hint}: ${message.error}`,
+          {
+            retriable: false,
+          },
+        ),
+      );
+      void worker.terminate();
+    } else {
+      const p = pending.get(message.id);
+      if (!p) return;
+      pending.delete(message.id);
+      if (message.type === 'error') {
+        p.reject(
+          new KbError('embedding-failed', `The embedding model ${options.model} failed: ${message.error}`, {
+            retriable: false,
+          }),
+        );
+      } else if (message.flat.length !== message.dims * p.count || message.dims === 0) {
+        p.reject(
+          new KbError(
+            'embedding-failed',
+            `The embedding model returned ${message.flat.length} numbers of width ${message.dims} for ${p.count} texts`,
+            { retriable: false },
+          ),
+        );
+      } else {
+        try {
+          p.resolve(unitRows(message.flat, message.dims, p.count, 'The embedding model'));
+        } catch (error) {
+          p.reject(error as KbError);
+        }
+      }
+    }
+    updateRef();
+  });
+  worker.on('error', (error) => {
+    fail(new KbError('embedding-failed', `The embedding worker crashed: ${error.message}`, { cause: error }));
+  });
+  worker.on('exit', (code) => {
+    if (!stopping) fail(new KbError('embedding-failed', `The embedding worker exited (code ${code})`));
+  });
 
-  return createBatchedProvider({
+  const embedBatch = async (texts: readonly string[]): Promise<Float32Array[]> => {
+    await ready;
+    if (broken) throw broken;
+    if (texts.length === 0) return [];
+    const id = nextId++;
+    const result = new Promise<Float32Array[]>((resolve, reject) => {
+      pending.set(id, { count: texts.length, resolve, reject });
+    });
+    updateRef();
+    worker.postMessage({ id, texts: [...texts] });
+    return result;
+  };
+
+  const release = async () => {
+    stopping = true;
+    for (const p of pending.values()) p.reject(new KbError('internal-error', 'The embedding provider closed'));
+    pending.clear();
+    await worker.terminate();
+  };
+
+  let dimensions: number;
+  try {
+    const [probe] = await embedBatch([DIMENSION_PROBE]);
+    dimensions = (probe as Float32Array).length;
+  } catch (error) {
+    await release();
+    throw error;
+  }
+
+  const batched = createBatchedProvider({
     provider: 'transformers',
     model: `transformers/${options.model}`,
     dimensions,
     batchSize,
-    embedBatch: runBatch,
-    async release() {
-      await queue;
-      await extractor.dispose();
-    },
+    embedBatch,
+    release,
   });
-}
-
-/** The weight type the library resolved for the loaded model, when it tells. */
-function loadedDtype(extractor: FeatureExtractionPipeline): string | null {
-  const sessions = (extractor.model as unknown as { sessions?: Record<string, { config?: { dtype?: unknown } }> })
-    .sessions;
-  const dtype = sessions?.model?.config?.dtype;
-  return typeof dtype === 'string' ? dtype : null;
-}
-
-function splitRows(output: { data: unknown; dims: number[] }, expected: number): Float32Array[] {
-  const [rows, width] = output.dims;
-  if (output.dims.length !== 2 || rows !== expected || !width || !(output.data instanceof Float32Array)) {
-    throw new KbError(
-      'embedding-failed',
-      `The embedding model returned a tensor of shape [${output.dims.join(', ')}] for ${expected} texts`,
-      { retriable: false },
-    );
-  }
-  return unitRows(output.data, width, rows, 'The embedding model');
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return {
+    ...batched,
+    // Asymmetric models (bge) read queries with their instruction; documents embed as they are.
+    embedQuery: (text) => batched.embedQuery(`${spec.queryPrefix}${text}`),
+  };
 }

@@ -13,8 +13,11 @@ const defaults: Config['embedding'] = {
   provider: 'local',
   batchSize: 32,
   transformersModel: MINILM,
-  transformersModelPath: null,
+  transformersModelPath: MODELS_DIR,
   transformersAllowRemote: false,
+  threads: 2,
+  modelFetch: false,
+  modelRepositoryUrl: 'http://127.0.0.1:9',
   cohereApiKey: null,
   cohereModel: 'embed-english-v3.0',
   cohereBaseUrl: null,
@@ -29,7 +32,7 @@ describe('createEmbeddingProvider', () => {
     await fake.close();
   });
 
-  it('builds the local provider by default', async () => {
+  it('builds the bundled local provider', async () => {
     const provider = await createEmbeddingProvider(defaults);
     try {
       expect(provider.provider).toBe('local');
@@ -63,6 +66,17 @@ describe('createEmbeddingProvider', () => {
     await expect(createEmbeddingProvider({ ...defaults, provider: 'cohere' })).rejects.toMatchObject({
       code: 'bad-request',
     });
+  });
+
+  it('explains what to do when the model is missing and may not be fetched', async () => {
+    const attempt = createEmbeddingProvider({
+      ...defaults,
+      provider: 'transformers',
+      transformersModel: 'BAAI/bge-small-en-v1.5',
+      transformersModelPath: path.join(MODELS_DIR, 'no-such-folder'),
+    });
+    await expect(attempt).rejects.toMatchObject({ code: 'embedding-failed', retriable: false });
+    await expect(attempt).rejects.toThrow(/kb models fetch.*KB_TRANSFORMERS_MODEL_PATH.*KB_EMBEDDING_PROVIDER=local/s);
   });
 
   it.runIf(existsSync(path.join(MODELS_DIR, MINILM, 'config.json')))(

@@ -1,0 +1,64 @@
+import { parseArgs } from 'node:util';
+import type { Config } from '../../../pipeline/config/config.ts';
+import { prepareEmbeddingModel } from '../../../pipeline/ports/embedding/create-embedding-provider.ts';
+import { type Command, print } from './command.ts';
+import { progressBar } from './progress.ts';
+
+const MB = 1024 * 1024;
+
+/**
+ * Makes sure the configured embedding model is on disk, fetching it once with a progress bar on
+ * stderr. Used by `kb models fetch`, by `kb serve`/`kb worker` at start and by `npm install`.
+ */
+export async function fetchModelWithProgress(config: Config, err: NodeJS.WritableStream): Promise<string> {
+  const { embedding } = config;
+  if (embedding.provider !== 'transformers') return `The ${embedding.provider} provider needs no model download.`;
+  let bar: ReturnType<typeof progressBar> | null = null;
+  const outcome = await prepareEmbeddingModel(embedding, ({ receivedBytes, totalBytes }) => {
+    if (bar === null) {
+      err.write(
+        `Fetching the embedding model ${embedding.transformersModel} (${(totalBytes / MB).toFixed(1)} MB) once…\n`,
+      );
+      bar = progressBar('model');
+      bar.start(Math.ceil(totalBytes / MB));
+    }
+    bar.update(receivedBytes >= totalBytes ? Math.ceil(totalBytes / MB) : Math.floor(receivedBytes / MB), 'MB');
+  });
+  (bar as ReturnType<typeof progressBar> | null)?.stop();
+  const where = `${embedding.transformersModelPath}/${embedding.transformersModel}`;
+  if (outcome === 'fetched')
+    return `Embedding model ${embedding.transformersModel} fetched and verified into ${where}.`;
+  if (outcome === 'present') return `Embedding model ${embedding.transformersModel} is ready in ${where}.`;
+  return `The transformers provider loads ${embedding.transformersModel} from the model hub (KB_TRANSFORMERS_ALLOW_REMOTE=true).`;
+}
+
+export const modelsCommand: Command = {
+  summary: 'Fetch the configured embedding model into the model folder (once; then offline)',
+  usage:
+    'kb models fetch [--if-possible]\n\n' +
+    '  fetch          download, verify (sha256) and lay out the configured model if it is missing\n' +
+    '  --if-possible  exit 0 with a hint instead of failing when it cannot be fetched (for npm install)',
+  async run(args, { config, out, err }) {
+    const { values, positionals } = parseArgs({
+      args,
+      options: { 'if-possible': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+    });
+    if (values.help) {
+      print(out, `Usage: ${this.usage}`);
+      return 0;
+    }
+    if (positionals[0] !== 'fetch' || positionals.length > 1) {
+      print(err, `Usage: ${this.usage}`);
+      return 2;
+    }
+    try {
+      print(out, await fetchModelWithProgress(config, err));
+      return 0;
+    } catch (error) {
+      if (!values['if-possible']) throw error;
+      print(err, `Note: ${(error as Error).message}\nThe service will try again at its first start.`);
+      return 0;
+    }
+  },
+};
