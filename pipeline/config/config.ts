@@ -52,6 +52,8 @@ export interface Config {
     readonly cohereModel: string;
     readonly cohereBaseUrl: string | null;
   };
+  /** Hybrid search's default weight of the semantic ranking, 0–100 (the keyword ranking gets the rest). */
+  readonly search: { readonly semanticWeightPercent: number };
   readonly chunking: { readonly chunkTokens: number; readonly overlapTokens: number };
   readonly parsing: {
     readonly threads: number;
@@ -208,6 +210,13 @@ export const CONFIG_VARIABLES = [
   v('KB_COHERE_API_KEY', 'string', '', 'Cohere API key (required for the `cohere` provider).'),
   v('KB_COHERE_MODEL', 'string', 'embed-english-v3.0', 'Cohere embedding model.'),
   v('KB_COHERE_BASE_URL', 'url', '', "Cohere API base URL; empty uses Cohere's own."),
+  v(
+    'KB_HYBRID_SEMANTIC_WEIGHT',
+    'integer',
+    '50',
+    'Hybrid search: percent of the fused score that comes from the semantic ranking (the keyword ranking gets the rest); a request may set `weights`.',
+    { min: 0, max: 100 },
+  ),
   v('KB_CHUNK_TOKENS', 'integer', '512', 'Target chunk size in tokens.', { min: 32, max: 8192 }),
   v('KB_CHUNK_OVERLAP', 'integer', '64', 'Tokens of overlap carried from one chunk into the next.', {
     min: 0,
@@ -356,6 +365,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       cohereModel: str('KB_COHERE_MODEL'),
       cohereBaseUrl: url('KB_COHERE_BASE_URL'),
     },
+    search: { semanticWeightPercent: int('KB_HYBRID_SEMANTIC_WEIGHT') },
     chunking: { chunkTokens: int('KB_CHUNK_TOKENS'), overlapTokens: int('KB_CHUNK_OVERLAP') },
     parsing: {
       threads: int('KB_PARSE_THREADS'),

@@ -94,7 +94,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       topics,
       maxUploadBytes: config.maxUploadBytes,
     }),
-    search: createSearchService({ documents: ports.documents, getEmbeddings: ports.getEmbeddings }),
+    search: createSearchService({
+      documents: ports.documents,
+      getEmbeddings: ports.getEmbeddings,
+      defaultWeights: {
+        semantic: config.search.semanticWeightPercent / 100,
+        keyword: 1 - config.search.semanticWeightPercent / 100,
+      },
+    }),
     audit: createAuditService({ control: ports.control }),
     keys,
     rateLimiter,

@@ -1,22 +1,30 @@
 import { KbError } from '../errors/kb-error.ts';
-import type { DocumentStore, SearchHit, StoreSearchQuery } from '../ports/document-store/document-store.port.ts';
+import type { DocumentStore, StoreSearchQuery } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import { toIso } from '../util/time.ts';
+import { collapse, type FusionWeights, fuseScores, phraseFirst, type RankedHit } from './search-ranking.ts';
 import type { SearchService } from './services.ts';
 import type { SearchResultView } from './views.ts';
 
-/** Reciprocal-rank-fusion constant (the usual 60). */
-const RRF_K = 60;
+/**
+ * Chunks each ranking contributes before fusion, grouping and `limit`: a fixed pool (at least the
+ * largest `limit`), so the first results are the same whatever the page size.
+ */
+export const SEARCH_CANDIDATES = 100;
 
 export interface SearchServiceDeps {
   readonly documents: DocumentStore;
   getEmbeddings(): Promise<EmbeddingProvider>;
+  /** Hybrid weights when a request names none. */
+  readonly defaultWeights: FusionWeights;
 }
 
 /**
- * Hybrid search fuses the keyword and vector rankings by reciprocal rank; its score is the fused
- * score divided by the best possible one (first in both lists), so it lies in (0, 1]. Keyword
- * scores are BM25, semantic scores cosine similarity. `min_score` applies to the mode's score.
+ * Keyword scores are BM25, semantic scores cosine similarity, hybrid scores the weighted sum of both
+ * rankings' min-max normalised scores (see `fuseScores`), in [0, 1]. Every mode ranks the same fixed
+ * pool of {@link SEARCH_CANDIDATES} chunks per ranking. Keyword and hybrid search put chunks holding
+ * the query as a phrase first; results are then grouped (`collapse`) and `min_score` applies to the
+ * mode's score.
  */
 export function createSearchService(deps: SearchServiceDeps): SearchService {
   return {
@@ -38,11 +46,10 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
           }
         }
       }
-      const candidates = Math.min(200, Math.max(request.limit * 3, 30));
       const base: StoreSearchQuery = {
         workspaceId: ctx.workspaceId,
         text: request.query,
-        limit: candidates,
+        limit: SEARCH_CANDIDATES,
         asOf,
         filters: request.filters,
       };
@@ -63,9 +70,12 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
         }
       }
 
-      let ranked: Array<{ hit: SearchHit; score: number }>;
+      let ranked: RankedHit[];
       if (mode === 'keyword') {
-        ranked = (await deps.documents.keywordSearch(base)).map((hit) => ({ hit, score: hit.score }));
+        ranked = phraseFirst(
+          (await deps.documents.keywordSearch(base)).map((hit) => ({ hit, score: hit.score })),
+          request.query,
+        );
       } else if (mode === 'semantic') {
         ranked = (await deps.documents.vectorSearch({ ...base, vector: vector as Float32Array })).map((hit) => ({
           hit,
@@ -76,8 +86,9 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
           deps.documents.keywordSearch(base),
           deps.documents.vectorSearch({ ...base, vector: vector as Float32Array }),
         ]);
-        ranked = fuse([keyword, semantic]);
+        ranked = phraseFirst(fuseScores(keyword, semantic, request.weights ?? deps.defaultWeights), request.query);
       }
+      ranked = collapse(ranked, request.groupBy ?? 'passage');
       if (request.minScore !== undefined) {
         const min = request.minScore;
         ranked = ranked.filter((r) => r.score >= min);
@@ -105,22 +116,6 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
       };
     },
   };
-}
-
-/** Reciprocal rank fusion of several rankings, normalised so first-in-every-list scores 1. */
-export function fuse(rankings: ReadonlyArray<readonly SearchHit[]>): Array<{ hit: SearchHit; score: number }> {
-  const best = rankings.length / (RRF_K + 1);
-  const fused = new Map<string, { hit: SearchHit; score: number }>();
-  for (const ranking of rankings) {
-    ranking.forEach((hit, rank) => {
-      const entry = fused.get(hit.chunk.id) ?? { hit, score: 0 };
-      entry.score += 1 / (RRF_K + rank + 1);
-      fused.set(hit.chunk.id, entry);
-    });
-  }
-  return [...fused.values()]
-    .map((e) => ({ hit: e.hit, score: e.score / best }))
-    .sort((a, b) => b.score - a.score || a.hit.chunk.id.localeCompare(b.hit.chunk.id));
 }
 
 export function queryTerms(query: string): string[] {

@@ -7,6 +7,7 @@
 import type { Readable } from 'node:stream';
 import type { ApiKeyRecord, AuditAction, Permission, Plan } from '../ports/control-store/control-store.port.ts';
 import type { Metadata, SearchFilters, VersionStatus } from '../ports/document-store/document-store.port.ts';
+import type { FusionWeights, ResultGrouping } from './search-ranking.ts';
 import type {
   ApiKeyView,
   AuditEntryView,
@@ -125,6 +126,10 @@ export interface SearchRequest {
   readonly mode: SearchMode;
   readonly filters: SearchFilters;
   readonly minScore?: number;
+  /** Hybrid weights; the configured default when absent. */
+  readonly weights?: FusionWeights;
+  /** How chunks of one document share the results (default `passage`). */
+  readonly groupBy?: ResultGrouping;
 }
 
 export interface SearchService {

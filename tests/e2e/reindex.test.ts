@@ -84,7 +84,7 @@ afterAll(async () => {
 
 describe('kb reindex', () => {
   it('builds a knowledge base with the local provider', async () => {
-    const svc = await startTestService({ dataDir: data.path });
+    const svc = await startTestService({ dataDir: data.path, env: { KB_EMBEDDING_PROVIDER: 'local' } });
     open.push(svc);
     workspaceId = svc.workspaceId;
     for (const name of ['glaciers', 'volcanoes'] as const) {

@@ -88,7 +88,10 @@ export function probeEmbeddings(inner: EmbeddingProvider): EmbeddingProbe {
   };
 }
 
-/** The configured (default: bundled local) embedding provider, wrapped in a probe. */
+/**
+ * The small bundled `local` provider, wrapped in a probe: the tests that use it count and hold the
+ * texts that reach a provider, which does not depend on the model, and it embeds long documents fast.
+ */
 export async function createEmbeddingProbe(): Promise<EmbeddingProbe> {
-  return probeEmbeddings(await createEmbeddingProvider(configFrom({}).embedding));
+  return probeEmbeddings(await createEmbeddingProvider(configFrom({ KB_EMBEDDING_PROVIDER: 'local' }).embedding));
 }

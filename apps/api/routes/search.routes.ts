@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
+import { KbError } from '../../../pipeline/errors/kb-error.ts';
 import type { SearchFilters } from '../../../pipeline/ports/document-store/document-store.port.ts';
 import type { SearchRequest } from '../../../pipeline/services/services.ts';
 import { requestContext } from '../plugins/auth.plugin.ts';
@@ -27,6 +28,8 @@ export function toSearchRequest(body: Static<typeof SearchBody>): SearchRequest 
     mode: body.mode ?? 'hybrid',
     filters,
     ...(body.min_score !== undefined ? { minScore: body.min_score } : {}),
+    ...(body.weights !== undefined ? { weights: body.weights } : {}),
+    ...(body.group_by !== undefined ? { groupBy: body.group_by } : {}),
   };
 }
 
@@ -45,7 +48,15 @@ const searchRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
         response: { 200: SearchResponse, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 409, 422) },
       },
     },
-    async (request) => services.search.search(requestContext(request), toSearchRequest(request.body)),
+    async (request) => {
+      const { weights } = request.body;
+      if (weights && weights.keyword + weights.semantic === 0) {
+        throw new KbError('validation-error', '`weights` must not be 0 for both rankings.', {
+          errors: [{ field: '/weights', message: 'keyword and semantic are both 0' }],
+        });
+      }
+      return services.search.search(requestContext(request), toSearchRequest(request.body));
+    },
   );
 };
 

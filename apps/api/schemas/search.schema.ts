@@ -20,7 +20,29 @@ export const SearchBody = Type.Object(
     mode: Type.Optional(
       StringEnum(SEARCH_MODES, {
         default: 'hybrid',
-        description: '`hybrid` (BM25 and vectors fused by reciprocal rank), `semantic` or `keyword`.',
+        description:
+          '`hybrid` (BM25 and vector similarity, each min-max normalised over its candidates, combined by `weights`), `semantic` or `keyword`. Keyword and hybrid put chunks that hold the query as a phrase (3 words or more) first.',
+      }),
+    ),
+    weights: Type.Optional(
+      Type.Object(
+        {
+          keyword: Type.Number({ minimum: 0, maximum: 1, description: 'Weight of the keyword (BM25) ranking.' }),
+          semantic: Type.Number({ minimum: 0, maximum: 1, description: 'Weight of the semantic ranking.' }),
+        },
+        {
+          additionalProperties: false,
+          description:
+            "Hybrid only: how much each ranking counts (scaled to sum 1; not both 0). Default: the service's `KB_HYBRID_SEMANTIC_WEIGHT`.",
+          examples: [{ keyword: 0.5, semantic: 0.5 }],
+        },
+      ),
+    ),
+    group_by: Type.Optional(
+      StringEnum(['passage', 'document', 'none'] as const, {
+        default: 'passage',
+        description:
+          '`passage`: drop a chunk whose text overlaps a better one of the same version; `document`: one result per document (its best chunk); `none`: every chunk.',
       }),
     ),
     filters: Type.Optional(

@@ -1,19 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchHit } from '../../../pipeline/ports/document-store/document-store.port.ts';
-import { fuse, highlights, queryTerms } from '../../../pipeline/services/search.service.ts';
+import { highlights, queryTerms } from '../../../pipeline/services/search.service.ts';
+import { collapse, fuseScores, phraseFirst } from '../../../pipeline/services/search-ranking.ts';
 
-const hit = (id: string, score = 1): SearchHit => ({
+const hit = (id: string, score = 1, content = id, span: [number, number] = [0, 1]): SearchHit => ({
   chunk: {
     id,
     documentId: id.split(':')[0] as string,
     workspaceId: 'w',
-    version: 1,
-    index: 0,
-    content: id,
+    version: Number(id.split(':')[1] ?? 1),
+    index: Number(id.split(':')[2] ?? 0),
+    content,
     contentHash: id,
     tokens: 1,
-    startOffset: 0,
-    endOffset: 1,
+    startOffset: span[0],
+    endOffset: span[1],
     page: null,
     metadata: {},
   },
@@ -23,18 +24,58 @@ const hit = (id: string, score = 1): SearchHit => ({
   mimeType: 'text/plain',
 });
 
-describe('reciprocal rank fusion', () => {
+const ids = (ranked: ReadonlyArray<{ hit: SearchHit }>) => ranked.map((r) => r.hit.chunk.id);
+const even = { keyword: 0.5, semantic: 0.5 };
+
+describe('score fusion', () => {
   it('ranks a chunk found by both keyword and vector search above chunks found by one', () => {
-    const fused = fuse([
-      [hit('a:1:0'), hit('b:1:0')],
-      [hit('c:1:0'), hit('b:1:0')],
-    ]);
-    expect(fused.map((f) => f.hit.chunk.id)).toEqual(['b:1:0', 'a:1:0', 'c:1:0']);
+    const fused = fuseScores([hit('a:1:0'), hit('b:1:0')], [hit('c:1:0'), hit('b:1:0')], even);
+    expect(ids(fused)).toEqual(['b:1:0', 'a:1:0', 'c:1:0']);
   });
 
   it('scores first place in every ranking as 1', () => {
-    const fused = fuse([[hit('a:1:0')], [hit('a:1:0')]]);
+    const fused = fuseScores([hit('a:1:0')], [hit('a:1:0')], even);
     expect(fused[0]?.score).toBeCloseTo(1, 10);
+  });
+
+  it('follows the weights: all on one ranking reproduces its order', () => {
+    const keyword = [hit('a:1:0', 9), hit('b:1:0', 5)];
+    const semantic = [hit('b:1:0', 0.9), hit('a:1:0', 0.2)];
+    expect(ids(fuseScores(keyword, semantic, { keyword: 1, semantic: 0 }))).toEqual(['a:1:0', 'b:1:0']);
+    expect(ids(fuseScores(keyword, semantic, { keyword: 0, semantic: 1 }))).toEqual(['b:1:0', 'a:1:0']);
+  });
+});
+
+describe('phrase boost', () => {
+  const ranked = [
+    { hit: hit('x:1:0', 1, 'cells and the powerhouse of mitochondria'), score: 0.9 },
+    { hit: hit('y:1:0', 1, 'The Mitochondria is the powerhouse, of the cell!'), score: 0.5 },
+  ];
+
+  it('puts chunks holding the query as one run first, ignoring case and punctuation', () => {
+    expect(ids(phraseFirst(ranked, 'mitochondria is the powerhouse of the cell'))).toEqual(['y:1:0', 'x:1:0']);
+  });
+
+  it('leaves queries of fewer than three words to the scores', () => {
+    expect(ids(phraseFirst(ranked, 'the cell'))).toEqual(['x:1:0', 'y:1:0']);
+  });
+});
+
+describe('grouping', () => {
+  const ranked = [
+    { hit: hit('a:1:3', 1, 'a3', [300, 420]), score: 0.9 },
+    { hit: hit('a:1:4', 1, 'a4', [400, 520]), score: 0.8 },
+    { hit: hit('b:1:0', 1, 'b0', [0, 100]), score: 0.7 },
+    { hit: hit('a:1:9', 1, 'a9', [900, 1000]), score: 0.6 },
+  ];
+
+  it('drops a chunk overlapping a better one of the same version by default', () => {
+    expect(ids(collapse(ranked, 'passage'))).toEqual(['a:1:3', 'b:1:0', 'a:1:9']);
+  });
+
+  it('gives one result per document, or every chunk, when asked', () => {
+    expect(ids(collapse(ranked, 'document'))).toEqual(['a:1:3', 'b:1:0']);
+    expect(ids(collapse(ranked, 'none'))).toEqual(['a:1:3', 'a:1:4', 'b:1:0', 'a:1:9']);
   });
 });
 

@@ -1,0 +1,105 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { type RunningServer, startServer } from '../../apps/api/server.ts';
+import { type Config, loadConfig } from '../../pipeline/config/config.ts';
+import { createRuntime, type Runtime } from '../../pipeline/runtime/runtime.ts';
+
+export interface SearchOptions {
+  readonly mode: 'hybrid' | 'semantic' | 'keyword';
+  readonly limit: number;
+  readonly weights?: { readonly keyword: number; readonly semantic: number };
+}
+
+/** The embedded service on a temporary data directory, reached through its HTTP API only. */
+export interface EvalService {
+  readonly config: Config;
+  readonly runtime: Runtime;
+  /** POST /documents; resolves the new document's id. */
+  upload(name: string, text: string, metadata: Record<string, unknown>): Promise<string>;
+  /** Counts of the workspace's documents by status. */
+  counts(): Promise<{ completed: number; failed: number }>;
+  /** POST /search with `group_by: document`: document ids, best first, and the request's milliseconds. */
+  search(query: string, options: SearchOptions): Promise<{ documentIds: string[]; ms: number }>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the embedded runtime with every stage and the API on a free loopback port, configured from
+ * the environment (so `KB_EMBEDDING_PROVIDER` and friends choose the model) but with its own data.
+ */
+export async function startEvalService(): Promise<EvalService> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'kb-eval-'));
+  const config = loadConfig({
+    ...process.env,
+    KB_DATA_DIR: dataDir,
+    KB_BOOTSTRAP_KEY: 'false',
+    KB_LOG_LEVEL: 'silent',
+    HOST: '127.0.0.1',
+    PORT: '0',
+    KB_OCR: 'false',
+  });
+  let runtime: Runtime | undefined;
+  let server: RunningServer | undefined;
+  try {
+    runtime = await createRuntime(config, { stages: 'all' });
+    server = await startServer({ config, services: runtime.services, version: runtime.version, logger: false });
+  } catch (error) {
+    await runtime?.close();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const rt = runtime;
+  const srv = server;
+  const { key } = await rt.services.keys.create({
+    workspaceId: 'eval',
+    name: 'eval',
+    permissions: ['read', 'search', 'write'],
+    plan: 'enterprise',
+  });
+  const call = async <T>(method: string, pathname: string, body?: FormData | object): Promise<T> => {
+    const headers: Record<string, string> = { 'x-api-key': key };
+    let payload: FormData | string | undefined;
+    if (body instanceof FormData) payload = body;
+    else if (body !== undefined) {
+      headers['content-type'] = 'application/json';
+      payload = JSON.stringify(body);
+    }
+    const res = await fetch(`${srv.url}${pathname}`, { method, headers, ...(payload ? { body: payload } : {}) });
+    const text = await res.text();
+    if (!res.ok) throw new Error(`${method} ${pathname} answered ${res.status}: ${text}`);
+    return JSON.parse(text) as T;
+  };
+  const total = async (status: string) =>
+    (await call<{ total: number }>('GET', `/api/v1/documents?status=${status}&page=1&page_size=1`)).total;
+
+  return {
+    config,
+    runtime: rt,
+    async upload(name, text, metadata) {
+      const form = new FormData();
+      form.append('metadata', JSON.stringify(metadata));
+      form.append('file', new Blob([text], { type: 'text/plain' }), name);
+      return (await call<{ id: string }>('POST', '/api/v1/documents', form)).id;
+    },
+    async counts() {
+      return { completed: await total('completed'), failed: await total('failed') };
+    },
+    async search(query, options) {
+      const started = performance.now();
+      const body = await call<{ results: Array<{ document_id: string }> }>('POST', '/api/v1/search', {
+        query,
+        mode: options.mode,
+        limit: options.limit,
+        group_by: 'document',
+        ...(options.weights ? { weights: options.weights } : {}),
+      });
+      return { documentIds: body.results.map((r) => r.document_id), ms: performance.now() - started };
+    },
+    async close() {
+      await srv.close();
+      await rt.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,224 @@
+/**
+ * `npm run eval -- --beir <folder> [--split test]`: retrieval quality of the service on a collection
+ * in the BEIR layout, measured through the public API, next to two baselines computed in the same
+ * run outside the service: BM25 over whole documents and the embedding model alone (each document
+ * embedded whole, exact cosine). Prints nDCG@10, Recall@100 and query latency per mode.
+ */
+import { writeFile } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { createEmbeddingProvider } from '../pipeline/ports/embedding/create-embedding-provider.ts';
+import { type BeirSet, documentText, readBeir } from './lib/beir.ts';
+import { createBm25 } from './lib/bm25.ts';
+import { firstOccurrences, mean, ndcgAt, percentile, recallAt } from './lib/metrics.ts';
+import { type EvalService, startEvalService } from './lib/service-target.ts';
+
+const USAGE = `Usage: npm run eval -- --beir <folder> [options]
+
+Ingests a BEIR-format folder (corpus.jsonl, queries.jsonl, qrels/<split>.tsv) into a fresh embedded
+service through its HTTP API, runs every judged query in each mode and prints nDCG@10, Recall@100 and
+query latency, next to BM25 and the embedding model alone measured in the same run. The embedding
+model is the configured one (KB_EMBEDDING_PROVIDER, KB_TRANSFORMERS_MODEL, ...).
+
+Options:
+  --beir <folder>       the collection (required)
+  --split <name>        qrels split (default: test, else train when there is no test split)
+  --modes <list>        service modes, comma-separated (default: hybrid,semantic,keyword)
+  --limit-queries <n>   only the first n judged queries
+  --concurrency <n>     uploads in flight (default 8)
+  --no-dense            skip the dense baseline (it embeds the corpus a second time)
+  --weights <k,s>       hybrid weights sent with each request, e.g. 0.5,0.5 (default: the service's)
+  --json <file>         also write the results as JSON
+  -h, --help            this text
+`;
+
+type Mode = 'hybrid' | 'semantic' | 'keyword';
+
+interface Row {
+  readonly name: string;
+  readonly ndcg10: number;
+  readonly recall100: number;
+  readonly p50Ms: number | null;
+  readonly p95Ms: number | null;
+}
+
+function score(set: BeirSet, rankings: Map<string, string[]>, name: string, latencies: number[] | null): Row {
+  const ndcg: number[] = [];
+  const recall: number[] = [];
+  for (const query of set.queries) {
+    const judged = set.qrels.get(query.id) ?? new Map<string, number>();
+    const ranking = rankings.get(query.id) ?? [];
+    ndcg.push(ndcgAt(10, ranking, judged));
+    recall.push(recallAt(100, ranking, judged));
+  }
+  return {
+    name,
+    ndcg10: mean(ndcg),
+    recall100: mean(recall),
+    p50Ms: latencies ? percentile(latencies, 50) : null,
+    p95Ms: latencies ? percentile(latencies, 95) : null,
+  };
+}
+
+async function ingest(service: EvalService, set: BeirSet, concurrency: number): Promise<Map<string, string>> {
+  const beirIdOf = new Map<string, string>();
+  let next = 0;
+  const started = performance.now();
+  const worker = async () => {
+    while (next < set.corpus.length) {
+      const doc = set.corpus[next++];
+      if (!doc) break;
+      const id = await service.upload(`${doc.id}.txt`, documentText(doc), { beir_id: doc.id });
+      beirIdOf.set(id, doc.id);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  process.stderr.write(
+    `uploaded ${set.corpus.length} documents in ${((performance.now() - started) / 1000).toFixed(1)} s\n`,
+  );
+  for (;;) {
+    const { completed, failed } = await service.counts();
+    const elapsed = (performance.now() - started) / 1000;
+    process.stderr.write(
+      `\ringested ${completed}/${set.corpus.length} (${failed} failed), ${(completed / elapsed).toFixed(1)} docs/s   `,
+    );
+    if (completed + failed >= set.corpus.length) break;
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+  }
+  process.stderr.write('\n');
+  return beirIdOf;
+}
+
+function table(rows: readonly Row[], ingestDocsPerSecond: number, set: BeirSet): string {
+  const lines = [
+    `${set.queries.length} queries, ${set.corpus.length} documents, ingest ${ingestDocsPerSecond.toFixed(1)} docs/s`,
+    '',
+    '| Ranking | nDCG@10 | Recall@100 | query p50 | query p95 |',
+    '|---|---:|---:|---:|---:|',
+    ...rows.map(
+      (r) =>
+        `| ${r.name} | ${r.ndcg10.toFixed(3)} | ${r.recall100.toFixed(3)} | ${r.p50Ms === null ? '–' : `${r.p50Ms.toFixed(1)} ms`} | ${r.p95Ms === null ? '–' : `${r.p95Ms.toFixed(1)} ms`} |`,
+    ),
+  ];
+  return `${lines.join('\n')}\n`;
+}
+
+async function main(): Promise<number> {
+  const { values } = parseArgs({
+    options: {
+      beir: { type: 'string' },
+      split: { type: 'string' },
+      modes: { type: 'string', default: 'hybrid,semantic,keyword' },
+      'limit-queries': { type: 'string' },
+      concurrency: { type: 'string', default: '8' },
+      'no-dense': { type: 'boolean', default: false },
+      weights: { type: 'string' },
+      json: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (!values.beir) {
+    process.stderr.write(`--beir <folder> is required\n\n${USAGE}`);
+    return 2;
+  }
+  const modes = values.modes.split(',').map((m) => m.trim()) as Mode[];
+  const bad = modes.filter((m) => !['hybrid', 'semantic', 'keyword'].includes(m));
+  if (bad.length > 0) throw new Error(`Unknown mode ${bad.join(', ')}; modes are hybrid, semantic, keyword`);
+  let weights: { keyword: number; semantic: number } | undefined;
+  if (values.weights) {
+    const [k, s] = values.weights.split(',').map(Number);
+    if (!(k !== undefined && s !== undefined && k >= 0 && s >= 0 && k + s > 0)) throw new Error('--weights takes k,s');
+    weights = { keyword: k, semantic: s };
+  }
+  const split =
+    values.split ??
+    (await readBeir(values.beir, 'test')
+      .then(() => 'test')
+      .catch(() => 'train'));
+  const full = await readBeir(values.beir, split);
+  const limit = values['limit-queries'] ? Number(values['limit-queries']) : full.queries.length;
+  const set: BeirSet = { ...full, queries: full.queries.slice(0, limit) };
+  process.stderr.write(`${values.beir} (${split}): ${set.corpus.length} documents, ${set.queries.length} queries\n`);
+
+  const rows: Row[] = [];
+  const bm25 = createBm25(set.corpus.map((d) => ({ id: d.id, text: documentText(d) })));
+  const bm25Rankings = new Map(set.queries.map((q) => [q.id, bm25.search(q.text, 100)]));
+  rows.push(score(set, bm25Rankings, 'baseline: BM25 (whole documents, k1 0.9, b 0.4)', null));
+
+  const service = await startEvalService();
+  try {
+    const started = performance.now();
+    const beirIdOf = await ingest(service, set, Number(values.concurrency));
+    const docsPerSecond = set.corpus.length / ((performance.now() - started) / 1000);
+
+    if (!values['no-dense']) {
+      const provider = await createEmbeddingProvider(service.config.embedding);
+      try {
+        const vectors = await provider.embedDocuments(set.corpus.map(documentText));
+        const rankings = new Map<string, string[]>();
+        for (const q of set.queries) {
+          const qv = await provider.embedQuery(q.text);
+          const scored = vectors.map((v, i) => {
+            let dot = 0;
+            for (let d = 0; d < v.length; d += 1) dot += (v[d] as number) * (qv[d] as number);
+            return [dot, i] as const;
+          });
+          scored.sort((a, b) => b[0] - a[0]);
+          rankings.set(
+            q.id,
+            scored.slice(0, 100).map(([, i]) => (set.corpus[i] as { id: string }).id),
+          );
+        }
+        rows.push(score(set, rankings, `baseline: ${provider.model} alone (whole documents, exact)`, null));
+      } finally {
+        await provider.close();
+      }
+    }
+
+    for (const mode of modes) {
+      const rankings = new Map<string, string[]>();
+      const latencies: number[] = [];
+      for (const q of set.queries) {
+        const { documentIds, ms } = await service.search(q.text, { mode, limit: 100, ...(weights ? { weights } : {}) });
+        latencies.push(ms);
+        rankings.set(q.id, firstOccurrences(documentIds.map((id) => beirIdOf.get(id) ?? id)));
+      }
+      rows.push(score(set, rankings, `service: ${mode}`, latencies));
+    }
+    const text = table(rows, docsPerSecond, set);
+    process.stdout.write(`\n${text}`);
+    if (values.json) {
+      await writeFile(
+        values.json,
+        JSON.stringify(
+          {
+            collection: values.beir,
+            split,
+            queries: set.queries.length,
+            documents: set.corpus.length,
+            docsPerSecond,
+            rows,
+          },
+          null,
+          2,
+        ),
+      );
+    }
+  } finally {
+    await service.close();
+  }
+  return 0;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`eval: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,110 @@
+import type { SearchHit } from '../ports/document-store/document-store.port.ts';
+
+/** A hit with the score the search mode gives it. */
+export interface RankedHit {
+  readonly hit: SearchHit;
+  readonly score: number;
+}
+
+/** How much each ranking counts in hybrid search; non-negative, not both zero. */
+export interface FusionWeights {
+  readonly keyword: number;
+  readonly semantic: number;
+}
+
+/**
+ * Convex combination of min-max normalised scores: each ranking's scores are mapped to [0, 1] over
+ * its own candidates (best 1, worst 0; a single candidate scores 1), a chunk missing from a ranking
+ * gets 0 there, and the fused score is `w_k·keyword + w_s·semantic` with the weights scaled to sum 1,
+ * so it lies in [0, 1]. Unlike reciprocal-rank fusion it keeps how far apart the scores are: a
+ * keyword match far ahead of the rest stays ahead even when the vector ranking disagrees.
+ * Ties break by chunk id, so equal inputs give equal orders.
+ */
+export function fuseScores(
+  keyword: readonly SearchHit[],
+  semantic: readonly SearchHit[],
+  weights: FusionWeights,
+): RankedHit[] {
+  const total = weights.keyword + weights.semantic;
+  const wk = total > 0 ? weights.keyword / total : 0.5;
+  const ws = total > 0 ? weights.semantic / total : 0.5;
+  const fused = new Map<string, { hit: SearchHit; score: number }>();
+  const add = (ranking: readonly SearchHit[], weight: number) => {
+    const normalised = minMax(ranking.map((h) => h.score));
+    ranking.forEach((hit, i) => {
+      const entry = fused.get(hit.chunk.id) ?? { hit, score: 0 };
+      entry.score += weight * (normalised[i] as number);
+      fused.set(hit.chunk.id, entry);
+    });
+  };
+  add(keyword, wk);
+  add(semantic, ws);
+  return sortRanked([...fused.values()]);
+}
+
+function minMax(scores: readonly number[]): number[] {
+  if (scores.length === 0) return [];
+  const max = Math.max(...scores);
+  const min = Math.min(...scores);
+  const span = max - min;
+  return scores.map((s) => (span > 0 ? (s - min) / span : 1));
+}
+
+export function sortRanked(ranked: RankedHit[]): RankedHit[] {
+  return ranked.sort((a, b) => b.score - a.score || a.hit.chunk.id.localeCompare(b.hit.chunk.id));
+}
+
+/** Lower-case words (letters and digits) of a text, one space between them. */
+export function normaliseWords(text: string): string {
+  return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
+}
+
+/** Words a query needs before it counts as a phrase: shorter queries rank by score alone. */
+export const PHRASE_MIN_WORDS = 3;
+
+/**
+ * Phrase boost: when the query has at least {@link PHRASE_MIN_WORDS} words and some chunks hold
+ * them as one run (case, punctuation and spacing aside), those chunks come first, in their score
+ * order, followed by the rest. A user who pastes a passage gets its document first.
+ */
+export function phraseFirst(ranked: readonly RankedHit[], query: string): RankedHit[] {
+  const phrase = normaliseWords(query);
+  if (phrase.split(' ').length < PHRASE_MIN_WORDS) return [...ranked];
+  const needle = ` ${phrase} `;
+  const matches: RankedHit[] = [];
+  const rest: RankedHit[] = [];
+  for (const r of ranked) (` ${normaliseWords(r.hit.chunk.content)} `.includes(needle) ? matches : rest).push(r);
+  return [...matches, ...rest];
+}
+
+/** How results of one document share a page: see {@link collapse}. */
+export type ResultGrouping = 'document' | 'passage' | 'none';
+
+/**
+ * Keeps a page from filling up with near-copies:
+ * - `passage` (default): drops a chunk whose text overlaps (by character offsets) a better-ranked
+ *   chunk of the same document version — consecutive chunks share their overlap tokens;
+ * - `document`: one result per document, its best chunk;
+ * - `none`: every chunk as ranked.
+ */
+export function collapse(ranked: readonly RankedHit[], grouping: ResultGrouping): RankedHit[] {
+  if (grouping === 'none') return [...ranked];
+  const kept: RankedHit[] = [];
+  const byVersion = new Map<string, Array<{ start: number; end: number }>>();
+  for (const r of ranked) {
+    const { chunk } = r.hit;
+    const key = grouping === 'document' ? chunk.documentId : `${chunk.documentId}:${chunk.version}`;
+    const spans = byVersion.get(key);
+    if (
+      spans &&
+      (grouping === 'document' || spans.some((s) => chunk.startOffset < s.end && s.start < chunk.endOffset))
+    ) {
+      continue;
+    }
+    kept.push(r);
+    const list = spans ?? [];
+    list.push({ start: chunk.startOffset, end: chunk.endOffset });
+    byVersion.set(key, list);
+  }
+  return kept;
+}
