@@ -26,7 +26,8 @@ Options:
   --limit-queries <n>   only the first n judged queries
   --concurrency <n>     uploads in flight (default 8)
   --no-dense            skip the dense baseline (it embeds the corpus a second time)
-  --weights <k,s>       hybrid weights sent with each request, e.g. 0.5,0.5 (default: the service's)
+  --weights <k,s;...>   hybrid weights sent with each request, e.g. 0.5,0.5 (default: the service's);
+                        several sets separated by ';' give one hybrid row each (a sweep)
   --json <file>         also write the results as JSON
   -h, --help            this text
 `;
@@ -127,12 +128,15 @@ async function main(): Promise<number> {
   const modes = values.modes.split(',').map((m) => m.trim()) as Mode[];
   const bad = modes.filter((m) => !['hybrid', 'semantic', 'keyword'].includes(m));
   if (bad.length > 0) throw new Error(`Unknown mode ${bad.join(', ')}; modes are hybrid, semantic, keyword`);
-  let weights: { keyword: number; semantic: number } | undefined;
-  if (values.weights) {
-    const [k, s] = values.weights.split(',').map(Number);
-    if (!(k !== undefined && s !== undefined && k >= 0 && s >= 0 && k + s > 0)) throw new Error('--weights takes k,s');
-    weights = { keyword: k, semantic: s };
-  }
+  const weightSets: Array<{ keyword: number; semantic: number } | undefined> = values.weights
+    ? values.weights.split(';').map((pair) => {
+        const [k, s] = pair.split(',').map(Number);
+        if (!(k !== undefined && s !== undefined && k >= 0 && s >= 0 && k + s > 0)) {
+          throw new Error(`--weights takes k,s pairs separated by ';', got "${pair}"`);
+        }
+        return { keyword: k, semantic: s };
+      })
+    : [undefined];
   const split =
     values.split ??
     (await readBeir(values.beir, 'test')
@@ -178,7 +182,11 @@ async function main(): Promise<number> {
       }
     }
 
-    for (const mode of modes) {
+    type Run = { mode: Mode; weights: { keyword: number; semantic: number } | undefined };
+    const runs = modes.flatMap((mode): Run[] =>
+      mode === 'hybrid' ? weightSets.map((weights) => ({ mode, weights })) : [{ mode, weights: undefined }],
+    );
+    for (const { mode, weights } of runs) {
       const rankings = new Map<string, string[]>();
       const latencies: number[] = [];
       for (const q of set.queries) {
@@ -186,7 +194,8 @@ async function main(): Promise<number> {
         latencies.push(ms);
         rankings.set(q.id, firstOccurrences(documentIds.map((id) => beirIdOf.get(id) ?? id)));
       }
-      rows.push(score(set, rankings, `service: ${mode}`, latencies));
+      const label = weights ? `${mode} (keyword ${weights.keyword}, semantic ${weights.semantic})` : mode;
+      rows.push(score(set, rankings, `service: ${label}`, latencies));
     }
     const text = table(rows, docsPerSecond, set);
     process.stdout.write(`\n${text}`);

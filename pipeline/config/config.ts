@@ -52,6 +52,8 @@ export interface Config {
     readonly cohereModel: string;
     readonly cohereBaseUrl: string | null;
   };
+  /** The embedded runtime's HNSW vector index (null: exact scans only). */
+  readonly vectorIndex: { readonly exactBelow: number; readonly expansionSearch: number } | null;
   /** Hybrid search's default weight of the semantic ranking, 0–100 (the keyword ranking gets the rest). */
   readonly search: { readonly semanticWeightPercent: number };
   readonly chunking: { readonly chunkTokens: number; readonly overlapTokens: number };
@@ -211,6 +213,26 @@ export const CONFIG_VARIABLES = [
   v('KB_COHERE_MODEL', 'string', 'embed-english-v3.0', 'Cohere embedding model.'),
   v('KB_COHERE_BASE_URL', 'url', '', "Cohere API base URL; empty uses Cohere's own."),
   v(
+    'KB_VECTOR_INDEX',
+    'boolean',
+    'true',
+    'Embedded runtime: answer vector queries through an HNSW index kept beside the database (false: exact scans only).',
+  ),
+  v(
+    'KB_VECTOR_INDEX_EXACT_BELOW',
+    'integer',
+    '2000',
+    'Embedded runtime: a workspace with at most this many chunks is searched by exact scan (fast at that size, and exact).',
+    { min: 0 },
+  ),
+  v(
+    'KB_VECTOR_INDEX_EF',
+    'integer',
+    '64',
+    'Embedded runtime: the HNSW query beam width (`expansion_search`); a query of k candidates uses at least k.',
+    { min: 1, max: 4096 },
+  ),
+  v(
     'KB_HYBRID_SEMANTIC_WEIGHT',
     'integer',
     '50',
@@ -366,6 +388,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       cohereBaseUrl: url('KB_COHERE_BASE_URL'),
     },
     search: { semanticWeightPercent: int('KB_HYBRID_SEMANTIC_WEIGHT') },
+    vectorIndex: bool('KB_VECTOR_INDEX')
+      ? { exactBelow: int('KB_VECTOR_INDEX_EXACT_BELOW'), expansionSearch: int('KB_VECTOR_INDEX_EF') }
+      : null,
     chunking: { chunkTokens: int('KB_CHUNK_TOKENS'), overlapTokens: int('KB_CHUNK_OVERLAP') },
     parsing: {
       threads: int('KB_PARSE_THREADS'),

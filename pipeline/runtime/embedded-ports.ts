@@ -6,16 +6,27 @@ import { createEmbeddingProvider } from '../ports/embedding/create-embedding-pro
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import { createSqliteMessageLog } from '../ports/message-log/sqlite.adapter.ts';
 import { createFilesystemObjectStore } from '../ports/object-store/filesystem.adapter.ts';
+import type { Logger } from '../stages/stage.ts';
 import { createParsePool } from '../workers/parse-pool.ts';
 import { lazy } from './lazy.ts';
 import type { Ports } from './runtime.ts';
 
 /** The embedded runtime: SQLite databases and files under the data directory, one process. */
-export async function createEmbeddedPorts(config: Config, embeddings?: EmbeddingProvider): Promise<Ports> {
+export async function createEmbeddedPorts(
+  config: Config,
+  embeddings?: EmbeddingProvider,
+  logger?: Logger,
+): Promise<Ports> {
   const dir = config.dataDir;
   const objects = createFilesystemObjectStore({ root: path.join(dir, 'objects') });
   const log = createSqliteMessageLog({ file: path.join(dir, 'log.db') });
-  const documents = createSqliteDocumentStore({ file: path.join(dir, 'documents.db') });
+  const documents = createSqliteDocumentStore({
+    file: path.join(dir, 'documents.db'),
+    vectorIndex: config.vectorIndex && {
+      ...config.vectorIndex,
+      ...(logger ? { log: (message: string) => logger.info({ component: 'vector-index' }, message) } : {}),
+    },
+  });
   const control = createSqliteControlStore({ file: path.join(dir, 'control.db') });
   return withLazyParts(config, { objects, log, documents, control }, embeddings);
 }

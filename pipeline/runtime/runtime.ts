@@ -68,7 +68,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const logger: Logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'kb' } });
   const ports =
     config.runtime === 'embedded'
-      ? await createEmbeddedPorts(config, options.embeddings)
+      ? await createEmbeddedPorts(config, options.embeddings, logger)
       : await createDistributedPorts(config, options.embeddings);
   const topics = topicNames(config.topicPrefix);
   try {

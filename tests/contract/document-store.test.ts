@@ -20,6 +20,22 @@ describeDocumentStoreContract('sqlite', async () => {
   };
 });
 
+// The same contract with every vector query answered through the HNSW index (no exact-scan shortcut).
+describeDocumentStoreContract('sqlite with the HNSW vector index', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'kb-document-store-'));
+  const store = createSqliteDocumentStore({
+    file: path.join(dir, 'documents.sqlite'),
+    vectorIndex: { exactBelow: 0, expansionSearch: 64 },
+  });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
 const MODEL = { model: 'sqlite-test/embedding-4d', dimensions: 4 };
 describe('SQLite document store', () => {
   let dir: string;

@@ -9,6 +9,7 @@
  * - `chunks_fts`: FTS5 external-content index over `chunks.content`, kept in sync by triggers.
  * - `vector_cache`: vectors by (model, chunk-content hash).
  * - `store_meta`: key/value settings (the index model).
+ * - `vector_changes`: seqs of chunks whose vector may have changed, for the vector index.
  *
  * All timestamps are ISO 8601 UTC strings with milliseconds, so string order is time order.
  */
@@ -97,6 +98,23 @@ export const DOCUMENT_STORE_MIGRATIONS: readonly { readonly name: string; readon
           PRIMARY KEY (model, content_hash)
         ) WITHOUT ROWID`,
       'CREATE TABLE store_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID',
+    ],
+  },
+  {
+    // The change log the approximate vector index follows (sqlite-vector-index.ts): every write that
+    // may change which vector a chunk holds appends the chunk's seq.
+    name: 'document-store-002-vector-changes',
+    statements: [
+      'CREATE TABLE vector_changes (id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL)',
+      `CREATE TRIGGER chunks_vector_after_insert AFTER INSERT ON chunks WHEN new.vector IS NOT NULL BEGIN
+          INSERT INTO vector_changes (seq) VALUES (new.seq);
+        END`,
+      `CREATE TRIGGER chunks_vector_after_update AFTER UPDATE OF vector, model ON chunks BEGIN
+          INSERT INTO vector_changes (seq) VALUES (new.seq);
+        END`,
+      `CREATE TRIGGER chunks_vector_after_delete AFTER DELETE ON chunks WHEN old.vector IS NOT NULL BEGIN
+          INSERT INTO vector_changes (seq) VALUES (old.seq);
+        END`,
     ],
   },
 ];

@@ -26,11 +26,22 @@ import {
 } from './sqlite-rows.ts';
 import { DOCUMENT_STORE_MIGRATIONS } from './sqlite-schema.ts';
 import { ftsQuery, searchConditions, servedAt } from './sqlite-search.ts';
+import { createVectorIndex, type VectorIndex } from './sqlite-vector-index.ts';
 import { bytesToVector, canonicalTime, requireIndexModel, toStoredChunkFields, vectorBytes } from './stored-records.ts';
 
 export interface SqliteDocumentStoreOptions {
   /** Database file (created with its directory if missing), or `:memory:`. */
   readonly file: string;
+  /**
+   * The approximate (HNSW) vector index; absent or null: every vector query is an exact scan.
+   * `exactBelow`: a query whose workspace holds at most this many chunks scans them exactly.
+   * `expansionSearch`: the index's query beam width.
+   */
+  readonly vectorIndex?: {
+    readonly exactBelow: number;
+    readonly expansionSearch: number;
+    readonly log?: (message: string) => void;
+  } | null;
 }
 
 interface SearchRow extends ChunkRow {
@@ -202,6 +213,23 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
   };
 
   let closed = false;
+  const annOptions = options.vectorIndex ?? null;
+  const ann: VectorIndex | null =
+    annOptions === null
+      ? null
+      : createVectorIndex(db, {
+          file: options.file === ':memory:' ? null : options.file,
+          expansionSearch: annOptions.expansionSearch,
+          ...(annOptions.log ? { log: annOptions.log } : {}),
+        });
+  if (ann === null) {
+    // Nothing here follows the change log; keep it bounded (another process with the index that
+    // falls this far behind rebuilds its index).
+    db.prepare('DELETE FROM vector_changes WHERE id <= (SELECT max(id) - 100000 FROM vector_changes)').run();
+  }
+  const workspaceChunks = db.prepare<[string], { n: number }>(
+    'SELECT count(*) AS n FROM chunks WHERE workspace_id = ?',
+  );
 
   /** Runs `body`, turning SQLite lock contention into a retriable `engine-unavailable`. */
   function run<T>(body: () => T): T {
@@ -274,6 +302,8 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
       const model = readIndexModel();
       if (model === null) return [];
       requireIndexModel(model, vector, 'Query');
+      const approximate = approximateSearch(query, model, vector, served, conditions, limit);
+      if (approximate !== null) return approximate.map(toVectorHit);
       sql = `SELECT * FROM (
           SELECT ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type,
             vec_distance_cosine(c.vector, ?) AS distance
@@ -288,13 +318,76 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
       params = [vectorBytes(vector), model.model, ...served.params, ...conditions.params, limit];
     }
     const rows = db.prepare(sql).all(...params) as (SearchRow & { distance?: number })[];
-    return rows.map((row) => ({
+    return kind === 'keyword'
+      ? rows.map((row) => ({
+          chunk: toChunkRecord(row),
+          score: row.score,
+          documentName: row.v_name,
+          documentMetadata: JSON.parse(row.v_metadata) as Record<string, unknown>,
+          mimeType: row.v_mime_type,
+        }))
+      : rows.map(toVectorHit);
+  }
+
+  function toVectorHit(row: SearchRow & { distance?: number }): SearchHit {
+    return {
       chunk: toChunkRecord(row),
-      score: kind === 'keyword' ? row.score : 1 - (row.distance ?? 1),
+      score: 1 - (row.distance ?? 1),
       documentName: row.v_name,
       documentMetadata: JSON.parse(row.v_metadata) as Record<string, unknown>,
       mimeType: row.v_mime_type,
-    }));
+    };
+  }
+
+  /**
+   * The vector query through the HNSW index: the nearest `k` chunks of the whole index, then the
+   * served-interval and filter conditions in SQL over just those, with exact cosine distances (so
+   * scores equal the exact scan's). `k` starts at what the workspace's share of the index needs to
+   * leave `limit` matches and grows fourfold while too few match and the index holds more.
+   * Returns null — scan exactly — when there is no index, the filter names documents, the
+   * workspace is small, or growing `k` would visit a large part of the index anyway: a filtered
+   * query never loses results that match.
+   */
+  function approximateSearch(
+    query: StoreSearchQuery,
+    model: IndexModel,
+    vector: Float32Array,
+    served: { sql: string; params: unknown[] },
+    conditions: { sql: string; params: unknown[] },
+    limit: number,
+  ): (SearchRow & { distance: number })[] | null {
+    if (ann === null || annOptions === null) return null;
+    if (query.filters.documentIds && query.filters.documentIds.length > 0) return null;
+    const size = ann.sync(model);
+    const population = workspaceChunks.get(query.workspaceId)?.n ?? 0;
+    if (population <= annOptions.exactBelow || size <= annOptions.exactBelow) return null;
+    let k = Math.max(limit * 2, Math.ceil((limit * 2 * size) / population), 100);
+    const statement = db.prepare(
+      `SELECT ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type,
+          vec_distance_cosine(c.vector, ?) AS distance
+        FROM chunks c
+        JOIN versions v ON v.document_id = c.document_id AND v.version = c.version
+        JOIN documents d ON d.id = c.document_id
+        WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.vector IS NOT NULL AND c.model = ?
+          AND ${served.sql} AND ${conditions.sql}
+        ORDER BY distance, c.id
+        LIMIT ?`,
+    );
+    for (;;) {
+      const matches = ann.search(vector, k);
+      const rows = statement.all(
+        vectorBytes(vector),
+        JSON.stringify(matches.seqs),
+        model.model,
+        ...served.params,
+        ...conditions.params,
+        limit,
+      ) as (SearchRow & { distance: number })[];
+      if (rows.length >= limit || !matches.more) return rows;
+      // Visiting much of the index: the exact scan costs about the same and is exact.
+      if (k * 4 > size / 2) return null;
+      k *= 4;
+    }
   }
 
   function listDocuments(query: DocumentListQuery): { documents: DocumentRecord[]; total: number } {
@@ -681,6 +774,7 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
     async close() {
       if (closed) return;
       closed = true;
+      ann?.close();
       db.close();
     },
   };

@@ -1,0 +1,260 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import usearch from 'usearch';
+import type { Database } from '../sqlite/open-database.ts';
+import type { IndexModel } from './document-store.port.ts';
+import { bytesToVector } from './stored-records.ts';
+
+/** HNSW graph degree and build-time beam width: usearch's recommended values for 384-d text vectors. */
+const CONNECTIVITY = 16;
+const EXPANSION_ADD = 128;
+/** Rows read per step of a rebuild. */
+const REBUILD_BATCH = 2048;
+/** Changes applied since the last save after which the index is saved again (besides at close). */
+const SAVE_EVERY_CHANGES = 20_000;
+
+export interface VectorIndexOptions {
+  /** Database file the index lives beside (`<file>.vectors.*`); null keeps it in memory only. */
+  readonly file: string | null;
+  /** Beam width of a query (usearch's `expansion_search`); a query of k candidates uses at least k. */
+  readonly expansionSearch: number;
+  /** Told about rebuilds that take a while (a missing, stale or damaged index file). */
+  readonly log?: (message: string) => void;
+}
+
+export interface AnnMatches {
+  /** Chunk `seq`s, nearest first. */
+  readonly seqs: number[];
+  /** Whether the index holds more vectors than were returned. */
+  readonly more: boolean;
+}
+
+/**
+ * An HNSW index (usearch) over the chunk vectors of the index model, keyed by chunk `seq`, that
+ * follows the `chunks` table through the `vector_changes` log the schema's triggers append to.
+ *
+ * - Exactness under writes: before every query the index applies the changes logged since its
+ *   cursor — a chunk whose row now holds a vector of the index model is (re)added, any other is
+ *   removed — so inserts, updates, deletes, purges, rollbacks and reindex by this or any other
+ *   process sharing the database are seen by the next query. A change of index model rebuilds it.
+ * - Persistence: saved beside the database (a `*.usearch` file named by a random token and a JSON
+ *   file naming it with its sha256, checked before loading, each written to a temporary name and renamed) at close and every
+ *   {@link SAVE_EVERY_CHANGES} changes; the log is then pruned up to the saved cursor.
+ * - Repair: at open, a saved index is used only when its model matches and the log still holds
+ *   every change after its cursor; after catching up its size must equal the number of vector rows
+ *   of the model. Otherwise (missing, stale, damaged) it is rebuilt from SQLite.
+ * - Outside it: filters. The index answers nearest seqs only; the store applies served intervals
+ *   and filters in SQL over them and decides when to fall back to an exact scan.
+ */
+export function createVectorIndex(db: Database, options: VectorIndexOptions) {
+  const metaFile = options.file === null ? null : `${options.file}.vectors.json`;
+  const statements = {
+    // The last id ever given to a change (AUTOINCREMENT never reuses one, even after pruning).
+    lastChange: db.prepare<[], { id: number }>(
+      "SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'vector_changes'), 0) AS id",
+    ),
+    firstChangeAfter: db.prepare<[number], { id: number | null }>(
+      'SELECT min(id) AS id FROM vector_changes WHERE id > ?',
+    ),
+    changesAfter: db.prepare<[number], { id: number; seq: number }>(
+      'SELECT id, seq FROM vector_changes WHERE id > ? ORDER BY id',
+    ),
+    vectorsOf: db.prepare<[string, string], { seq: number; vector: Buffer }>(
+      `SELECT seq, vector FROM chunks
+       WHERE seq IN (SELECT value FROM json_each(?)) AND vector IS NOT NULL AND model = ?`,
+    ),
+    allVectors: db.prepare<[string], { seq: number; vector: Buffer }>(
+      'SELECT seq, vector FROM chunks WHERE vector IS NOT NULL AND model = ?',
+    ),
+    countVectors: db.prepare<[string], { n: number }>(
+      'SELECT count(*) AS n FROM chunks WHERE vector IS NOT NULL AND model = ?',
+    ),
+    prune: db.prepare('DELETE FROM vector_changes WHERE id <= ?'),
+  };
+
+  interface State {
+    readonly model: string;
+    readonly dimensions: number;
+    readonly index: InstanceType<typeof usearch.Index>;
+    cursor: number;
+    unsaved: number;
+  }
+  let state: State | null = null;
+  let opened = false;
+
+  const newIndex = (dimensions: number) =>
+    new usearch.Index({
+      dimensions,
+      metric: usearch.MetricKind.Cos,
+      quantization: usearch.ScalarKind.F32,
+      multi: false,
+      connectivity: CONNECTIVITY,
+      expansion_add: EXPANSION_ADD,
+      expansion_search: options.expansionSearch,
+    });
+
+  function rebuild(model: IndexModel, why: string): State {
+    const started = performance.now();
+    const index = newIndex(model.dimensions);
+    const built = db
+      .transaction(() => {
+        const cursor = statements.lastChange.get()?.id ?? 0;
+        let keys: number[] = [];
+        let flat = new Float32Array(REBUILD_BATCH * model.dimensions);
+        const flush = () => {
+          if (keys.length === 0) return;
+          index.add(BigUint64Array.from(keys, BigInt), flat.subarray(0, keys.length * model.dimensions), 0);
+          keys = [];
+          flat = new Float32Array(REBUILD_BATCH * model.dimensions);
+        };
+        for (const row of statements.allVectors.iterate(model.model)) {
+          flat.set(bytesToVector(row.vector), keys.length * model.dimensions);
+          keys.push(row.seq);
+          if (keys.length === REBUILD_BATCH) flush();
+        }
+        flush();
+        return cursor;
+      })
+      .deferred();
+    const size = index.size();
+    if (size > 0) {
+      options.log?.(
+        `vector index: rebuilt from the database (${why}): ${size} vectors of ${model.model} in ${Math.round(performance.now() - started)} ms`,
+      );
+    }
+    return { model: model.model, dimensions: model.dimensions, index, cursor: built, unsaved: size };
+  }
+
+  function load(model: IndexModel): State | null {
+    if (metaFile === null) return null;
+    try {
+      const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as {
+        model: string;
+        dimensions: number;
+        cursor: number;
+        file: string;
+        sha256: string;
+      };
+      if (meta.model !== model.model || meta.dimensions !== model.dimensions) return null;
+      // Changes after the cursor must all still be in the log.
+      if (meta.cursor > (statements.lastChange.get()?.id ?? 0)) return null;
+      const next = statements.firstChangeAfter.get(meta.cursor)?.id ?? null;
+      if (next !== null && next > meta.cursor + 1) return null;
+      // A damaged file must never reach the native loader.
+      const indexFile = path.join(path.dirname(metaFile), meta.file);
+      if (digest(indexFile) !== meta.sha256) return null;
+      const index = newIndex(model.dimensions);
+      index.load(indexFile);
+      return { model: model.model, dimensions: model.dimensions, index, cursor: meta.cursor, unsaved: 0 };
+    } catch {
+      return null;
+    }
+  }
+
+  function catchUp(current: State): boolean {
+    // One read snapshot for the log and the rows it names.
+    return db.transaction(() => applyChanges(current)).deferred();
+  }
+
+  function applyChanges(current: State): boolean {
+    const changes = statements.changesAfter.all(current.cursor);
+    if (changes.length === 0) return true;
+    const last = (changes[changes.length - 1] as { id: number }).id;
+    // Ids are consecutive: a hole after the cursor means another process pruned changes this
+    // index has not seen.
+    if ((changes[0] as { id: number }).id > current.cursor + 1) return false;
+    const seqs = [...new Set(changes.map((c) => c.seq))];
+    const present = new Map<number, Float32Array>();
+    for (const row of statements.vectorsOf.all(JSON.stringify(seqs), current.model)) {
+      present.set(row.seq, bytesToVector(row.vector));
+    }
+    for (const seq of seqs) {
+      const key = BigInt(seq);
+      if (current.index.contains(key)) current.index.remove(key);
+      const vector = present.get(seq);
+      if (vector) current.index.add(key, vector, 0);
+    }
+    current.cursor = last;
+    current.unsaved += seqs.length;
+    return true;
+  }
+
+  function save(current: State): void {
+    if (metaFile === null || current.unsaved === 0) return;
+    const dir = path.dirname(metaFile);
+    const base = path.basename(metaFile, '.json');
+    const file = `${base}.${randomBytes(6).toString('hex')}.usearch`;
+    current.index.save(path.join(dir, file));
+    const sha256 = digest(path.join(dir, file));
+    const tmp = `${metaFile}.${randomBytes(6).toString('hex')}.tmp`;
+    writeFileSync(
+      tmp,
+      JSON.stringify({ model: current.model, dimensions: current.dimensions, cursor: current.cursor, file, sha256 }),
+    );
+    renameSync(tmp, metaFile);
+    current.unsaved = 0;
+    statements.prune.run(current.cursor);
+    // Older index files are no longer named by the metadata.
+    for (const name of readdirSync(dir)) {
+      if (name.startsWith(`${base}.`) && name.endsWith('.usearch') && name !== file) {
+        rmSync(path.join(dir, name), { force: true });
+      }
+    }
+  }
+
+  return {
+    /**
+     * Brings the index up to date with the database for `model` (null: no index model, no index)
+     * and returns how many vectors it holds.
+     */
+    sync(model: IndexModel | null): number {
+      if (model === null) {
+        state = null;
+        return 0;
+      }
+      if (state === null || state.model !== model.model || state.dimensions !== model.dimensions) {
+        const loaded = opened || state !== null ? null : load(model);
+        opened = true;
+        if (loaded && catchUp(loaded) && loaded.index.size() === statements.countVectors.get(model.model)?.n) {
+          state = loaded;
+        } else {
+          const why =
+            state !== null ? 'the index model changed' : loaded ? 'the saved index disagreed' : 'no saved index';
+          state = rebuild(model, why);
+        }
+      } else if (!catchUp(state)) {
+        state = rebuild(model, 'changes were pruned by another process');
+      }
+      if (state.unsaved >= SAVE_EVERY_CHANGES) save(state);
+      return state.index.size();
+    },
+
+    /** The `k` nearest seqs of `vector` (call {@link sync} first). */
+    search(vector: Float32Array, k: number): AnnMatches {
+      if (state === null || state.index.size() === 0) return { seqs: [], more: false };
+      const size = state.index.size();
+      const matches = state.index.search(vector, Math.min(k, size), 0);
+      const seqs = Array.from(matches.keys.subarray(0, matches.keys.length), Number);
+      return { seqs, more: size > seqs.length };
+    },
+
+    /** Saves the index beside the database (when it changed) and frees it. */
+    close(): void {
+      if (state !== null) {
+        try {
+          save(state);
+        } catch (error) {
+          options.log?.(`vector index: could not be saved, it will be rebuilt at the next start: ${String(error)}`);
+        }
+      }
+      state = null;
+    },
+  };
+}
+
+function digest(file: string): string {
+  return createHash('sha256').update(readFileSync(file)).digest('hex');
+}
+
+export type VectorIndex = ReturnType<typeof createVectorIndex>;

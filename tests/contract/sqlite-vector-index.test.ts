@@ -1,0 +1,212 @@
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type {
+  DocumentRecord,
+  DocumentStore,
+  StoreSearchQuery,
+} from '../../pipeline/ports/document-store/document-store.port.ts';
+import { createSqliteDocumentStore } from '../../pipeline/ports/document-store/sqlite.adapter.ts';
+import { plainChunk, plainVersion } from '../support/document-fixtures.ts';
+
+/**
+ * The SQLite store's HNSW vector index against the same store scanning exactly, on one database
+ * file: the same nearest chunks for unfiltered and filtered queries, after every kind of write,
+ * and after restarts with a saved, missing or damaged index file.
+ */
+
+const DIMS = 24;
+const MODEL = { model: 'ann-test/random-24d', dimensions: DIMS };
+const CHUNKS_PER_DOC = 5;
+
+/** Deterministic pseudo-random unit vectors (mulberry32). */
+function randomVectors(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
+  };
+  return () => {
+    const v = Float32Array.from({ length: DIMS }, next);
+    const norm = Math.hypot(...v);
+    return v.map((x) => x / norm);
+  };
+}
+
+let dir: string;
+let file: string;
+let indexed: DocumentStore;
+let exact: DocumentStore;
+const vector = randomVectors(7);
+
+const openIndexed = () => createSqliteDocumentStore({ file, vectorIndex: { exactBelow: 0, expansionSearch: 64 } });
+
+async function addDocument(
+  store: DocumentStore,
+  workspaceId: string,
+  metadata: Record<string, unknown> = {},
+): Promise<DocumentRecord> {
+  const doc = await store.createDocument({
+    id: randomUUID(),
+    workspaceId,
+    source: 'upload',
+    firstVersion: plainVersion({ metadata, mimeType: metadata.pdf ? 'application/pdf' : 'text/plain' }),
+  });
+  await store.putChunks(
+    Array.from({ length: CHUNKS_PER_DOC }, (_, i) => plainChunk(doc, 1, i, `chunk ${i} of ${doc.id}`, vector())),
+  );
+  await store.completeVersion(doc.id, 1, {
+    at: '2024-05-01T10:05:00.000Z',
+    chunkCount: CHUNKS_PER_DOC,
+    tokens: 2 * CHUNKS_PER_DOC,
+    embeddingModel: MODEL.model,
+  });
+  return doc;
+}
+
+const query = (workspaceId: string, q: Float32Array, extra: Partial<StoreSearchQuery> = {}) => ({
+  workspaceId,
+  text: '',
+  vector: q,
+  limit: 10,
+  asOf: null,
+  filters: {},
+  ...extra,
+});
+
+/** The ids both stores answer, and how many of the exact top 10 the index found. */
+async function compare(workspaceId: string, q: Float32Array, extra: Partial<StoreSearchQuery> = {}) {
+  const truth = (await exact.vectorSearch(query(workspaceId, q, extra))).map((h) => h.chunk.id);
+  const found = (await indexed.vectorSearch(query(workspaceId, q, extra))).map((h) => h.chunk.id);
+  return { truth, found, recall: truth.filter((id) => found.includes(id)).length / Math.max(1, truth.length) };
+}
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'kb-ann-'));
+  file = path.join(dir, 'documents.db');
+  indexed = openIndexed();
+  exact = createSqliteDocumentStore({ file });
+  await indexed.setIndexModel(MODEL);
+});
+
+afterEach(async () => {
+  await indexed.close();
+  await exact.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('SQLite HNSW vector index', () => {
+  it('finds the exact nearest chunks, also in a workspace holding 1 % of them and under filters', async () => {
+    const big: DocumentRecord[] = [];
+    for (let d = 0; d < 400; d += 1) big.push(await addDocument(indexed, 'ws-big', { team: d % 2 === 0 ? 'a' : 'b' }));
+    for (let d = 0; d < 4; d += 1) await addDocument(indexed, 'ws-small', { pdf: d % 2 === 0 });
+    const probe = randomVectors(99);
+    let recall = 0;
+    const rounds = 20;
+    for (let i = 0; i < rounds; i += 1) {
+      const q = probe();
+      recall += (await compare('ws-big', q)).recall;
+      // Filtered queries never lose a match: the small workspace, a metadata value, a MIME type.
+      const small = await compare('ws-small', q);
+      expect(small.found).toEqual(small.truth);
+      expect(small.truth).toHaveLength(10);
+      const team = await compare('ws-big', q, { filters: { metadata: { team: ['b'] } } });
+      expect(team.recall).toBeGreaterThanOrEqual(0.9);
+      const pdf = await compare('ws-small', q, { filters: { mimeTypes: ['application/pdf'] } });
+      expect(pdf.found).toEqual(pdf.truth);
+      const docs = await compare('ws-big', q, { filters: { documentIds: [big[3]?.id as string] } });
+      expect(docs.found).toEqual(docs.truth);
+    }
+    expect(recall / rounds).toBeGreaterThanOrEqual(0.97);
+  });
+
+  it('follows deletes, purges, new versions and a new index model at once', async () => {
+    const docs: DocumentRecord[] = [];
+    for (let d = 0; d < 60; d += 1) docs.push(await addDocument(indexed, 'ws'));
+    const first = docs[0] as DocumentRecord;
+    const target = vector();
+    // Version 2 of the first document holds the exact query vector.
+    await indexed.appendVersion('ws', first.id, () => plainVersion());
+    await indexed.putChunks([plainChunk(first, 2, 0, 'the target', target)]);
+    await indexed.completeVersion(first.id, 2, {
+      at: '2024-05-02T10:00:00.000Z',
+      chunkCount: 1,
+      tokens: 2,
+      embeddingModel: MODEL.model,
+    });
+    expect((await indexed.vectorSearch(query('ws', target)))[0]?.chunk.id).toBe(`${first.id}:2:0`);
+    // As of before version 2, version 1 is served again.
+    const before = await compare('ws', target, { asOf: '2024-05-01T12:00:00.000Z' });
+    expect(before.found).toEqual(before.truth);
+    expect(before.found.some((id) => id.startsWith(`${first.id}:1:`) || !id.startsWith(first.id))).toBe(true);
+    // Deleted: gone from search; purged: gone from the index.
+    await indexed.softDelete('ws', first.id, '2024-05-03T10:00:00.000Z');
+    expect((await indexed.vectorSearch(query('ws', target))).map((h) => h.chunk.documentId)).not.toContain(first.id);
+    await indexed.purge('ws', (docs[1] as DocumentRecord).id);
+    const after = await compare('ws', target);
+    expect(after.found).toEqual(after.truth);
+    // Another model: the old vectors no longer answer.
+    await indexed.setIndexModel({ model: 'ann-test/other', dimensions: DIMS }, { replace: true });
+    expect(await indexed.vectorSearch(query('ws', target))).toEqual([]);
+  });
+
+  it('sees writes made through another connection to the same file', async () => {
+    for (let d = 0; d < 20; d += 1) await addDocument(indexed, 'ws');
+    await indexed.vectorSearch(query('ws', vector()));
+    const target = vector();
+    const doc = await exact.createDocument({
+      id: randomUUID(),
+      workspaceId: 'ws',
+      source: 'upload',
+      firstVersion: plainVersion(),
+    });
+    await exact.putChunks([plainChunk(doc, 1, 0, 'written elsewhere', target)]);
+    await exact.completeVersion(doc.id, 1, {
+      at: '2024-05-01T10:05:00.000Z',
+      chunkCount: 1,
+      tokens: 2,
+      embeddingModel: MODEL.model,
+    });
+    expect((await indexed.vectorSearch(query('ws', target)))[0]?.chunk.id).toBe(`${doc.id}:1:0`);
+  });
+
+  it('is saved at close, reused at open, and rebuilt when its file is missing or damaged', async () => {
+    for (let d = 0; d < 40; d += 1) await addDocument(indexed, 'ws');
+    const q = vector();
+    const expected = (await indexed.vectorSearch(query('ws', q))).map((h) => h.chunk.id);
+    await indexed.close();
+    const saved = (await readdir(dir)).filter((name) => name.includes('.vectors.'));
+    expect(saved.some((name) => name.endsWith('.usearch'))).toBe(true);
+    expect(saved).toContain('documents.db.vectors.json');
+
+    // Reopened, with a write made while it was closed.
+    const late = await addDocument(exact, 'ws');
+    indexed = openIndexed();
+    const reopened = await compare('ws', q);
+    expect(reopened.found).toEqual(reopened.truth);
+    expect(reopened.found.filter((id) => !id.startsWith(late.id))).toEqual(
+      expected.filter((id) => reopened.found.includes(id)),
+    );
+
+    // A damaged index file is rebuilt from the database.
+    await indexed.close();
+    for (const name of await readdir(dir)) {
+      if (name.endsWith('.usearch')) await writeFile(path.join(dir, name), 'not an index');
+    }
+    indexed = openIndexed();
+    const repaired = await compare('ws', q);
+    expect(repaired.found).toEqual(repaired.truth);
+
+    // So is a missing one.
+    await indexed.close();
+    for (const name of await readdir(dir)) if (name.includes('.vectors.')) await rm(path.join(dir, name));
+    indexed = openIndexed();
+    const rebuilt = await compare('ws', q);
+    expect(rebuilt.found).toEqual(rebuilt.truth);
+  });
+});
