@@ -4,9 +4,10 @@
  *   npm run bench                       full run (embedded, and distributed when its engines are up)
  *   npm run bench -- --quick            smoke run, embedded only, under two minutes
  *   npm run bench -- --size 10k         pipeline-overhead corpus size(s): 200, 1k (default), 10k, or a list "1k,10k"
- *   npm run bench -- --only search,api  scenarios: ingest, overhead, upload, search, api, scale-out
+ *   npm run bench -- --only search,api  scenarios: ingest, overhead, upload, search, vector-index, api, scale-out
  *   npm run bench -- --runtime embedded embedded | distributed | both (default: both; quick: embedded)
  *   npm run bench -- --rounds 5 --local-docs 300 --search-sizes 10k,100k --seed 7
+ *   npm run bench -- --only vector-index --search-sizes 10k,100k,1m   the vector index up to a million chunks
  *
  * Settings of the service itself (embedding provider, batch size, chunking…) come from the usual
  * configuration (`loadConfig`); the distributed settings from `KB_RUNTIME=distributed` variables or,
@@ -30,8 +31,9 @@ import { ingestLocalModel, ingestOverhead } from './scenarios/ingest.scenario.ts
 import { scaleOut } from './scenarios/scale-out.scenario.ts';
 import { searchScenario } from './scenarios/search.scenario.ts';
 import { uploadIngress } from './scenarios/upload-ingress.scenario.ts';
+import { vectorIndexScenario } from './scenarios/vector-index.scenario.ts';
 
-const SCENARIOS = ['ingest', 'overhead', 'upload', 'search', 'api', 'scale-out'] as const;
+const SCENARIOS = ['ingest', 'overhead', 'upload', 'search', 'vector-index', 'api', 'scale-out'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
 function autocannonVersion(): string {
@@ -167,6 +169,11 @@ async function main(): Promise<void> {
       if (only.includes('search')) {
         await attempt('search', target.runtime, options.searchSizes.map(sizeLabel).join(', '), () =>
           searchScenario(ctx, target, rows).then(() => undefined),
+        );
+      }
+      if (only.includes('vector-index') && target.runtime === 'embedded') {
+        await attempt('vector index', target.runtime, options.searchSizes.map(sizeLabel).join(', '), () =>
+          vectorIndexScenario(ctx, target, rows).then(() => undefined),
         );
       }
       if (only.includes('api')) {

@@ -5,12 +5,13 @@
  * `kb serve --stages none` child process (query embedding included); then, alone, 8 concurrent
  * callers in this process do what the service does underneath —
  * embed the query with the same provider and run the raw store query (`keywordSearch` and/or
- * `vectorSearch` for the same 30 candidates the service asks for). The order alternates by round.
+ * `vectorSearch` for the same candidates the service asks for). The order alternates by round.
  *
- * Recall: for each query, the 10 hits the service would serve (the store's `vectorSearch`, 30
- * candidates, first 10) against the exact top 10 by cosine computed here over the same vectors.
+ * Recall: for each query, the 10 hits the service would serve (the store's `vectorSearch`, the
+ * service's candidates, first 10) against the exact top 10 by cosine computed here over the same vectors.
  */
 import type { StoreSearchQuery } from '../../pipeline/ports/document-store/document-store.port.ts';
+import { SEARCH_CANDIDATES } from '../../pipeline/services/search.service.ts';
 import { startChild, stopChild } from '../../tests/support/child-service.ts';
 import { corpusQueries, sizeLabel } from '../corpus.ts';
 import type { BenchContext } from '../lib/context.ts';
@@ -23,8 +24,8 @@ import { firstLine, type Target } from '../lib/target.ts';
 const CLIENTS = 8;
 const MODES = ['hybrid', 'semantic', 'keyword'] as const;
 type Mode = (typeof MODES)[number];
-/** What the search service asks the store for when the client asks for 10 (`max(limit × 3, 30)`). */
-const CANDIDATES = 30;
+/** What the search service asks the store for, whatever the client's limit. */
+const CANDIDATES = SEARCH_CANDIDATES;
 /** Chunks per synthetic document (fewer, larger documents write faster where every write refreshes). */
 const PER_DOCUMENT = 100;
 

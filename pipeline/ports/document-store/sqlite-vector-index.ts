@@ -169,11 +169,17 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
     for (const row of statements.vectorsOf.all(JSON.stringify(seqs), current.model)) {
       present.set(row.seq, bytesToVector(row.vector));
     }
+    const added: number[] = [];
     for (const seq of seqs) {
       const key = BigInt(seq);
       if (current.index.contains(key)) current.index.remove(key);
-      const vector = present.get(seq);
-      if (vector) current.index.add(key, vector, 0);
+      if (present.has(seq)) added.push(seq);
+    }
+    // One batch insert, spread over the cores (a catch-up after bulk writes can be large).
+    if (added.length > 0) {
+      const flat = new Float32Array(added.length * current.dimensions);
+      added.forEach((seq, i) => flat.set(present.get(seq) as Float32Array, i * current.dimensions));
+      current.index.add(BigUint64Array.from(added, BigInt), flat, 0);
     }
     current.cursor = last;
     current.unsaved += seqs.length;
