@@ -29,7 +29,7 @@ export interface Config {
     readonly region: string;
     readonly bucket: string;
   };
-  readonly opensearch: { readonly url: string | null; readonly indexPrefix: string };
+  readonly opensearch: { readonly url: string | null; readonly indexPrefix: string; readonly efSearch: number };
   readonly clickhouse: {
     readonly url: string | null;
     readonly user: string;
@@ -155,6 +155,13 @@ export const CONFIG_VARIABLES = [
   ),
   v('KB_OPENSEARCH_URL', 'url', '', 'OpenSearch URL (distributed).'),
   v('KB_OPENSEARCH_INDEX_PREFIX', 'string', 'kb', 'Prefix of the OpenSearch index names (distributed).'),
+  v(
+    'KB_OPENSEARCH_EF_SEARCH',
+    'integer',
+    '200',
+    'HNSW beam width of OpenSearch vector queries (distributed; at least the candidate count): higher is closer to exact and slower.',
+    { min: 1, max: 10000 },
+  ),
   v('KB_CLICKHOUSE_URL', 'url', '', 'ClickHouse HTTP URL (distributed).'),
   v('KB_CLICKHOUSE_USER', 'string', 'default', 'ClickHouse user (distributed).'),
   v('KB_CLICKHOUSE_PASSWORD', 'string', '', 'ClickHouse password (distributed).'),
@@ -367,7 +374,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       region: str('KB_S3_REGION'),
       bucket: str('KB_S3_BUCKET'),
     },
-    opensearch: { url: url('KB_OPENSEARCH_URL'), indexPrefix: str('KB_OPENSEARCH_INDEX_PREFIX') },
+    opensearch: {
+      url: url('KB_OPENSEARCH_URL'),
+      indexPrefix: str('KB_OPENSEARCH_INDEX_PREFIX'),
+      efSearch: int('KB_OPENSEARCH_EF_SEARCH'),
+    },
     clickhouse: {
       url: url('KB_CLICKHOUSE_URL'),
       user: str('KB_CLICKHOUSE_USER'),

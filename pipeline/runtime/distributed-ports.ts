@@ -38,6 +38,7 @@ export async function createDistributedPorts(config: Config, embeddings?: Embedd
   const documents = await createOpenSearchDocumentStore({
     url: required(config.opensearch.url, 'KB_OPENSEARCH_URL'),
     indexPrefix: config.opensearch.indexPrefix,
+    efSearch: config.opensearch.efSearch,
   });
   const control = await createClickHouseControlStore({
     url: required(config.clickhouse.url, 'KB_CLICKHOUSE_URL'),

@@ -68,6 +68,11 @@ export interface OpenSearchDocumentStoreOptions {
   /** Timeout of one request in milliseconds (default 30000). */
   readonly requestTimeoutMs?: number;
   /**
+   * HNSW beam width of a vector query (`method_parameters.ef_search`, default 200); a query of k
+   * candidates uses at least k. Larger is slower and closer to exact.
+   */
+  readonly efSearch?: number;
+  /**
    * `index.max_result_window` of the indexes (default 10000, OpenSearch's own): the
    * largest search answer, and the offset up to which list pages are read directly rather than
    * walked to.
@@ -189,6 +194,7 @@ function cacheId(model: string, contentHash: string): string {
  */
 export async function createOpenSearchDocumentStore(options: OpenSearchDocumentStoreOptions): Promise<DocumentStore> {
   const http = createEngineHttp({ url: options.url, requestTimeoutMs: options.requestTimeoutMs ?? 30_000 });
+  const efSearch = options.efSearch ?? 200;
   const names = indexNames(options.indexPrefix);
   const refresh: RefreshPolicy = options.refresh ?? true;
   const resultWindow = options.maxResultWindow ?? 10_000;
@@ -959,6 +965,7 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
             [vectorField(model.dimensions)]: {
               vector: Array.from(vector),
               k: size,
+              method_parameters: { ef_search: Math.max(efSearch, size) },
               filter: { bool: { filter: [{ term: { model: model.model } }, ...filter] } },
             },
           },
