@@ -21,6 +21,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadConfig } from '../pipeline/config/config.ts';
 import { createEmbeddingProvider } from '../pipeline/ports/embedding/create-embedding-provider.ts';
+import { describeModel } from '../pipeline/ports/embedding/model-catalog.ts';
 import { serviceVersion } from '../pipeline/runtime/runtime.ts';
 import { DEFAULT_SEED, parseSize, sizeLabel, summarize as summarizeCorpus, writeCorpus } from './corpus.ts';
 import type { BenchContext, BenchOptions } from './lib/context.ts';
@@ -121,6 +122,14 @@ async function main(): Promise<void> {
       chunkCounts: new Map(),
       corpus: { dir: corpusDir, files: corpus.files, documents: corpus.documents },
       batchSize: config.embedding.batchSize,
+      onnxModel:
+        config.embedding.provider === 'transformers'
+          ? {
+              folder: path.join(config.embedding.transformersModelPath, config.embedding.transformersModel),
+              pooling: describeModel(config.embedding.transformersModel).pooling,
+              threads: config.embedding.threads,
+            }
+          : null,
       progress,
     };
 

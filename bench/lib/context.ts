@@ -3,6 +3,7 @@
 import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
 import type { CorpusDocument } from '../corpus.ts';
 import type { VectorCache } from './providers.ts';
+import type { PeerModel } from './python-peer.ts';
 
 export interface BenchOptions {
   readonly quick: boolean;
@@ -43,5 +44,7 @@ export interface BenchContext {
   readonly corpus: Corpus;
   /** Texts per embedding call of the configured pipeline. */
   readonly batchSize: number;
+  /** The configured ONNX model on disk, for the Python peer (null: the provider runs no local ONNX file). */
+  readonly onnxModel: PeerModel | null;
   progress(message: string): void;
 }

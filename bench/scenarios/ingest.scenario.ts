@@ -10,6 +10,7 @@ import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding
 import { sizeLabel } from '../corpus.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { createCacheProvider, createRecordingProvider } from '../lib/providers.ts';
+import { embedInPython, pythonPeer } from '../lib/python-peer.ts';
 import { addFigure, createRow, judge, type Row } from '../lib/report.ts';
 import { startInProcess, startTimedStages, uploadFiles, waitForIngestion } from '../lib/service.ts';
 import type { Target } from '../lib/target.ts';
@@ -115,6 +116,9 @@ export async function ingestLocalModel(ctx: BenchContext, target: Target): Promi
   const ratio: number[] = [];
   let texts: string[] = [];
   let calls: number[] = [];
+  const peer = ctx.onnxModel && target.runtime === 'embedded' ? await pythonPeer(ctx.progress) : null;
+  const pythonRate: number[] = [];
+  const pythonRatio: number[] = [];
   for (let round = 0; round < ctx.options.rounds; round++) {
     // Alternate the order so a drift in machine load does not favour one side.
     const aloneFirst = round % 2 === 1 && texts.length > 0;
@@ -142,6 +146,12 @@ export async function ingestLocalModel(ctx: BenchContext, target: Target): Promi
     aloneRate.push(aloneTexts / aloneS.full);
     sameBatchesRate.push(aloneTexts / aloneS.same);
     ratio.push(embedded / (aloneTexts / aloneS.full));
+    if (peer && 'python' in peer && ctx.onnxModel) {
+      ctx.progress(`ingest, local model: round ${round + 1}, the same ${texts.length} chunks in Python's onnxruntime`);
+      const seconds = await embedInPython(peer.python, ctx.onnxModel, texts);
+      pythonRate.push(texts.length / seconds);
+      pythonRatio.push(embedded / (texts.length / seconds));
+    }
   }
   addFigure(row, 'pipeline documents', 'docs/s', docsPerS);
   addFigure(row, 'pipeline text', 'MB/s', mbPerS);
@@ -149,6 +159,15 @@ export async function ingestLocalModel(ctx: BenchContext, target: Target): Promi
   addFigure(row, `provider alone, same chunks, ${ctx.batchSize} a call`, 'chunks/s', aloneRate);
   addFigure(row, 'provider alone, same chunks, pipeline’s calls', 'chunks/s', sameBatchesRate);
   judge(addFigure(row, 'pipeline ÷ provider alone', 'ratio', ratio), { atLeast: 0.9 });
+  if (pythonRate.length > 0) {
+    addFigure(row, 'same model in Python onnxruntime, same chunks', 'chunks/s', pythonRate);
+    judge(addFigure(row, 'pipeline ÷ Python onnxruntime', 'ratio', pythonRatio), { atLeast: 0.8 });
+    row.notes.push(
+      "Python peer: the same ONNX file and tokenizer.json in onnxruntime with the tokenizers package, one text a call, the provider's thread count (bench/peers/onnxruntime_embed.py)",
+    );
+  } else if (peer && 'unavailable' in peer) {
+    row.notes.push(peer.unavailable);
+  }
   row.notes.push(
     `${ctx.provider.model}, ${texts.length} chunks in ${calls.length} embedding calls (the embed stage embeds one document's new chunks a call); ` +
       `${stageNote(runs)} (stages overlap, so these add up to more than the wall time)`,
