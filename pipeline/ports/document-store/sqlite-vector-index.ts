@@ -178,7 +178,9 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
     // One batch insert, spread over the cores (a catch-up after bulk writes can be large).
     if (added.length > 0) {
       const flat = new Float32Array(added.length * current.dimensions);
-      added.forEach((seq, i) => flat.set(present.get(seq) as Float32Array, i * current.dimensions));
+      added.forEach((seq, i) => {
+        flat.set(present.get(seq) as Float32Array, i * current.dimensions);
+      });
       current.index.add(BigUint64Array.from(added, BigInt), flat, 0);
     }
     current.cursor = last;
