@@ -5,6 +5,7 @@
  * embedded whole, exact cosine). Prints nDCG@10, Recall@100 and query latency per mode.
  */
 import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { createEmbeddingProvider } from '../pipeline/ports/embedding/create-embedding-provider.ts';
 import { type BeirSet, documentText, readBeir } from './lib/beir.ts';
@@ -29,6 +30,8 @@ Options:
   --weights <k,s;...>   hybrid weights sent with each request, e.g. 0.5,0.5 (default: the service's);
                         several sets separated by ';' give one hybrid row each (a sweep)
   --json <file>         also write the results as JSON
+  --data-dir <dir>      keep the service's data there; a later run with the same folder and
+                        collection skips ingestion (to compare settings quickly)
   -h, --help            this text
 `;
 
@@ -58,6 +61,17 @@ function score(set: BeirSet, rankings: Map<string, string[]>, name: string, late
     p50Ms: latencies ? percentile(latencies, 50) : null,
     p95Ms: latencies ? percentile(latencies, 95) : null,
   };
+}
+
+/** Reciprocal-rank fusion of document rankings (k 60), best first. */
+function reciprocalRankFusion(rankings: ReadonlyArray<readonly string[]>): string[] {
+  const scores = new Map<string, number>();
+  for (const ranking of rankings) {
+    ranking.forEach((id, rank) => {
+      scores.set(id, (scores.get(id) ?? 0) + 1 / (60 + rank + 1));
+    });
+  }
+  return [...scores.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).map(([id]) => id);
 }
 
 async function ingest(service: EvalService, set: BeirSet, concurrency: number): Promise<Map<string, string>> {
@@ -91,7 +105,7 @@ async function ingest(service: EvalService, set: BeirSet, concurrency: number): 
 
 function table(rows: readonly Row[], ingestDocsPerSecond: number, set: BeirSet): string {
   const lines = [
-    `${set.queries.length} queries, ${set.corpus.length} documents, ingest ${ingestDocsPerSecond.toFixed(1)} docs/s`,
+    `${set.queries.length} queries, ${set.corpus.length} documents, ingest ${Number.isNaN(ingestDocsPerSecond) ? 'skipped (documents kept from an earlier run)' : `${ingestDocsPerSecond.toFixed(1)} docs/s`}`,
     '',
     '| Ranking | nDCG@10 | Recall@100 | query p50 | query p95 |',
     '|---|---:|---:|---:|---:|',
@@ -114,6 +128,7 @@ async function main(): Promise<number> {
       'no-dense': { type: 'boolean', default: false },
       weights: { type: 'string' },
       json: { type: 'string' },
+      'data-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -152,11 +167,16 @@ async function main(): Promise<number> {
   const bm25Rankings = new Map(set.queries.map((q) => [q.id, bm25.search(q.text, 100)]));
   rows.push(score(set, bm25Rankings, 'baseline: BM25 (whole documents, k1 0.9, b 0.4)', null));
 
-  const service = await startEvalService();
+  const service = await startEvalService(values['data-dir'] ? path.resolve(values['data-dir']) : null);
   try {
     const started = performance.now();
-    const beirIdOf = await ingest(service, set, Number(values.concurrency));
-    const docsPerSecond = set.corpus.length / ((performance.now() - started) / 1000);
+    const kept = await service.listBeirIds();
+    const reuse = kept.size === set.corpus.length;
+    if (kept.size > 0 && !reuse)
+      throw new Error(`${values['data-dir']} holds ${kept.size} documents, not this collection`);
+    const beirIdOf = reuse ? kept : await ingest(service, set, Number(values.concurrency));
+    const docsPerSecond = reuse ? Number.NaN : set.corpus.length / ((performance.now() - started) / 1000);
+    if (reuse) process.stderr.write(`reusing the ${kept.size} documents ingested in ${values['data-dir']}\n`);
 
     if (!values['no-dense']) {
       const provider = await createEmbeddingProvider(service.config.embedding);
@@ -182,6 +202,7 @@ async function main(): Promise<number> {
       }
     }
 
+    const byMode = new Map<string, Map<string, string[]>>();
     type Run = { mode: Mode; weights: { keyword: number; semantic: number } | undefined };
     const runs = modes.flatMap((mode): Run[] =>
       mode === 'hybrid' ? weightSets.map((weights) => ({ mode, weights })) : [{ mode, weights: undefined }],
@@ -196,6 +217,19 @@ async function main(): Promise<number> {
       }
       const label = weights ? `${mode} (keyword ${weights.keyword}, semantic ${weights.semantic})` : mode;
       rows.push(score(set, rankings, `service: ${label}`, latencies));
+      if (!weights) byMode.set(mode, rankings);
+    }
+    const keywordRanks = byMode.get('keyword');
+    const semanticRanks = byMode.get('semantic');
+    if (keywordRanks && semanticRanks) {
+      // What reciprocal-rank fusion (k 60) of the same two rankings would give, for comparison.
+      const fused = new Map(
+        set.queries.map((q) => [
+          q.id,
+          reciprocalRankFusion([keywordRanks.get(q.id) ?? [], semanticRanks.get(q.id) ?? []]),
+        ]),
+      );
+      rows.push(score(set, fused, 'comparison: reciprocal-rank fusion (k 60) of the keyword and semantic rows', null));
     }
     const text = table(rows, docsPerSecond, set);
     process.stdout.write(`\n${text}`);

@@ -19,6 +19,8 @@ export interface EvalService {
   upload(name: string, text: string, metadata: Record<string, unknown>): Promise<string>;
   /** Counts of the workspace's documents by status. */
   counts(): Promise<{ completed: number; failed: number }>;
+  /** Every completed document's id with its metadata `beir_id`. */
+  listBeirIds(): Promise<Map<string, string>>;
   /** POST /search with `group_by: document`: document ids, best first, and the request's milliseconds. */
   search(query: string, options: SearchOptions): Promise<{ documentIds: string[]; ms: number }>;
   close(): Promise<void>;
@@ -28,8 +30,9 @@ export interface EvalService {
  * Starts the embedded runtime with every stage and the API on a free loopback port, configured from
  * the environment (so `KB_EMBEDDING_PROVIDER` and friends choose the model) but with its own data.
  */
-export async function startEvalService(): Promise<EvalService> {
-  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'kb-eval-'));
+export async function startEvalService(keptDataDir: string | null): Promise<EvalService> {
+  const dataDir = keptDataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'kb-eval-')));
+  const removeDir = () => (keptDataDir === null ? rm(dataDir, { recursive: true, force: true }) : Promise.resolve());
   const config = loadConfig({
     ...process.env,
     KB_DATA_DIR: dataDir,
@@ -46,7 +49,7 @@ export async function startEvalService(): Promise<EvalService> {
     server = await startServer({ config, services: runtime.services, version: runtime.version, logger: false });
   } catch (error) {
     await runtime?.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await removeDir();
     throw error;
   }
   const rt = runtime;
@@ -82,6 +85,22 @@ export async function startEvalService(): Promise<EvalService> {
       form.append('file', new Blob([text], { type: 'text/plain' }), name);
       return (await call<{ id: string }>('POST', '/api/v1/documents', form)).id;
     },
+    async listBeirIds() {
+      const ids = new Map<string, string>();
+      let cursor: string | null = null;
+      do {
+        const page: {
+          documents: Array<{ id: string; metadata: Record<string, unknown> }>;
+          pagination: { next_cursor: string | null };
+        } = await call(
+          'GET',
+          `/api/v1/documents?status=completed&limit=100${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        );
+        for (const doc of page.documents) ids.set(doc.id, String(doc.metadata.beir_id));
+        cursor = page.pagination.next_cursor;
+      } while (cursor);
+      return ids;
+    },
     async counts() {
       return { completed: await total('completed'), failed: await total('failed') };
     },
@@ -99,7 +118,7 @@ export async function startEvalService(): Promise<EvalService> {
     async close() {
       await srv.close();
       await rt.close();
-      await rm(dataDir, { recursive: true, force: true });
+      await removeDir();
     },
   };
 }
