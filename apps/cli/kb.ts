@@ -1,12 +1,24 @@
 import { loadConfig } from '../../pipeline/config/config.ts';
 import { isKbError } from '../../pipeline/errors/kb-error.ts';
+import { serviceVersion } from '../../pipeline/runtime/runtime.ts';
+import { commandHelp, isUsageError, suggestOption } from './commands/help.ts';
 import { COMMANDS, usage } from './commands/index.ts';
 
 /** Entry point of `kb`: dispatches to a command; prints clear errors and exits non-zero on failure. */
 async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv;
+  if (name === '--version' || name === '-V' || name === 'version') {
+    process.stdout.write(`kb-document-service ${serviceVersion()}\n`);
+    return 0;
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    process.stdout.write(usage());
+    const topic = name === 'help' ? rest[0] : undefined;
+    const target = topic === undefined ? undefined : COMMANDS[topic];
+    if (topic !== undefined && !target) {
+      process.stderr.write(`kb: unknown command "${topic}"\n\n${usage()}`);
+      return 2;
+    }
+    process.stdout.write(target && topic ? commandHelp(topic, target) : usage());
     return name ? 0 : 1;
   }
   const command = COMMANDS[name];
@@ -14,8 +26,23 @@ async function main(argv: string[]): Promise<number> {
     process.stderr.write(`kb: unknown command "${name}"\n\n${usage()}`);
     return 2;
   }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    process.stdout.write(commandHelp(name, command));
+    return 0;
+  }
   const config = loadConfig();
-  return command.run(rest, { config, out: process.stdout, err: process.stderr });
+  try {
+    return await command.run(rest, { config, out: process.stdout, err: process.stderr });
+  } catch (error) {
+    if (!isUsageError(error)) throw error;
+    const unknown = /'(-{1,2}[^']+)'/.exec(error.message)?.[1] ?? '';
+    // parseArgs appends advice about positional arguments that does not apply here.
+    const message = error.message.split('. To specify')[0]?.replace(/\.$/, '') ?? error.message;
+    process.stderr.write(
+      `kb ${name}: ${message}.${unknown ? suggestOption(unknown, command.usage) : ''}\n\nUsage: ${command.usage}\n`,
+    );
+    return 2;
+  }
 }
 
 main(process.argv.slice(2)).then(

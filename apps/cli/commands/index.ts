@@ -36,5 +36,5 @@ export const COMMANDS: Record<string, Command> = {
 
 export function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, c]) => `  ${name.padEnd(10)} ${c.summary}`);
-  return `kb — knowledge-base document service\n\nUsage: kb <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nEvery command reads its configuration from KB_* environment variables (see \`kb config\`).\n`;
+  return `kb — knowledge-base document service\n\nUsage: kb <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nEvery command reads its configuration from KB_* environment variables (see \`kb config\`).\n\`kb help <command>\` or \`kb <command> --help\` explains one command; \`kb --version\` prints the version.\n`;
 }
