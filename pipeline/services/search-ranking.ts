@@ -80,31 +80,41 @@ export function phraseFirst(ranked: readonly RankedHit[], query: string): Ranked
 /** How results of one document share a page: see {@link collapse}. */
 export type ResultGrouping = 'document' | 'passage' | 'none';
 
+/** Characters of the earlier chunk's end that must reappear in the next chunk to count as overlap. */
+const OVERLAP_PROBE = 20;
+
+/**
+ * Whether two chunks of one version are neighbours that share text: the chunker starts a chunk with
+ * the tail of the previous one (`KB_CHUNK_OVERLAP` tokens), so the later chunk holds the end of the
+ * earlier one.
+ */
+function overlaps(a: RankedHit['hit']['chunk'], b: RankedHit['hit']['chunk']): boolean {
+  if (a.documentId !== b.documentId || a.version !== b.version || Math.abs(a.index - b.index) !== 1) return false;
+  const [earlier, later] = a.index < b.index ? [a, b] : [b, a];
+  const tail = earlier.content.trimEnd().slice(-OVERLAP_PROBE);
+  return tail.length > 0 && later.content.includes(tail);
+}
+
 /**
  * Keeps a page from filling up with near-copies:
- * - `passage` (default): drops a chunk whose text overlaps (by character offsets) a better-ranked
- *   chunk of the same document version — consecutive chunks share their overlap tokens;
+ * - `passage` (default): drops a chunk that shares text with a better-ranked neighbour of the same
+ *   document version (consecutive chunks carry the overlap);
  * - `document`: one result per document, its best chunk;
  * - `none`: every chunk as ranked.
  */
 export function collapse(ranked: readonly RankedHit[], grouping: ResultGrouping): RankedHit[] {
   if (grouping === 'none') return [...ranked];
   const kept: RankedHit[] = [];
-  const byVersion = new Map<string, Array<{ start: number; end: number }>>();
+  const seenDocuments = new Set<string>();
   for (const r of ranked) {
     const { chunk } = r.hit;
-    const key = grouping === 'document' ? chunk.documentId : `${chunk.documentId}:${chunk.version}`;
-    const spans = byVersion.get(key);
-    if (
-      spans &&
-      (grouping === 'document' || spans.some((s) => chunk.startOffset < s.end && s.start < chunk.endOffset))
-    ) {
+    if (grouping === 'document') {
+      if (seenDocuments.has(chunk.documentId)) continue;
+      seenDocuments.add(chunk.documentId);
+    } else if (kept.some((better) => overlaps(better.hit.chunk, chunk))) {
       continue;
     }
     kept.push(r);
-    const list = spans ?? [];
-    list.push({ start: chunk.startOffset, end: chunk.endOffset });
-    byVersion.set(key, list);
   }
   return kept;
 }

@@ -63,14 +63,22 @@ describe('phrase boost', () => {
 
 describe('grouping', () => {
   const ranked = [
-    { hit: hit('a:1:3', 1, 'a3', [300, 420]), score: 0.9 },
-    { hit: hit('a:1:4', 1, 'a4', [400, 520]), score: 0.8 },
-    { hit: hit('b:1:0', 1, 'b0', [0, 100]), score: 0.7 },
-    { hit: hit('a:1:9', 1, 'a9', [900, 1000]), score: 0.6 },
+    { hit: hit('a:1:3', 1, 'Chunk three of the text ends with the shared tail sentence.'), score: 0.9 },
+    { hit: hit('a:1:4', 1, 'ends with the shared tail sentence. Chunk four goes on.'), score: 0.8 },
+    { hit: hit('b:1:0', 1, 'Another document entirely.'), score: 0.7 },
+    { hit: hit('a:1:9', 1, 'Chunk nine, far away.'), score: 0.6 },
   ];
 
-  it('drops a chunk overlapping a better one of the same version by default', () => {
+  it('drops a chunk sharing text with a better neighbour of the same version by default', () => {
     expect(ids(collapse(ranked, 'passage'))).toEqual(['a:1:3', 'b:1:0', 'a:1:9']);
+  });
+
+  it('keeps neighbours that share no text (no overlap configured)', () => {
+    const apart = [
+      { hit: hit('a:1:3', 1, 'First passage, complete.'), score: 0.9 },
+      { hit: hit('a:1:4', 1, 'Second passage, separate.'), score: 0.8 },
+    ];
+    expect(ids(collapse(apart, 'passage'))).toEqual(['a:1:3', 'a:1:4']);
   });
 
   it('gives one result per document, or every chunk, when asked', () => {
