@@ -25,6 +25,16 @@ describe('problem details', () => {
     expect(problem.title).toBe('Not Found');
   });
 
+  it('answer a known path with the wrong method as 405 with Allow', async () => {
+    const search = await svc.request('GET', '/api/v1/search');
+    expect(expectProblem(search, 405, 'method-not-allowed').detail).toContain('takes POST');
+    expect(search.headers.get('allow')).toBe('POST');
+    const doc = await svc.request('POST', `/v1/documents/${randomUUID()}`);
+    expectProblem(doc, 405, 'method-not-allowed');
+    expect(doc.headers.get('allow')).toBe('DELETE, GET, HEAD, PATCH, PUT');
+    expect(doc.headers.get('x-request-id')).toBeTruthy();
+  });
+
   it('describe an unknown document and an id that is not a UUID as 404', async () => {
     const unknown = await svc.request('GET', `/api/v1/documents/${randomUUID()}`);
     expectProblem(unknown, 404, 'not-found');

@@ -231,14 +231,38 @@ async function problemPlugin(app: FastifyInstance, opts: ProblemPluginOptions) {
     return sendProblem(request, reply, opts.problemBaseUrl, spec);
   });
 
-  app.setNotFoundHandler((request, reply) =>
-    sendProblem(request, reply, opts.problemBaseUrl, {
+  // Every route's path as a pattern, to tell "no such path" (404) from "not with this method" (405).
+  const routes: Array<{ pattern: RegExp; methods: string[] }> = [];
+  app.addHook('onRoute', (route) => {
+    const methods = (Array.isArray(route.method) ? route.method : [route.method]).map(String);
+    const source = route.url
+      .split('/')
+      .map((part) =>
+        part.startsWith(':') ? '[^/]+' : part === '*' ? '.*' : part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'),
+      )
+      .join('/');
+    routes.push({ pattern: new RegExp(`^${source}/?$`), methods });
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const pathname = requestPath(request);
+    const allowed = [...new Set(routes.filter((r) => r.pattern.test(pathname)).flatMap((r) => r.methods))].sort();
+    if (allowed.length > 0 && !allowed.includes(request.method)) {
+      reply.header('allow', allowed.join(', '));
+      return sendProblem(request, reply, opts.problemBaseUrl, {
+        status: 405,
+        kind: 'method-not-allowed',
+        title: catalogueEntry('method-not-allowed').title,
+        detail: `${pathname} does not take ${request.method}; it takes ${allowed.join(', ')}.`,
+      });
+    }
+    return sendProblem(request, reply, opts.problemBaseUrl, {
       status: 404,
       kind: 'not-found',
       title: catalogueEntry('not-found').title,
-      detail: `No route ${request.method} ${requestPath(request)}.`,
-    }),
-  );
+      detail: `No route ${request.method} ${pathname}.`,
+    });
+  });
 }
 
 /** Error and not-found handlers for the whole application (not encapsulated). */

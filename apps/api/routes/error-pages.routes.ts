@@ -43,6 +43,12 @@ export const ERROR_KIND_PAGES: Record<ProblemKind, KindPage> = {
       'The route, document or version does not exist, or belongs to another workspace. Document ids are UUIDs; anything else is not found.',
     remedy: 'Check the id and the key’s workspace.',
   },
+  'method-not-allowed': {
+    status: 405,
+    title: 'Method Not Allowed',
+    meaning: 'The path exists but does not take this HTTP method; the `Allow` header lists the methods it takes.',
+    remedy: 'Use one of the methods in `Allow`.',
+  },
   conflict: {
     status: 409,
     title: 'Conflict',
