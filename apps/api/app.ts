@@ -6,6 +6,7 @@ import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Config } from '../../pipeline/config/config.ts';
+import { catalogueEntry } from '../../pipeline/errors/error-catalogue.ts';
 import type { Services } from '../../pipeline/services/services.ts';
 import { MULTIPART_LIMITS } from './lib/upload-form.ts';
 import { installValidators } from './lib/validation.ts';
@@ -45,6 +46,16 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     bodyLimit: JSON_BODY_LIMIT,
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
+      if ((error as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH') {
+        // Ids are at most 100 characters: a longer one names nothing, like any unknown id.
+        sendProblem(request, reply, config.problemBaseUrl, {
+          status: 404,
+          kind: 'not-found',
+          title: catalogueEntry('not-found').title,
+          detail: 'No such resource: a path id is at most 100 characters.',
+        });
+        return;
+      }
       sendProblem(request, reply, config.problemBaseUrl, describeError(error));
     },
   }).withTypeProvider<TypeBoxTypeProvider>();

@@ -170,6 +170,12 @@ describe('upload, ingestion, get and search', () => {
     const atLimit = await svc.request('POST', '/api/v1/search', { json: { query: 'q'.repeat(2000) } });
     expect(atLimit.status).toBe(200);
   });
+
+  it('says that as_of needs a time zone', async () => {
+    const res = await svc.request('POST', '/api/v1/search', { json: { query: 'ok', as_of: '2024-01-01T00:00:00' } });
+    const problem = expectProblem(res, 422, 'validation-error');
+    expect(problem.errors).toEqual([{ field: 'as_of', message: expect.stringContaining('with a time zone') }]);
+  });
 });
 
 describe('chunks and context', () => {

@@ -40,6 +40,8 @@ describe('problem details', () => {
     expectProblem(unknown, 404, 'not-found');
     const notUuid = await svc.request('GET', '/api/v1/documents/not-a-uuid');
     expect(expectProblem(notUuid, 404, 'not-found').instance).toBe('/api/v1/documents/not-a-uuid');
+    const long = await svc.request('GET', `/api/v1/documents/${'a'.repeat(150)}`);
+    expect(expectProblem(long, 404, 'not-found').detail).not.toContain('aaaa');
   });
 
   it('hide another workspace’s document behind 404', async () => {

@@ -121,6 +121,7 @@ describe('POST /documents rejects bad metadata with 422 and stores nothing', () 
   const manyKeys = JSON.stringify(Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i])));
   const longKey = JSON.stringify({ ['x'.repeat(129)]: 1 });
   const tooBig = JSON.stringify({ text: 'y'.repeat(17 * 1024) });
+  const nested = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
   const cases: Array<[string, string, RegExp]> = [
     ['not JSON', '{title: nope', /not valid JSON/],
     ['an array', '[1,2,3]', /JSON object/],
@@ -129,6 +130,8 @@ describe('POST /documents rejects bad metadata with 422 and stores nothing', () 
     ['65 keys', manyKeys, /65 keys; at most 64/],
     ['a key of 129 characters', longKey, /129 characters/],
     ['over 16 KiB serialised', tooBig, /16384/],
+    ['nested 33 levels deep', nested(33), /nested 33 levels deep; at most 32/],
+    ['nested 5,000 levels deep', nested(5000), /nested more than 33 levels deep; at most 32/],
   ];
 
   it.each(cases)('metadata that is %s (before the file)', async (_label, metadata, message) => {

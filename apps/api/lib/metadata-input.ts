@@ -16,7 +16,48 @@ export const METADATA_LIMITS = {
   maxKeyLength: 128,
   maxBytes: 16 * 1024,
   maxChangeReasonLength: 2000,
+  /** Objects and arrays nested inside one another, the metadata object itself being level 1. */
+  maxDepth: 32,
 } as const;
+
+/**
+ * Nesting depth of JSON text (objects and arrays, strings skipped), found without parsing so that
+ * text nested thousands of levels deep is refused before any recursive code sees it.
+ */
+export function jsonTextDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i += 1;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) max = Math.max(max, ++depth);
+    else if (c === 0x7d || c === 0x5d) depth -= 1;
+  }
+  return max;
+}
+
+/** Nesting depth of a parsed JSON value (objects and arrays), without recursion. */
+export function jsonValueDepth(value: unknown): number {
+  let max = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, level] = stack.pop() as [unknown, number];
+    if (current === null || typeof current !== 'object') continue;
+    max = Math.max(max, level);
+    if (level > METADATA_LIMITS.maxDepth) break;
+    for (const child of Object.values(current)) stack.push([child, level + 1]);
+  }
+  return max;
+}
+
+const tooDeep = (depth: number) => ({
+  field: 'metadata',
+  message: `is nested ${depth > METADATA_LIMITS.maxDepth + 1 ? 'more than ' : ''}${Math.min(depth, METADATA_LIMITS.maxDepth + 1)} levels deep; at most ${METADATA_LIMITS.maxDepth} are allowed`,
+});
 
 export interface MetadataInput {
   /** Undefined when no metadata was sent (PUT keeps the current metadata then). */
@@ -61,12 +102,21 @@ export function readMetadataInput(input: RawMetadataInput): MetadataInput {
   if (input.metadata !== undefined) {
     let value: unknown = input.metadata;
     if (typeof value === 'string') {
-      try {
-        value = JSON.parse(value);
-      } catch {
-        errors.push({ field: 'metadata', message: 'must be a JSON object (the value is not valid JSON)' });
+      const depth = jsonTextDepth(value);
+      if (depth > METADATA_LIMITS.maxDepth) {
+        errors.push(tooDeep(depth));
         value = undefined;
+      } else {
+        try {
+          value = JSON.parse(value);
+        } catch {
+          errors.push({ field: 'metadata', message: 'must be a JSON object (the value is not valid JSON)' });
+          value = undefined;
+        }
       }
+    } else if (value !== undefined && jsonValueDepth(value) > METADATA_LIMITS.maxDepth) {
+      errors.push(tooDeep(jsonValueDepth(value)));
+      value = undefined;
     }
     if (value !== undefined && !isPlainObject(value)) {
       const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;

@@ -92,6 +92,12 @@ function fieldErrors(validation: NonNullable<FastifyError['validation']>): Field
     }
     return { field: segments.join('.') || 'body', message, keyword: e.keyword };
   });
+  // A nullable date-time (`anyOf` string | null) that fails says what a date-time needs.
+  for (const r of raw) {
+    if (r.keyword !== 'anyOf') continue;
+    const dateTime = raw.find((o) => o.field === r.field && o.keyword === 'format' && o.message.includes('date-time'));
+    if (dateTime) r.message = dateTime.message;
+  }
   // An `anyOf` failure also reports each branch's failure at the same path: keep the summary only.
   const anyOfFields = new Set(raw.filter((r) => r.keyword === 'anyOf').map((r) => r.field));
   const seen = new Set<string>();

@@ -76,7 +76,13 @@ export const ReplaceForm = Type.Object(
 export const ListDocumentsQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, description: 'Cursor mode page size (default 20).' })),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
-  page: Type.Optional(Type.Integer({ minimum: 1, description: 'Offset mode (with or without `page_size`).' })),
+  page: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: 1_000_000,
+      description: 'Offset mode (with or without `page_size`); at most 1,000,000 (use cursor mode to go further).',
+    }),
+  ),
   page_size: Type.Optional(
     Type.Integer({ minimum: 1, maximum: 100, description: 'Offset mode page size (default 20).' }),
   ),
