@@ -158,6 +158,13 @@ describe('upload, ingestion, get and search', () => {
       [{ query: 'ok', min_score: 'high' }, 'min_score'],
       [{ query: 'ok', filters: { document_ids: 'one' } }, 'filters.document_ids'],
       [{ query: 'ok', filters: { created_before: '2024-13-45' } }, 'filters.created_before'],
+      [
+        {
+          query: 'ok',
+          filters: { metadata: Object.fromEntries(Array.from({ length: 1000 }, (_, i) => [`k${i}`, i])) },
+        },
+        'filters.metadata',
+      ],
     ];
     for (const [json, field] of cases) {
       const res = await svc.request('POST', '/api/v1/search', { json });

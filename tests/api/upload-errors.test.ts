@@ -117,6 +117,29 @@ describe('POST /documents rejects unusable uploads with 400', () => {
   });
 });
 
+describe('POST /documents rejects unusable file names with 422 and stores nothing', () => {
+  it('a name over 1,024 bytes', async () => {
+    const res = await post(form([['file', 'hello', `${'é'.repeat(600)}.txt`]]));
+    const problem = expectProblem(res, 422, 'validation-error');
+    expect(problem.errors).toEqual([{ field: 'file', message: 'name is 1204 bytes; at most 1024 are allowed' }]);
+  });
+
+  it('a name with control characters', async () => {
+    // Written by hand: FormData would percent-encode the control character.
+    const body = [
+      '--kbBoundary',
+      'Content-Disposition: form-data; name="file"; filename="bell\u0007name.txt"',
+      'Content-Type: text/plain',
+      '',
+      'hello',
+      '--kbBoundary--',
+      '',
+    ].join('\r\n');
+    const res = await post(body, { 'content-type': 'multipart/form-data; boundary=kbBoundary' });
+    expect(expectProblem(res, 422, 'validation-error').errors?.[0]?.message).toContain('control characters');
+  });
+});
+
 describe('POST /documents rejects bad metadata with 422 and stores nothing', () => {
   const manyKeys = JSON.stringify(Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i])));
   const longKey = JSON.stringify({ ['x'.repeat(129)]: 1 });

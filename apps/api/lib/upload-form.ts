@@ -85,6 +85,13 @@ export async function withUploadedFile<V, T>(
             `Unexpected file part "${part.fieldname}": send the document in the \`file\` field.`,
           );
         }
+        const nameProblem = fileNameProblem(part.filename);
+        if (nameProblem) {
+          part.file.resume();
+          throw new KbError('validation-error', `file name ${nameProblem}`, {
+            errors: [{ field: 'file', message: `name ${nameProblem}` }],
+          });
+        }
         staged = await documents.stageUpload({
           workspaceId: target.workspaceId,
           ...(target.documentId ? { documentId: target.documentId } : {}),
@@ -141,4 +148,16 @@ export function stringField(fields: ReadonlyMap<string, unknown>, name: string):
   const value = fields.get(name);
   if (value === undefined || value === null) return undefined;
   return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+/** Longest accepted file name, in UTF-8 bytes. */
+export const MAX_FILE_NAME_BYTES = 1024;
+
+/** Why a file name is refused (too long, control characters), or null. */
+export function fileNameProblem(name: string | undefined): string | null {
+  if (!name) return null;
+  const bytes = Buffer.byteLength(name, 'utf8');
+  if (bytes > MAX_FILE_NAME_BYTES) return `is ${bytes} bytes; at most ${MAX_FILE_NAME_BYTES} are allowed`;
+  if (/\p{Cc}/u.test(name)) return 'contains control characters (such as line breaks or NUL), which are not allowed';
+  return null;
 }

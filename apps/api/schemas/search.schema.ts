@@ -51,7 +51,8 @@ export const SearchBody = Type.Object(
           document_ids: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000 })),
           metadata: Type.Optional(
             Type.Record(Type.String(), Type.Union([Scalar, Type.Array(Scalar, { minItems: 1, maxItems: 100 })]), {
-              description: 'Metadata `key` equals the value, or one of the values.',
+              maxProperties: 64,
+              description: 'Metadata `key` equals the value, or one of the values; at most 64 keys (all must match).',
             }),
           ),
           mime_types: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 20 })),
