@@ -1,10 +1,7 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import type { SearchView } from '../../pipeline/services/views.ts';
 import {
-  expectGrouping,
-  expectPageIndependentOfLimit,
-  expectPassagesFoundFirst,
-  expectWeightsValidated,
+  describeSearchPromises,
   type SearchClient,
   type SearchCorpus,
   seedSearchCorpus,
@@ -35,20 +32,4 @@ afterAll(async () => {
   await svc?.close();
 });
 
-describe('search on the embedded runtime', () => {
-  it('returns the document of a quoted 12-word passage first in keyword and hybrid mode', async () => {
-    await expectPassagesFoundFirst(client, corpus);
-  });
-
-  it('answers the same first results whatever the page size', async () => {
-    await expectPageIndependentOfLimit(client, ['harbour lighthouse keeper', 'the committee approved the budget']);
-  });
-
-  it('groups chunks by document when asked and drops overlapping neighbours by default', async () => {
-    await expectGrouping(client, 'the river and the old mill');
-  });
-
-  it('refuses weights that are zero for both rankings', async () => {
-    await expectWeightsValidated(client);
-  });
-});
+describeSearchPromises('embedded', () => ({ client, corpus }));

@@ -10,6 +10,7 @@ import type {
 } from '../../pipeline/ports/document-store/document-store.port.ts';
 import { createSqliteDocumentStore } from '../../pipeline/ports/document-store/sqlite.adapter.ts';
 import { plainChunk, plainVersion } from '../support/document-fixtures.ts';
+import { seededRandom } from '../support/seeded-prose.ts';
 
 /**
  * The SQLite store's HNSW vector index against the same store scanning exactly, on one database
@@ -21,18 +22,11 @@ const DIMS = 24;
 const MODEL = { model: 'ann-test/random-24d', dimensions: DIMS };
 const CHUNKS_PER_DOC = 5;
 
-/** Deterministic pseudo-random unit vectors (mulberry32). */
+/** Deterministic pseudo-random unit vectors. */
 function randomVectors(seed: number) {
-  let state = seed >>> 0;
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296 - 0.5;
-  };
+  const next = seededRandom(seed);
   return () => {
-    const v = Float32Array.from({ length: DIMS }, next);
+    const v = Float32Array.from({ length: DIMS }, () => next() - 0.5);
     const norm = Math.hypot(...v);
     return v.map((x) => x / norm);
   };

@@ -1,12 +1,9 @@
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll } from 'vitest';
 import type { SearchView } from '../../pipeline/services/views.ts';
 import { type ChildService, kb, startChild, stopChild } from '../support/child-service.ts';
 import { type DistributedEnv, distributedEnv } from '../support/distributed-env.ts';
 import {
-  expectGrouping,
-  expectPageIndependentOfLimit,
-  expectPassagesFoundFirst,
-  expectWeightsValidated,
+  describeSearchPromises,
   type SearchClient,
   type SearchCorpus,
   seedSearchCorpus,
@@ -78,20 +75,4 @@ afterAll(async () => {
   await setup?.cleanup();
 }, 120_000);
 
-describe('search on the distributed runtime', () => {
-  it('returns the document of a quoted 12-word passage first in keyword and hybrid mode', async () => {
-    await expectPassagesFoundFirst(client, corpus);
-  });
-
-  it('answers the same first results whatever the page size', async () => {
-    await expectPageIndependentOfLimit(client, ['harbour lighthouse keeper', 'the committee approved the budget']);
-  });
-
-  it('groups chunks by document when asked and drops overlapping neighbours by default', async () => {
-    await expectGrouping(client, 'the river and the old mill');
-  });
-
-  it('refuses weights that are zero for both rankings', async () => {
-    await expectWeightsValidated(client);
-  });
-});
+describeSearchPromises('distributed', () => ({ client, corpus }));

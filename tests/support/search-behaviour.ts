@@ -4,7 +4,7 @@
  * do not repeat overlapping chunks unless asked, and bad weights are refused. The embedded API suite
  * and the distributed integration suite run the same checks.
  */
-import { expect } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SearchView } from '../../pipeline/services/views.ts';
 import { generateProse, renderMarkdown } from './seeded-prose.ts';
 
@@ -99,4 +99,31 @@ export async function expectWeightsValidated(client: SearchClient): Promise<void
   expect(zero.status).toBe(422);
   const keywordOnly = await client.search({ query: 'anything at all', weights: { keyword: 1, semantic: 0 } });
   expect(keywordOnly.status).toBe(200);
+}
+
+/** The four checks as one suite over a client and corpus that `setup` (a `beforeAll`) provides. */
+export function describeSearchPromises(
+  runtime: string,
+  current: () => { client: SearchClient; corpus: SearchCorpus },
+): void {
+  describe(`search on the ${runtime} runtime`, () => {
+    it('returns the document of a quoted 12-word passage first in keyword and hybrid mode', async () => {
+      await expectPassagesFoundFirst(current().client, current().corpus);
+    });
+
+    it('answers the same first results whatever the page size', async () => {
+      await expectPageIndependentOfLimit(current().client, [
+        'harbour lighthouse keeper',
+        'the committee approved the budget',
+      ]);
+    });
+
+    it('groups chunks by document when asked and drops overlapping neighbours by default', async () => {
+      await expectGrouping(current().client, 'the river and the old mill');
+    });
+
+    it('refuses weights that are zero for both rankings', async () => {
+      await expectWeightsValidated(current().client);
+    });
+  });
 }
