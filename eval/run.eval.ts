@@ -181,7 +181,13 @@ async function main(): Promise<number> {
     if (!values['no-dense']) {
       const provider = await createEmbeddingProvider(service.config.embedding);
       try {
-        const vectors = await provider.embedDocuments(set.corpus.map(documentText));
+        const vectors: Float32Array[] = [];
+        const texts = set.corpus.map(documentText);
+        for (let i = 0; i < texts.length; i += 256) {
+          vectors.push(...(await provider.embedDocuments(texts.slice(i, i + 256))));
+          process.stderr.write(`\rdense baseline: embedded ${vectors.length}/${texts.length} documents   `);
+        }
+        process.stderr.write('\n');
         const rankings = new Map<string, string[]>();
         for (const q of set.queries) {
           const qv = await provider.embedQuery(q.text);
@@ -210,7 +216,8 @@ async function main(): Promise<number> {
     for (const { mode, weights } of runs) {
       const rankings = new Map<string, string[]>();
       const latencies: number[] = [];
-      for (const q of set.queries) {
+      for (const [n, q] of set.queries.entries()) {
+        if (n % 50 === 0) process.stderr.write(`\rservice ${mode}: query ${n + 1}/${set.queries.length}   `);
         const { documentIds, ms } = await service.search(q.text, { mode, limit: 100, ...(weights ? { weights } : {}) });
         latencies.push(ms);
         rankings.set(q.id, firstOccurrences(documentIds.map((id) => beirIdOf.get(id) ?? id)));
