@@ -72,6 +72,20 @@ describe('kb keys while the server runs', () => {
       revoked_at: string | null;
     }>;
     expect(after[0]?.revoked_at).not.toBeNull();
+
+    // Revoking it again changes nothing, says so, and fails; --json prints the key either way.
+    const again = kb(['keys', 'revoke', created.id, '--json'], env);
+    await expect(again).rejects.toThrow(/was already revoked at/);
+    const other = JSON.parse(
+      await kb(['keys', 'create', '--workspace', 'team-a', '--name', 'other', '--permissions', 'read', '--json'], env),
+    ) as { id: string };
+    const revoked = JSON.parse(await kb(['keys', 'revoke', other.id, '--json'], env)) as {
+      id: string;
+      revoked_at: string | null;
+      already_revoked: boolean;
+    };
+    expect(revoked).toMatchObject({ id: other.id, already_revoked: false });
+    expect(revoked.revoked_at).not.toBeNull();
   });
 
   it('refuses bad arguments with a clear message and a non-zero exit', async () => {

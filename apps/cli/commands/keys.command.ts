@@ -8,7 +8,7 @@ export const keysCommand: Command = {
   summary: 'Create, list and revoke API keys',
   usage: `kb keys create --workspace <id> --name <name> --permissions read,search,write [--plan starter] [--json]
 kb keys list [--workspace <id>] [--json]
-kb keys revoke <key-id>`,
+kb keys revoke <key-id> [--json]`,
   async run(args, { config, out, err }) {
     const [action, ...rest] = args;
     const { values, positionals } = parseArgs({
@@ -86,12 +86,23 @@ kb keys revoke <key-id>`,
         print(err, 'kb keys revoke needs the key id (see kb keys list).');
         return 2;
       }
-      const revoked = await runtime.services.keys.revoke(id);
-      if (!revoked) {
-        print(err, `No key with id ${id}.`);
+      const before = (await runtime.services.keys.list()).find((k) => k.id === id);
+      if (before?.revoked_at) {
+        if (values.json) print(out, JSON.stringify({ ...before, already_revoked: true }));
+        print(err, `Key ${id} was already revoked at ${before.revoked_at}; nothing changed.`);
         return 1;
       }
-      print(out, `Revoked key ${id}. API processes stop accepting it within ${config.keyCacheMs / 1000} s.`);
+      const revoked = before ? await runtime.services.keys.revoke(id) : false;
+      if (!revoked) {
+        print(err, `No key with id ${id} (see kb keys list).`);
+        return 1;
+      }
+      if (values.json) {
+        const after = (await runtime.services.keys.list()).find((k) => k.id === id);
+        print(out, JSON.stringify({ ...after, already_revoked: false }));
+      } else {
+        print(out, `Revoked key ${id}. API processes stop accepting it within ${config.keyCacheMs / 1000} s.`);
+      }
       return 0;
     } finally {
       await runtime.close();
