@@ -83,7 +83,7 @@ export async function startEvalService(keptDataDir: string | null): Promise<Eval
       const form = new FormData();
       form.append('metadata', JSON.stringify(metadata));
       form.append('file', new Blob([text], { type: 'text/plain' }), name);
-      return (await call<{ id: string }>('POST', '/api/v1/documents', form)).id;
+      return (await call<{ document_id: string }>('POST', '/api/v1/documents', form)).document_id;
     },
     async listBeirIds() {
       const ids = new Map<string, string>();
