@@ -242,7 +242,7 @@ export const CONFIG_VARIABLES = [
   v(
     'KB_HYBRID_SEMANTIC_WEIGHT',
     'integer',
-    '50',
+    '60',
     'Hybrid search: percent of the fused score that comes from the semantic ranking (the keyword ranking gets the rest); a request may set `weights`.',
     { min: 0, max: 100 },
   ),

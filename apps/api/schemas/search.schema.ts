@@ -34,7 +34,7 @@ export const SearchBody = Type.Object(
           additionalProperties: false,
           description:
             "Hybrid only: how much each ranking counts (scaled to sum 1; not both 0). Default: the service's `KB_HYBRID_SEMANTIC_WEIGHT`.",
-          examples: [{ keyword: 0.5, semantic: 0.5 }],
+          examples: [{ keyword: 0.4, semantic: 0.6 }],
         },
       ),
     ),
