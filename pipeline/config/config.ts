@@ -235,7 +235,7 @@ export const CONFIG_VARIABLES = [
   v(
     'KB_VECTOR_INDEX_EF',
     'integer',
-    '64',
+    '400',
     'Embedded runtime: the HNSW query beam width (`expansion_search`); a query of k candidates uses at least k.',
     { min: 1, max: 4096 },
   ),
