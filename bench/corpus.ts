@@ -83,14 +83,16 @@ export interface CorpusDocument {
   readonly topic: string;
 }
 
-/** `1k` → 1000, `10k` → 10000, `200` → 200. */
+/** `1k` → 1000, `10k` → 10000, `1m` → 1000000, `200` → 200. */
 export function parseSize(value: string): number {
-  const match = /^(\d+(?:\.\d+)?)(k?)$/i.exec(value.trim());
-  if (!match) throw new Error(`Not a corpus size: ${value} (use e.g. 200, 1k, 10k)`);
-  return Math.round(Number(match[1]) * (match[2] ? 1000 : 1));
+  const match = /^(\d+(?:\.\d+)?)([km]?)$/i.exec(value.trim());
+  if (!match) throw new Error(`Not a size: ${value} (use e.g. 200, 1k, 10k, 1m)`);
+  const unit = (match[2] ?? '').toLowerCase();
+  return Math.round(Number(match[1]) * (unit === 'm' ? 1_000_000 : unit === 'k' ? 1000 : 1));
 }
 
 export function sizeLabel(n: number): string {
+  if (n >= 1_000_000 && n % 1_000_000 === 0) return `${n / 1_000_000}M`;
   return n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n);
 }
 
