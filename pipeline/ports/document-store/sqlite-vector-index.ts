@@ -11,6 +11,8 @@ const CONNECTIVITY = 16;
 const EXPANSION_ADD = 128;
 /** Rows read per step of a rebuild. */
 const REBUILD_BATCH = 2048;
+/** Changes waiting beyond which (and beyond the index's size) the index is rebuilt instead of caught up. */
+const REBUILD_BACKLOG = 50_000;
 /** Changes applied since the last save after which the index is saved again (besides at close). */
 const SAVE_EVERY_CHANGES = 20_000;
 
@@ -231,6 +233,13 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
             state !== null ? 'the index model changed' : loaded ? 'the saved index disagreed' : 'no saved index';
           state = rebuild(model, why);
         }
+      } else if (
+        (statements.lastChange.get()?.id ?? 0) - state.cursor >
+        Math.max(REBUILD_BACKLOG, state.index.size())
+      ) {
+        // A backlog as large as the index (a bulk load): reading the table in order is cheaper than
+        // replaying every change.
+        state = rebuild(model, 'a large backlog of changes');
       } else if (!catchUp(state)) {
         state = rebuild(model, 'changes were pruned by another process');
       }
