@@ -247,6 +247,11 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
       return state.index.size();
     },
 
+    /** The change-log position the index has applied (0 before the first sync). */
+    cursor(): number {
+      return state?.cursor ?? 0;
+    },
+
     /** The `k` nearest seqs of `vector` (call {@link sync} first). */
     search(vector: Float32Array, k: number): AnnMatches {
       if (state === null || state.index.size() === 0) return { seqs: [], more: false };

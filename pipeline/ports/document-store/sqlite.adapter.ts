@@ -230,6 +230,16 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
   const workspaceChunks = db.prepare<[string], { n: number }>(
     'SELECT count(*) AS n FROM chunks WHERE workspace_id = ?',
   );
+  /** Chunk counts by workspace, kept while the vector index's change cursor stays where it was. */
+  const populations = new Map<string, { n: number; cursor: number }>();
+  const workspacePopulation = (workspaceId: string, cursor: number): number => {
+    const cached = populations.get(workspaceId);
+    if (cached && cached.cursor === cursor) return cached.n;
+    const n = workspaceChunks.get(workspaceId)?.n ?? 0;
+    if (populations.size > 10_000) populations.clear();
+    populations.set(workspaceId, { n, cursor });
+    return n;
+  };
 
   /** Runs `body`, turning SQLite lock contention into a retriable `engine-unavailable`. */
   function run<T>(body: () => T): T {
@@ -359,7 +369,7 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
     if (ann === null || annOptions === null) return null;
     if (query.filters.documentIds && query.filters.documentIds.length > 0) return null;
     const size = ann.sync(model);
-    const population = workspaceChunks.get(query.workspaceId)?.n ?? 0;
+    const population = workspacePopulation(query.workspaceId, ann.cursor());
     if (population <= annOptions.exactBelow || size <= annOptions.exactBelow) return null;
     let k = Math.max(limit * 2, Math.ceil((limit * 2 * size) / population), 100);
     const statement = db.prepare(
