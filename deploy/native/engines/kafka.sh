@@ -80,8 +80,12 @@ engine_start() {
   kb_render "$KB_NATIVE_DIR/kafka/server.properties" "$CONF_DIR/server.properties" "DATA_DIR=$DATA_DIR"
   if [[ ! -f "$DATA_DIR/meta.properties" ]]; then
     local cluster_id
-    # A random 16-byte id in Kafka's URL-safe base64 form (22 characters).
-    cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22)"
+    # A random 16-byte id in Kafka's URL-safe base64 form (22 characters). One that starts with
+    # '-' would be read as an option by the storage tool (Kafka's own generator skips those too).
+    cluster_id="-"
+    while [[ "$cluster_id" == -* ]]; do
+      cluster_id="$(head -c 16 /dev/urandom | base64 | tr '+/' '-_' | cut -c1-22)"
+    done
     kb_log "formatting KRaft storage in $DATA_DIR (cluster id $cluster_id)"
     kafka_tool kafka.tools.StorageTool format --ignore-formatted \
       -t "$cluster_id" -c "$CONF_DIR/server.properties" >>"$(kb_log_file "$NAME")" 2>&1 ||
