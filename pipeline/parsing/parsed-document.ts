@@ -41,7 +41,7 @@ export interface ParsedDocument {
   readonly warnings: readonly string[];
 }
 
-/** The MIME types the service accepts (SPEC §4, seed "Allowed MIME types"). */
+/** The MIME types the service accepts (README, "Formats, limits and hostile input"). */
 export const ALLOWED_MIME_TYPES = [
   'text/plain',
   'text/markdown',

@@ -1,5 +1,5 @@
 /**
- * Retention by plan (SPEC §7): versions that stopped being served longer ago than the workspace's
+ * Retention by plan: versions that stopped being served longer ago than the workspace's
  * plan allows are archived by `kb retention run`: marked `archived`, out of search, their file
  * kept; an `as_of` reaching into archived time says so. Enterprise workspaces keep everything.
  */

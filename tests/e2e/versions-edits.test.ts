@@ -1,7 +1,7 @@
 /**
  * Real edits of long markdown documents through the HTTP API of the embedded runtime: what
  * compare shows, how many chunk texts reach the embedding provider, and the fast paths of
- * rollback and metadata changes (SPEC §3 chunking, §4 update/patch/compare/rollback).
+ * rollback and metadata changes (chunking, update, patch, compare and rollback).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chunkDocument } from '../../pipeline/chunking/chunker.ts';

@@ -1,5 +1,5 @@
 /**
- * Versions and time through the HTTP API of the embedded runtime (SPEC §4, §7): a document's
+ * Versions and time through the HTTP API of the embedded runtime: a document's
  * timeline searched `as_of` every step, its audit trail, a version held in `processing` while its
  * predecessor stays served, and concurrent updates.
  */

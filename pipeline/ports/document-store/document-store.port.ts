@@ -164,7 +164,7 @@ export interface IndexModel {
  * Contract:
  * - Version numbers of a document start at 1 and are gap-free and distinct under concurrent
  *   `appendVersion` calls (atomic increment or optimistic concurrency with retry).
- * - Served-time bookkeeping (SPEC §7) lives here: `completeVersion` makes a version served
+ * - Served-time bookkeeping (as README's quick start shows with `as_of`) lives here: `completeVersion` makes a version served
  *   unless a newer version is already served or the document is deleted (a stale completion
  *   never makes an older version current); the previously served version's `servedUntil` and
  *   the new one's `servedFrom` are the same instant. Calling it again changes nothing.
