@@ -1001,6 +1001,20 @@ export function describeDocumentStoreContract(name: string, make: () => Promise<
         expect(workspaces).not.toContain(unused);
       });
 
+      it('counts documents not deleted by their latest status, over every workspace', async () => {
+        const before = await store.countDocumentsByStatus();
+        await createDoc(newWorkspace());
+        await servedDoc(newWorkspace(), ['counted once']);
+        const deletedIn = newWorkspace();
+        const deleted = await servedDoc(deletedIn, ['deleted, not counted']);
+        await store.softDelete(deletedIn, deleted.id, at(30));
+        const after = await store.countDocumentsByStatus();
+        expect(Object.keys(after).sort()).toEqual(['completed', 'failed', 'pending', 'processing']);
+        expect(after.pending - before.pending).toBe(1);
+        expect(after.completed - before.completed).toBe(1);
+        expect(after.failed - before.failed).toBe(0);
+      });
+
       it('answers ping', async () => {
         await expect(store.ping()).resolves.toBeUndefined();
       });

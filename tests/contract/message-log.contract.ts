@@ -424,6 +424,30 @@ export function describeMessageLogContract(name: string, make: () => Promise<Mes
       await vi.waitFor(async () => expect(await log.lag(groupId, t)).toBe(3), DELIVERY_WAIT);
     });
 
+    it('reports lag per partition, from the earliest message where the group never committed', async () => {
+      const t = await topic(3);
+      const groupId = `g-${randomUUID()}`;
+      expect(await log.lagByPartition(groupId, t)).toEqual([0, 1, 2].map((partition) => ({ partition, lag: 0 })));
+      await log.publish(
+        t,
+        Array.from({ length: 6 }, (_, i) => message(`k${i}`, event(`per-partition-${i}`, i))),
+      );
+      const uncommitted = await log.lagByPartition(groupId, t);
+      expect(uncommitted.map((p) => p.partition)).toEqual([0, 1, 2]);
+      expect(uncommitted.reduce((sum, p) => sum + p.lag, 0)).toBe(6);
+      const r = recorder();
+      const subscription = await subscribe(log, groupId, [t], r.handler);
+      await vi.waitFor(
+        async () => expect((await log.lagByPartition(groupId, t)).every((p) => p.lag === 0)).toBe(true),
+        GROUP_WAIT,
+      );
+      await subscription.stop();
+      await log.publish(t, [message('k0', event('per-partition-late', 0))]);
+      const late = await log.lagByPartition(groupId, t);
+      expect(late.filter((p) => p.lag > 0)).toHaveLength(1);
+      expect(late.reduce((sum, p) => sum + p.lag, 0)).toBe(1);
+    });
+
     it('deletes topics idempotently, unknown names included', async () => {
       const t = `t-${randomUUID()}`;
       await log.ensureTopics([{ name: t, partitions: 1, schema: CONTRACT_EVENT_SCHEMA }]);

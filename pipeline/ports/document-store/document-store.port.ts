@@ -239,6 +239,8 @@ export interface DocumentStore {
   archivedHorizon(workspaceId: string): Promise<string | null>;
   /** Workspaces that hold documents (for retention runs). */
   listWorkspaces(): Promise<string[]>;
+  /** Documents not deleted, by their latest version's status, over every workspace (for metrics). */
+  countDocumentsByStatus(): Promise<Record<VersionStatus, number>>;
 
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -11,7 +11,9 @@ import type {
   StoreSearchQuery,
   VersionPatch,
   VersionRecord,
+  VersionStatus,
 } from './document-store.port.ts';
+import { VERSION_STATUSES } from './document-store.port.ts';
 import {
   type BulkAction,
   type CountBody,
@@ -1095,6 +1097,21 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
         if (buckets.length < SCAN_PAGE || aggregation?.after_key === undefined) return workspaces;
         after = aggregation.after_key;
       }
+    },
+
+    async countDocumentsByStatus() {
+      const body = await search<never>(names.documents, {
+        size: 0,
+        query: { bool: { must_not: [{ exists: { field: 'deleted_at' } }] } },
+        aggs: { statuses: { terms: { field: 'status', size: VERSION_STATUSES.length } } },
+      });
+      const buckets = (body.aggregations?.statuses as { buckets: { key: string; doc_count: number }[] } | undefined)
+        ?.buckets;
+      const counts = Object.fromEntries(VERSION_STATUSES.map((s) => [s, 0])) as Record<VersionStatus, number>;
+      for (const bucket of buckets ?? []) {
+        if (bucket.key in counts) counts[bucket.key as VersionStatus] = bucket.doc_count;
+      }
+      return counts;
     },
 
     async ping() {

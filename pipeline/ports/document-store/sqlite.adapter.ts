@@ -13,7 +13,9 @@ import type {
   StoreSearchQuery,
   VersionPatch,
   VersionRecord,
+  VersionStatus,
 } from './document-store.port.ts';
+import { VERSION_STATUSES } from './document-store.port.ts';
 import {
   CHUNK_COLUMNS,
   type ChunkRow,
@@ -208,6 +210,9 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
     ),
     workspaces: db.prepare<[], { workspace_id: string }>(
       'SELECT DISTINCT workspace_id FROM documents ORDER BY workspace_id',
+    ),
+    statusCounts: db.prepare<[], { status: VersionStatus; n: number }>(
+      'SELECT status, count(*) AS n FROM documents WHERE deleted_at IS NULL GROUP BY status',
     ),
     ping: db.prepare('SELECT 1'),
   };
@@ -775,6 +780,12 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
 
     async listWorkspaces() {
       return run(() => statements.workspaces.all().map((row) => row.workspace_id));
+    },
+
+    async countDocumentsByStatus() {
+      const counts = Object.fromEntries(VERSION_STATUSES.map((s) => [s, 0])) as Record<VersionStatus, number>;
+      for (const row of run(() => statements.statusCounts.all())) counts[row.status] = row.n;
+      return counts;
     },
 
     async ping() {

@@ -304,6 +304,23 @@ export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Pr
       return Number(lag);
     },
 
+    async lagByPartition(groupId, topic) {
+      assertOpen();
+      const [committed, ends] = await adminCall(`read the lag of group ${groupId} on ${topic}`, () =>
+        Promise.all([admin.fetchOffsets({ groupId, topics: [topic] }), admin.fetchTopicOffsets(topic)]),
+      );
+      const partitions = committed.find((entry) => entry.topic === topic)?.partitions ?? [];
+      const byPartition = new Map(partitions.map((p) => [p.partition, BigInt(p.offset)]));
+      return ends
+        .map((end) => {
+          const high = BigInt(end.high);
+          const committedOffset = byPartition.get(end.partition) ?? -1n;
+          const from = committedOffset >= 0n ? committedOffset : BigInt(end.low);
+          return { partition: end.partition, lag: high > from ? Number(high - from) : 0 };
+        })
+        .sort((a, b) => a.partition - b.partition);
+    },
+
     async deleteTopics(names) {
       assertOpen();
       const unique = [...new Set(names)];

@@ -41,6 +41,12 @@ export interface SubscribeOptions {
   readonly fromBeginning?: boolean;
 }
 
+export interface PartitionLag {
+  readonly partition: number;
+  /** Messages after the group's committed offset (or after the earliest retained one, uncommitted). */
+  readonly lag: number;
+}
+
 export interface Subscription {
   /** Waits for in-flight handlers, commits their offsets and leaves the group. */
   stop(): Promise<void>;
@@ -72,6 +78,8 @@ export interface MessageLog {
    * group has never committed. For progress reporting and tests.
    */
   lag(groupId: string, topic: string): Promise<number | null>;
+  /** The group's lag on each partition of `topic` (every partition, committed or not). For metrics. */
+  lagByPartition(groupId: string, topic: string): Promise<PartitionLag[]>;
   /** Deletes topics (tests clean up with it). Idempotent. */
   deleteTopics(names: readonly string[]): Promise<void>;
   ping(): Promise<void>;

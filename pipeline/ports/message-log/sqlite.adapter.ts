@@ -772,6 +772,19 @@ export function createSqliteMessageLog(options: SqliteMessageLogOptions): Sqlite
       return read();
     },
 
+    async lagByPartition(groupId, topic) {
+      assertOpen();
+      const read = db.transaction(() => {
+        const byPartition = new Map(q.groupOffsets.all(groupId, topic).map((c) => [c.part, c.next_offset]));
+        const heads = q.heads.all(topic).sort((a, b) => a.part - b.part);
+        return heads.map(({ part, next_offset: head }) => {
+          const from = byPartition.get(part) ?? q.lowWatermark.get(topic, part)?.low ?? head;
+          return { partition: part, lag: Math.max(0, head - from) };
+        });
+      });
+      return read();
+    },
+
     async deleteTopics(names) {
       assertOpen();
       if (names.length > 0) removeTopics.immediate(names);
