@@ -7,9 +7,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Config } from '../../pipeline/config/config.ts';
 import { catalogueEntry } from '../../pipeline/errors/error-catalogue.ts';
+import type { Metrics } from '../../pipeline/metrics/metrics.port.ts';
 import type { Services } from '../../pipeline/services/services.ts';
 import { MULTIPART_LIMITS } from './lib/upload-form.ts';
 import { installValidators } from './lib/validation.ts';
+import metricsPlugin from './plugins/metrics.plugin.ts';
 import openApiPlugin from './plugins/openapi.plugin.ts';
 import problemPlugin, { describeError, sendProblem } from './plugins/problem.plugin.ts';
 import requestIdPlugin, { generateRequestId } from './plugins/request-id.plugin.ts';
@@ -22,6 +24,8 @@ export interface AppDeps {
   readonly services: Services;
   /** Service version, shown in the OpenAPI document. */
   readonly version: string;
+  /** Reported to for every request; with it, `/metrics` is served on the API port unless a metrics port is set. */
+  readonly metrics?: Metrics;
   /** Fastify/pino logger options; `false` (the default) logs nothing. */
   readonly logger?: boolean | object;
 }
@@ -68,6 +72,14 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(requestIdPlugin);
   await app.register(problemPlugin, { problemBaseUrl: config.problemBaseUrl });
+  if (deps.metrics) {
+    await app.register(metricsPlugin, {
+      metrics: deps.metrics,
+      serve: config.metrics.port === null,
+      token: config.metrics.token,
+      openWithoutToken: false,
+    });
+  }
   await app.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false });
   await app.register(openApiPlugin, { version: deps.version, hiddenPrefixes: API_PREFIXES.slice(1) });
 

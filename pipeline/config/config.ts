@@ -66,6 +66,11 @@ export interface Config {
   readonly retry: { readonly maxAttempts: number; readonly baseDelayMs: number; readonly maxDelayMs: number };
   readonly rateLimit: { readonly syncIntervalMs: number };
   readonly keyCacheMs: number;
+  /**
+   * Prometheus `/metrics`: a separate listener on `host:port` when `port` is set (`kb worker` uses
+   * 9464 when it is not), else the API port; `token`, when set, is required as a bearer token.
+   */
+  readonly metrics: { readonly token: string | null; readonly host: string; readonly port: number | null };
   /** Where CLI commands that talk HTTP (`kb ingest`) find the service. */
   readonly client: { readonly url: string; readonly apiKey: string | null };
 }
@@ -284,6 +289,20 @@ export const CONFIG_VARIABLES = [
     'How long an API process trusts a looked-up key before reading it again (revocation latency).',
     { min: 0, max: 5000 },
   ),
+  v(
+    'KB_METRICS_TOKEN',
+    'string',
+    '',
+    'Bearer token a scraper must send to read `/metrics` (`Authorization: Bearer <token>`). `/metrics` on the API port answers only when it is set; a separate metrics port (`KB_METRICS_PORT`) takes it too when set.',
+  ),
+  v(
+    'KB_METRICS_PORT',
+    'integer',
+    '',
+    'Serve `/metrics` (and `/health/live`, `/health/ready`) on this separate port instead of the API port; `kb worker` listens on 9464 when empty (`--metrics-port` overrides; 0 picks a free port).',
+    { min: 0, max: 65535 },
+  ),
+  v('KB_METRICS_HOST', 'string', '127.0.0.1', 'Address the separate metrics port binds to.'),
   v('KB_API_URL', 'url', 'http://127.0.0.1:8080', 'Service URL used by `kb ingest`.'),
   v('KB_API_KEY', 'string', '', 'API key used by `kb ingest` (or pass `--key`).'),
 ] as const satisfies readonly ConfigVariable[];
@@ -329,6 +348,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }
     return n;
   };
+  const optInt = (name: VariableName): number | null => (raw(name) === '' ? null : int(name));
   const bool = (name: VariableName): boolean => {
     const value = raw(name).toLowerCase();
     if (['1', 'true', 'yes', 'on'].includes(value)) return true;
@@ -416,6 +436,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     rateLimit: { syncIntervalMs: int('KB_RATE_LIMIT_SYNC_MS') },
     keyCacheMs: int('KB_KEY_CACHE_MS'),
+    metrics: { token: opt('KB_METRICS_TOKEN'), host: str('KB_METRICS_HOST'), port: optInt('KB_METRICS_PORT') },
     client: { url: url('KB_API_URL') ?? 'http://127.0.0.1:8080', apiKey: opt('KB_API_KEY') },
   };
 

@@ -3,6 +3,10 @@ import path from 'node:path';
 import { pino } from 'pino';
 import type { Config } from '../config/config.ts';
 import { STAGE_NAMES, type StageName, type Topics, topicNames, topicSpecs } from '../events/events.ts';
+import type { Metrics } from '../metrics/metrics.port.ts';
+import { observeDeadLetters, observeEmbeddings, observeRateLimiter, observeStage } from '../metrics/observed-ports.ts';
+import { createPrometheusMetrics } from '../metrics/prometheus.metrics.ts';
+import { readStageLag } from '../metrics/stage-lag.ts';
 import type { ControlStore } from '../ports/control-store/control-store.port.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
@@ -41,6 +45,8 @@ export interface Runtime {
   readonly ports: Ports;
   readonly topics: Topics;
   readonly services: Services;
+  /** What this process reports on `/metrics`. */
+  readonly metrics: Metrics;
   /** Stages running in this process. */
   readonly stages: readonly StageName[];
   startStages(names: readonly StageName[]): Promise<void>;
@@ -78,12 +84,21 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     throw error;
   }
 
-  const keys = createKeysService({ control: ports.control, cacheMs: config.keyCacheMs });
-  const rateLimiter = createRateLimiter({
-    control: ports.control,
-    syncIntervalMs: config.rateLimit.syncIntervalMs,
-    logger,
+  const metrics = createPrometheusMetrics({
+    probe: {
+      stageLag: () => readStageLag(ports.log, topics),
+      documentsByStatus: () => ports.documents.countDocumentsByStatus(),
+    },
   });
+  const keys = createKeysService({ control: ports.control, cacheMs: config.keyCacheMs });
+  const rateLimiter = observeRateLimiter(
+    createRateLimiter({
+      control: ports.control,
+      syncIntervalMs: config.rateLimit.syncIntervalMs,
+      logger,
+    }),
+    metrics,
+  );
   const embedded = config.runtime === 'embedded';
   const services: Services = {
     documents: createDocumentsService({
@@ -120,10 +135,18 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const stageNames: StageName[] = [];
   const startStages = async (names: readonly StageName[]) => {
     const fresh = names.filter((n) => !stageNames.includes(n));
-    const definitions = createStages(stageDependencies(config, ports, topics), fresh);
+    const getEmbeddings = async () => observeEmbeddings(await ports.getEmbeddings(), metrics);
+    const definitions = createStages({ ...stageDependencies(config, ports, topics), getEmbeddings }, fresh);
+    const log = observeDeadLetters(ports.log, topics, metrics);
     for (const stage of definitions) {
       running.push(
-        await runStage(stage, { log: ports.log, documents: ports.documents, topics, retry: config.retry, logger }),
+        await runStage(observeStage(stage, metrics), {
+          log,
+          documents: ports.documents,
+          topics,
+          retry: config.retry,
+          logger,
+        }),
       );
       stageNames.push(stage.name);
     }
@@ -139,6 +162,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     ports,
     topics,
     services,
+    metrics,
     stages: stageNames,
     startStages,
     async close() {

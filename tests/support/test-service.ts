@@ -137,7 +137,13 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       ...(options.embeddings ? { embeddings: options.embeddings } : {}),
     });
     const rt = runtime;
-    const server = await startServer({ config, services: rt.services, version: rt.version, logger: false });
+    const server = await startServer({
+      config,
+      services: rt.services,
+      version: rt.version,
+      metrics: rt.metrics,
+      logger: false,
+    });
 
     const workspaceId = randomWorkspace('ws');
     const otherWorkspaceId = randomWorkspace('other');

@@ -1,0 +1,35 @@
+import type { StageName } from '../events/events.ts';
+import type { VersionStatus } from '../ports/document-store/document-store.port.ts';
+
+/** One stage's consumer-group lag on one partition of its input topic. */
+export interface StageLag {
+  readonly stage: StageName;
+  readonly topic: string;
+  readonly partition: number;
+  readonly lag: number;
+}
+
+/** Gauges that describe the whole deployment, read from the ports when scraped. */
+export interface DeploymentProbe {
+  stageLag(): Promise<StageLag[]>;
+  documentsByStatus(): Promise<Record<VersionStatus, number>>;
+}
+
+/**
+ * What the service reports about itself (an observer the composition root hands to the stage
+ * runner's decorators and to the HTTP layer). Every method is cheap and never throws.
+ */
+export interface Metrics {
+  /** One handled HTTP request; `route` is the route pattern (`/api/v1/documents/:id`), not the path. */
+  httpRequest(route: string, method: string, status: number, seconds: number): void;
+  /** One attempt of a stage handler: `processed` when it resolved, `failed` when it threw. */
+  stageAttempt(stage: StageName, attempt: number, outcome: 'processed' | 'failed', seconds: number): void;
+  /** An event a stage gave up on and sent to its dead-letter topic. */
+  stageDeadLettered(stage: StageName): void;
+  /** One call to the embedding provider with this many texts. */
+  embeddingBatch(texts: number): void;
+  /** A request refused by the rate limiter. */
+  rateLimited(plan: string): void;
+  /** The Prometheus text exposition of everything, deployment gauges read now. */
+  render(): Promise<{ contentType: string; body: string }>;
+}

@@ -1,0 +1,153 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import type { DeploymentProbe, Metrics } from './metrics.port.ts';
+
+const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const STAGE_BUCKETS = [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
+const BATCH_BUCKETS = [1, 2, 4, 8, 16, 32, 64, 96, 128, 256];
+
+export interface PrometheusMetricsOptions {
+  /** Reads deployment-wide gauges at scrape time; omitted, they are not exported. */
+  readonly probe?: DeploymentProbe;
+  /** Labels on every series (e.g. `{ role: 'worker' }`). */
+  readonly labels?: Readonly<Record<string, string>>;
+  /** Process metrics (CPU, memory, event loop, GC) — on by default. */
+  readonly processMetrics?: boolean;
+}
+
+/** {@link Metrics} on a prom-client registry of its own (one per runtime). */
+export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}): Metrics {
+  const registry = new Registry();
+  if (options.labels) registry.setDefaultLabels({ ...options.labels });
+  if (options.processMetrics !== false) collectDefaultMetrics({ register: registry, prefix: 'kb_' });
+  const registers = [registry];
+
+  const httpRequests = new Counter({
+    name: 'kb_http_requests_total',
+    help: 'HTTP requests answered, by route pattern, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    registers,
+  });
+  const httpDuration = new Histogram({
+    name: 'kb_http_request_duration_seconds',
+    help: 'Time to answer an HTTP request, by route pattern, method and status.',
+    labelNames: ['route', 'method', 'status'] as const,
+    buckets: LATENCY_BUCKETS,
+    registers,
+  });
+  const processed = new Counter({
+    name: 'kb_stage_messages_processed_total',
+    help: 'Events a stage handled successfully.',
+    labelNames: ['stage'] as const,
+    registers,
+  });
+  const failed = new Counter({
+    name: 'kb_stage_messages_failed_total',
+    help: 'Stage attempts that threw (each attempt counts; see retried and dead-lettered).',
+    labelNames: ['stage'] as const,
+    registers,
+  });
+  const retried = new Counter({
+    name: 'kb_stage_messages_retried_total',
+    help: 'Stage attempts after the first on the same event.',
+    labelNames: ['stage'] as const,
+    registers,
+  });
+  const deadLettered = new Counter({
+    name: 'kb_stage_messages_dead_lettered_total',
+    help: 'Events a stage gave up on and sent to its dead-letter topic.',
+    labelNames: ['stage'] as const,
+    registers,
+  });
+  const handlerDuration = new Histogram({
+    name: 'kb_stage_handler_duration_seconds',
+    help: 'Time of one stage attempt, by outcome.',
+    labelNames: ['stage', 'outcome'] as const,
+    buckets: STAGE_BUCKETS,
+    registers,
+  });
+  const embeddedChunks = new Counter({
+    name: 'kb_embedding_chunks_total',
+    help: 'Texts sent to the embedding provider (rate() of it is chunks per second).',
+    registers,
+  });
+  const embeddingBatches = new Histogram({
+    name: 'kb_embedding_batch_size',
+    help: 'Texts per call to the embedding provider.',
+    buckets: BATCH_BUCKETS,
+    registers,
+  });
+  const rateLimited = new Counter({
+    name: 'kb_rate_limit_rejections_total',
+    help: 'Requests refused with 429 by the rate limiter, by the key plan.',
+    labelNames: ['plan'] as const,
+    registers,
+  });
+
+  const probe = options.probe;
+  if (probe) {
+    const probeUp = new Gauge({
+      name: 'kb_metrics_probe_up',
+      help: 'Whether the last scrape could read a deployment gauge (0: its engine did not answer).',
+      labelNames: ['gauge'] as const,
+      registers,
+    });
+    new Gauge({
+      name: 'kb_consumer_lag',
+      help: "Messages a stage's consumer group has not committed yet, per partition of its input topic.",
+      labelNames: ['stage', 'topic', 'partition'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        try {
+          for (const row of await probe.stageLag()) {
+            this.set({ stage: row.stage, topic: row.topic, partition: String(row.partition) }, row.lag);
+          }
+          probeUp.set({ gauge: 'kb_consumer_lag' }, 1);
+        } catch {
+          probeUp.set({ gauge: 'kb_consumer_lag' }, 0);
+        }
+      },
+    });
+    new Gauge({
+      name: 'kb_documents',
+      help: "Documents not deleted, by their latest version's status (every workspace).",
+      labelNames: ['status'] as const,
+      registers,
+      async collect() {
+        this.reset();
+        try {
+          for (const [status, count] of Object.entries(await probe.documentsByStatus())) this.set({ status }, count);
+          probeUp.set({ gauge: 'kb_documents' }, 1);
+        } catch {
+          probeUp.set({ gauge: 'kb_documents' }, 0);
+        }
+      },
+    });
+  }
+
+  return {
+    httpRequest(route, method, status, seconds) {
+      const labels = { route, method, status: String(status) };
+      httpRequests.inc(labels);
+      httpDuration.observe(labels, seconds);
+    },
+    stageAttempt(stage, attempt, outcome, seconds) {
+      if (attempt > 1) retried.inc({ stage });
+      (outcome === 'processed' ? processed : failed).inc({ stage });
+      handlerDuration.observe({ stage, outcome }, seconds);
+    },
+    stageDeadLettered(stage) {
+      deadLettered.inc({ stage });
+    },
+    embeddingBatch(texts) {
+      embeddedChunks.inc(texts);
+      embeddingBatches.observe(texts);
+    },
+    rateLimited(plan) {
+      rateLimited.inc({ plan });
+    },
+    async render() {
+      return { contentType: registry.contentType, body: await registry.metrics() };
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import { STAGE_NAMES, type StageName, type Topics } from '../events/events.ts';
+import type { MessageLog } from '../ports/message-log/message-log.port.ts';
+import type { StageLag } from './metrics.port.ts';
+
+/** The topic each stage consumes. */
+export function stageInputTopic(topics: Topics, stage: StageName): string {
+  const inputs: Record<StageName, string> = {
+    parse: topics.uploaded,
+    chunk: topics.parsed,
+    embed: topics.chunked,
+    index: topics.embedded,
+  };
+  return inputs[stage];
+}
+
+/** Every stage's consumer-group lag on each partition of its input topic. */
+export async function readStageLag(log: MessageLog, topics: Topics): Promise<StageLag[]> {
+  const perStage = await Promise.all(
+    STAGE_NAMES.map(async (stage) => {
+      const topic = stageInputTopic(topics, stage);
+      const partitions = await log.lagByPartition(topics.group(stage), topic);
+      return partitions.map(({ partition, lag }) => ({ stage, topic, partition, lag }));
+    }),
+  );
+  return perStage.flat();
+}
