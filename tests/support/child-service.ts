@@ -49,7 +49,14 @@ export async function startChild(
   const port = env.PORT ?? String(await freePort());
   const child = spawn(process.execPath, [KB_BIN, ...args], {
     cwd: REPO_ROOT,
-    env: { ...process.env, KB_LOG_LEVEL: 'warn', ...env, PORT: port },
+    // Workers serve metrics on 9464 unless told otherwise; tests run several at once.
+    env: {
+      ...process.env,
+      KB_LOG_LEVEL: 'warn',
+      ...(args[0] === 'worker' ? { KB_METRICS_PORT: '0' } : {}),
+      ...env,
+      PORT: port,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';

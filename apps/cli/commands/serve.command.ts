@@ -2,7 +2,8 @@ import { parseArgs } from 'node:util';
 import { STAGE_NAMES, type StageName } from '../../../pipeline/events/events.ts';
 import { configuredModelTag } from '../../../pipeline/ports/embedding/create-embedding-provider.ts';
 import { createRuntime, type Runtime } from '../../../pipeline/runtime/runtime.ts';
-import { startServer } from '../../api/server.ts';
+import { startMetricsServer } from '../../api/metrics-server.ts';
+import { type RunningServer, startServer } from '../../api/server.ts';
 import { type Command, print, untilSignal } from './command.ts';
 import { fetchModelWithProgress } from './models.command.ts';
 
@@ -68,16 +69,22 @@ export const serveCommand: Command = {
         config,
         services: runtime.services,
         version: runtime.version,
+        metrics: runtime.metrics,
         logger: { level: config.logLevel },
       });
+      const metricsPort = config.metrics.port;
+      const metricsServer =
+        metricsPort === null ? null : await startOwnMetricsServer(runtime, metricsPort).catch(closing(server));
       print(
         out,
         `kb-document-service ${runtime.version} listening on ${server.url} — ${config.runtime} runtime` +
           (config.runtime === 'embedded' ? `, data in ${config.dataDir}` : '') +
           `, stages: ${stages.length > 0 ? stages.join(', ') : 'none'}`,
       );
+      if (metricsServer) print(out, `Metrics on ${metricsServer.url}/metrics`);
       const signal = await untilSignal();
       print(out, `Received ${signal}; finishing in-flight work…`);
+      await metricsServer?.close();
       await server.close();
     } finally {
       await runtime.close();
@@ -86,20 +93,53 @@ export const serveCommand: Command = {
   },
 };
 
+/** Port a worker serves `/metrics` on when neither `--metrics-port` nor `KB_METRICS_PORT` says. */
+export const DEFAULT_WORKER_METRICS_PORT = 9464;
+
+function startOwnMetricsServer(runtime: Runtime, port: number): Promise<RunningServer> {
+  return startMetricsServer({ config: runtime.config, metrics: runtime.metrics, services: runtime.services, port });
+}
+
+/** Closes `server` and rethrows: a listener that cannot start must not leave the other one open. */
+function closing(server: RunningServer) {
+  return async (error: unknown): Promise<never> => {
+    await server.close();
+    throw error;
+  };
+}
+
+export function parsePort(value: string | undefined, option: string): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!/^\d+$/.test(value) || port > 65535)
+    throw new Error(`${option} must be a port number (0–65535), not "${value}".`);
+  return port;
+}
+
 export const workerCommand: Command = {
   summary: 'Run pipeline stages without the API (one consumer per stage group)',
-  usage: 'kb worker --stages parse,chunk,embed,index',
+  usage: 'kb worker --stages parse,chunk,embed,index [--metrics-port 9464]',
   async run(args, { config, out, err }) {
-    const { values } = parseArgs({ args, options: { stages: { type: 'string', default: 'all' } } });
+    const { values } = parseArgs({
+      args,
+      options: { stages: { type: 'string', default: 'all' }, 'metrics-port': { type: 'string' } },
+    });
     const stages = parseStages(values.stages, STAGE_NAMES);
     if (stages.length === 0) throw new Error('kb worker needs at least one stage (--stages parse,chunk,embed,index).');
+    const metricsPort =
+      parsePort(values['metrics-port'], '--metrics-port') ?? config.metrics.port ?? DEFAULT_WORKER_METRICS_PORT;
     if (stages.includes('embed')) print(err, await fetchModelWithProgress(config, err));
     const runtime = await createRuntime(config, { stages });
     try {
       if (stages.includes('embed')) await warnOnModelChange(runtime, err);
-      print(out, `kb worker running stages ${stages.join(', ')} (${config.runtime} runtime)`);
+      const metricsServer = await startOwnMetricsServer(runtime, metricsPort);
+      print(
+        out,
+        `kb worker running stages ${stages.join(', ')} (${config.runtime} runtime); metrics on ${metricsServer.url}/metrics`,
+      );
       const signal = await untilSignal();
       print(out, `Received ${signal}; committing in-flight work and leaving the consumer groups…`);
+      await metricsServer.close();
     } finally {
       await runtime.close();
     }

@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ChildService, freePort, kb, startChild, stopChild } from '../support/child-service.ts';
+import { type DistributedEnv, distributedEnv } from '../support/distributed-env.ts';
+import { type PrometheusServer, prometheusBinary, startPrometheus } from '../support/prometheus-server.ts';
+
+/**
+ * A real Prometheus server scrapes `/metrics` from `kb serve` (API port, bearer token) and from a
+ * `kb worker` (its own metrics port) on the distributed runtime. The worker runs parse and chunk
+ * only, so documents pile up before embed: Prometheus must see that lag per stage and partition.
+ */
+const binary = prometheusBinary();
+if (!binary) {
+  console.warn(
+    'metrics-prometheus: skipped — no Prometheus binary (apt-get install prometheus, or set KB_TEST_PROMETHEUS).',
+  );
+}
+
+const TOKEN = 'metrics-test-token';
+let setup: DistributedEnv;
+let api: ChildService;
+let worker: ChildService;
+let prometheus: PrometheusServer;
+let key: string;
+
+async function eventually<T>(read: () => Promise<T>, done: (value: T) => boolean, what: string): Promise<T> {
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`${what}: still ${JSON.stringify(value)}`);
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+describe.skipIf(!binary)('Prometheus scraping kb serve and kb worker', () => {
+  beforeAll(async () => {
+    setup = distributedEnv();
+    const env = { ...setup.env, KB_METRICS_TOKEN: TOKEN };
+    key = (
+      JSON.parse(
+        await kb(
+          ['keys', 'create', '--workspace', 'metrics', '--name', 'm', '--permissions', 'read,write', '--json'],
+          env,
+        ),
+      ) as { key: string }
+    ).key;
+    api = await startChild(['serve'], env, { timeoutMs: 120_000 });
+    const workerPort = await freePort();
+    worker = await startChild(['worker', '--stages', 'parse,chunk', '--metrics-port', String(workerPort)], env, {
+      waitForHttp: false,
+    });
+    prometheus = await startPrometheus(binary as string, [
+      { job: 'kb-api', address: new URL(api.url).host, bearerToken: TOKEN },
+      { job: 'kb-worker', address: `127.0.0.1:${workerPort}`, bearerToken: TOKEN },
+    ]);
+  }, 300_000);
+
+  afterAll(async () => {
+    await prometheus?.stop();
+    await Promise.allSettled([api, worker].filter(Boolean).map((c) => stopChild(c)));
+    await setup?.cleanup();
+  }, 120_000);
+
+  it('finds both targets up and the lag of every stage, per partition', async () => {
+    for (let i = 0; i < 3; i++) {
+      const form = new FormData();
+      form.append('file', new Blob([`# Note ${i}\n\nLag is what piles up before a stage.\n`]), `note-${i}.md`);
+      const response = await fetch(`${api.url}/api/v1/documents`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key },
+        body: form,
+      });
+      expect(response.status).toBe(201);
+    }
+
+    const up = await eventually(
+      () => prometheus.query('up'),
+      (rows) => rows.length === 2 && rows.every((r) => r.value === 1),
+      'targets up',
+    );
+    expect(up.map((r) => r.labels.job).sort()).toEqual(['kb-api', 'kb-worker']);
+
+    // Parse and chunk ran in the worker; nobody consumes for embed, so its lag holds the 3 documents.
+    const embedLag = await eventually(
+      () => prometheus.query('sum by (stage) (max by (stage, partition) (kb_consumer_lag{stage="embed"}))'),
+      (rows) => rows[0]?.value === 3,
+      'embed lag',
+    );
+    expect(embedLag[0]?.labels.stage).toBe('embed');
+
+    const perStage = await prometheus.query('count by (stage, job) (kb_consumer_lag)');
+    const seen = new Set(perStage.map((r) => `${r.labels.job}/${r.labels.stage}`));
+    for (const job of ['kb-api', 'kb-worker']) {
+      for (const stage of ['parse', 'chunk', 'embed', 'index']) expect(seen.has(`${job}/${stage}`)).toBe(true);
+    }
+    // One series per partition of the input topic (KB_KAFKA_PARTITIONS is 4 in the test setup).
+    expect(perStage.every((r) => r.value === 4)).toBe(true);
+
+    const parseLag = await eventually(
+      () => prometheus.query('max(kb_consumer_lag{stage="parse", job="kb-worker"})'),
+      (rows) => rows[0]?.value === 0,
+      'parse lag drained',
+    );
+    expect(parseLag[0]?.value).toBe(0);
+
+    const processed = await eventually(
+      () => prometheus.query('sum by (stage) (kb_stage_messages_processed_total{job="kb-worker"})'),
+      (rows) => rows.find((r) => r.labels.stage === 'chunk')?.value === 3,
+      'chunk processed',
+    );
+    expect(processed.find((r) => r.labels.stage === 'parse')?.value).toBe(3);
+
+    const uploads = await prometheus.query(
+      'sum(kb_http_requests_total{job="kb-api", route="/api/v1/documents", method="POST", status="201"})',
+    );
+    expect(uploads[0]?.value).toBe(3);
+    const documents = await prometheus.query('kb_documents{job="kb-api", status="processing"}');
+    expect(documents[0]?.value).toBe(3);
+  });
+});
