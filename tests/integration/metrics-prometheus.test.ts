@@ -1,5 +1,8 @@
+import { spawnSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildService, freePort, kb, startChild, stopChild } from '../support/child-service.ts';
+import { type ChildService, freePort, kb, REPO_ROOT, startChild, stopChild } from '../support/child-service.ts';
 import { type DistributedEnv, distributedEnv } from '../support/distributed-env.ts';
 import { type PrometheusServer, prometheusBinary, startPrometheus } from '../support/prometheus-server.ts';
 
@@ -116,5 +119,50 @@ describe.skipIf(!binary)('Prometheus scraping kb serve and kb worker', () => {
     expect(uploads[0]?.value).toBe(3);
     const documents = await prometheus.query('kb_documents{job="kb-api", status="processing"}');
     expect(documents[0]?.value).toBe(3);
+  });
+
+  it('answers every query of the Grafana dashboard, with data for lag, throughput, documents and HTTP', async () => {
+    const file = path.join(REPO_ROOT, 'deploy', 'grafana', 'dashboards', 'kb-operations.json');
+    const dashboard = JSON.parse(await readFile(file, 'utf8')) as {
+      panels: Array<{ title: string; targets?: Array<{ expr: string }> }>;
+    };
+    const withData = new Set([
+      'Consumer lag by stage',
+      'Consumer lag by partition',
+      'Events processed per second',
+      'Stage handler latency (p50, p95)',
+      'Consumers per stage service',
+      'Documents by status',
+      'Requests per second by status',
+      'Request latency p95 by route',
+      'Process memory (RSS)',
+    ]);
+    let queries = 0;
+    for (const panel of dashboard.panels) {
+      const results = [];
+      for (const target of panel.targets ?? []) {
+        const expr = target.expr.replaceAll('$__rate_interval', '1m').replaceAll('$stage', '.*');
+        results.push(...(await prometheus.query(expr)));
+        queries++;
+      }
+      if (withData.has(panel.title)) expect(results.length, panel.title).toBeGreaterThan(0);
+    }
+    expect(queries).toBeGreaterThanOrEqual(15);
+  });
+
+  it("accepts deploy/'s scrape configuration and alert rules (promtool)", () => {
+    // promtool ships with Prometheus, beside its binary.
+    const promtool = path.isAbsolute(binary as string)
+      ? path.join(path.dirname(binary as string), 'promtool')
+      : 'promtool';
+    const checked = spawnSync(
+      promtool,
+      ['check', 'config', path.join(REPO_ROOT, 'deploy', 'prometheus', 'prometheus.yml')],
+      {
+        encoding: 'utf8',
+      },
+    );
+    expect(checked.status, checked.stdout + checked.stderr).toBe(0);
+    expect(checked.stdout).toContain('SUCCESS: 4 rules found');
   });
 });
