@@ -87,6 +87,8 @@ function fieldErrors(validation: NonNullable<FastifyError['validation']>): Field
       message = 'must be an ISO 8601 date-time with a time zone, e.g. 2024-05-01T12:00:00Z';
     } else if (e.keyword === 'pattern' && params.pattern === '\\S') {
       message = 'must not be blank';
+    } else if (e.keyword === 'not' && segments.at(-1) === 'weights') {
+      message = 'keyword and semantic are both 0';
     } else if (e.keyword === 'anyOf') {
       message = 'does not match any allowed shape';
     }
@@ -111,6 +113,10 @@ function fieldErrors(validation: NonNullable<FastifyError['validation']>): Field
   }
   return out;
 }
+
+/** Errors the multipart parser (busboy/dicer) raises on a malformed body, without a status code. */
+const MULTIPART_PARSE_ERROR =
+  /multipart data|Multipart: Boundary not found|Malformed part header|Unexpected end of form/;
 
 /** Maps anything thrown while handling a request to a problem. */
 export function describeError(error: unknown): ProblemSpec {
@@ -168,6 +174,10 @@ export function describeError(error: unknown): ProblemSpec {
       });
     default:
       break;
+  }
+  if (fe?.statusCode === undefined && typeof fe?.message === 'string' && MULTIPART_PARSE_ERROR.test(fe.message)) {
+    // The multipart parser's own errors carry no status: a truncated or malformed form.
+    return fromCode('bad-request', `The multipart body is malformed: ${fe.message}.`);
   }
   if (error instanceof SyntaxError && fe.statusCode === 400) {
     return fromCode('bad-request', `The body is not valid JSON: ${error.message}`);
@@ -250,7 +260,7 @@ async function problemPlugin(app: FastifyInstance, opts: ProblemPluginOptions) {
     routes.push({ pattern: new RegExp(`^${source}/?$`), methods });
   });
 
-  app.setNotFoundHandler((request, reply) => {
+  const answerUnrouted = (request: FastifyRequest, reply: FastifyReply) => {
     const pathname = requestPath(request);
     const allowed = [...new Set(routes.filter((r) => r.pattern.test(pathname)).flatMap((r) => r.methods))].sort();
     if (allowed.length > 0 && !allowed.includes(request.method)) {
@@ -268,7 +278,13 @@ async function problemPlugin(app: FastifyInstance, opts: ProblemPluginOptions) {
       title: catalogueEntry('not-found').title,
       detail: `No route ${request.method} ${pathname}.`,
     });
+  };
+  // Answered before the body is read: a method no route takes (e.g. QUERY) is a 405 or 404 whatever
+  // its body, not a complaint about the body's content type.
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return answerUnrouted(request, reply);
   });
+  app.setNotFoundHandler((request, reply) => answerUnrouted(request, reply));
 }
 
 /** Error and not-found handlers for the whole application (not encapsulated). */

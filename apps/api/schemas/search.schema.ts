@@ -32,6 +32,8 @@ export const SearchBody = Type.Object(
         },
         {
           additionalProperties: false,
+          // Not both 0: there would be nothing to rank by.
+          not: { properties: { keyword: { const: 0 }, semantic: { const: 0 } } },
           description:
             "Hybrid only: how much each ranking counts (scaled to sum 1; not both 0). Default: the service's `KB_HYBRID_SEMANTIC_WEIGHT`.",
           examples: [{ keyword: 0.4, semantic: 0.6 }],

@@ -1,0 +1,48 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestService, type TestService } from '../support/test-service.ts';
+
+/** Requests found by fuzzing the OpenAPI document, each answered as documented (no 5xx, no 431). */
+let svc: TestService;
+
+beforeAll(async () => {
+  svc = await startTestService({ stages: 'none', env: { KB_EMBEDDING_PROVIDER: 'local' } });
+});
+afterAll(async () => {
+  await svc?.close();
+});
+
+describe('malformed requests', () => {
+  it('a multipart body cut off inside its first part is a 400, not a server error', async () => {
+    const boundary = '18c3ca79355c6bfc61a024f2327d2311';
+    const res = await svc.request('POST', '/api/v1/documents', {
+      body: `--${boundary}\r\n115714--${boundary}--\r\n`,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/multipart body is malformed/);
+  });
+
+  it('a method no route takes is a 405 with Allow, even with a body and no content type', async () => {
+    for (const path of ['/health', '/api/v1/documents/0199aaaa-0000-7000-8000-000000000000/versions']) {
+      const res = await svc.request('QUERY', path, { body: 'x' });
+      expect(res.status, path).toBe(405);
+      expect(res.headers.get('allow')).toContain('GET');
+    }
+    expect((await svc.request('QUERY', '/nowhere')).status).toBe(404);
+  });
+
+  it('the longest query string the routes accept is validated, not refused for its size', async () => {
+    const cursor = encodeURIComponent('\u{1F600}'.repeat(1024));
+    const res = await svc.request('GET', `/api/v1/audit-logs?cursor=${cursor}`);
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toMatch(/cursor is not valid/);
+  });
+
+  it('search weights that are both 0 fail validation on the weights field', async () => {
+    const res = await svc.request('POST', '/api/v1/search', {
+      json: { query: 'anything', weights: { keyword: 0, semantic: 0 } },
+    });
+    expect(res.status).toBe(422);
+    expect(res.body.errors).toEqual([{ field: 'weights', message: 'keyword and semantic are both 0' }]);
+  });
+});
