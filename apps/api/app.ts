@@ -33,6 +33,12 @@ export interface AppDeps {
 /** Path prefixes of the resource API; the first is the documented one. */
 export const API_PREFIXES = ['/api/v1', '/v1'] as const;
 
+/**
+ * Request line and headers: room for the longest query string the routes accept (e.g. a 2048-character
+ * cursor of 4-byte characters, percent-encoded), so such a request is validated, not refused with 431.
+ */
+const MAX_HEADER_BYTES = 64 * 1024;
+
 /** JSON request bodies (search, patch, rollback) are small; uploads are multipart and not bound by this. */
 const JSON_BODY_LIMIT = 1024 * 1024;
 
@@ -48,6 +54,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'trace_id' }),
     bodyLimit: JSON_BODY_LIMIT,
+    http: { maxHeaderSize: MAX_HEADER_BYTES },
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
       if ((error as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH') {
@@ -81,7 +88,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     });
   }
   await app.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false });
-  await app.register(openApiPlugin, { version: deps.version, hiddenPrefixes: API_PREFIXES.slice(1) });
+  await app.register(openApiPlugin, { version: deps.version, aliasPrefixes: API_PREFIXES.slice(1) });
 
   await app.register(healthRoutes, { services });
   await app.register(errorPagesRoutes);

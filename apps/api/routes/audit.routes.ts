@@ -11,6 +11,7 @@ const auditRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { serv
       config: { permission: 'read' },
       schema: {
         tags: ['audit'],
+        operationId: 'listAuditLogs',
         summary: 'Audit log of the workspace',
         description: 'Every create, update, rollback, delete and purge, with cursor paging.',
         querystring: AuditQuery,

@@ -13,6 +13,7 @@ const chunksRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
       config: { permission: 'read' },
       schema: {
         tags: ['chunks'],
+        operationId: 'listChunks',
         summary: 'Chunks of a document',
         description: 'The current version by default, or `version`. Up to 1000 chunks a page; cursor paging beyond.',
         params: ChunkParams,
@@ -36,6 +37,7 @@ const chunksRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
       config: { permission: 'read' },
       schema: {
         tags: ['chunks'],
+        operationId: 'getDocumentContext',
         summary: 'Extracted text of a document, or one chunk with its neighbours',
         description:
           'Without `chunk_id`: the full extracted text. With `chunk_id`: that chunk and `window` chunks on each side (default 2, at most 20).',

@@ -40,6 +40,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
       config: { permission: 'write', multipartBody: UploadForm },
       schema: {
         tags: ['documents'],
+        operationId: 'uploadDocument',
         summary: 'Upload a document',
         description:
           'multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued for ingestion; poll the document until `status` is `completed`.',
@@ -85,6 +86,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
       config: { permission: 'read' },
       schema: {
         tags: ['documents'],
+        operationId: 'listDocuments',
         summary: 'List documents',
         description:
           'Newest first (`created_at` desc, then id). Cursor paging by default (`limit`, `cursor`); offset paging when `page` or `page_size` is given. `cursor` cannot be combined with `page`/`page_size`, nor `limit` with offset paging.',
@@ -135,6 +137,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
       config: { permission: 'read' },
       schema: {
         tags: ['documents'],
+        operationId: 'getDocument',
         summary: 'Get a document',
         params: DocumentIdParams,
         response: { 200: Document, ...problemResponses(...AUTHENTICATED_ERRORS, 404) },
@@ -149,6 +152,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
       config: { permission: 'write', multipartBody: ReplaceForm },
       schema: {
         tags: ['documents'],
+        operationId: 'replaceDocumentContent',
         summary: 'Replace the content (new version)',
         description:
           'multipart/form-data like the upload: the new file in `file`, optional `metadata` (replaces the metadata; omitted keeps it) and `change_reason` (a form field or a key of `metadata`). Creates version M+1, which is ingested again.',
@@ -184,6 +188,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
       config: { permission: 'write' },
       schema: {
         tags: ['documents'],
+        operationId: 'updateDocumentMetadata',
         summary: 'Change the metadata (new version)',
         description:
           'Creates version M+1 with the same content and the given metadata, without re-embedding. `change_reason` may be a member of the body or a key of `metadata`.',
@@ -211,6 +216,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
       config: { permission: 'write' },
       schema: {
         tags: ['documents'],
+        operationId: 'deleteDocument',
         summary: 'Delete a document',
         description:
           'The document leaves list, get and current search at once; its versions stay for point-in-time search within retention. `purge=true` removes every version, file, chunk and vector now.',
@@ -235,6 +241,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
       config: { permission: 'write' },
       schema: {
         tags: ['documents'],
+        operationId: 'reprocessDocument',
         summary: 'Re-run ingestion of the latest version',
         params: DocumentIdParams,
         response: { 202: Document, ...problemResponses(...AUTHENTICATED_ERRORS, 404, 409) },

@@ -116,6 +116,7 @@ const errorPagesRoutes: FastifyPluginAsyncTypebox = async (app) => {
     {
       schema: {
         tags: ['errors'],
+        operationId: 'getErrorPage',
         summary: 'Explanation of a problem kind',
         security: [],
         params: Type.Object({ kind: Type.String() }),

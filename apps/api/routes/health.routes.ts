@@ -11,23 +11,25 @@ export interface HealthRoutesOptions {
 }
 
 const healthRoutes: FastifyPluginAsyncTypebox<HealthRoutesOptions> = async (app, { services }) => {
-  const liveness = {
+  const liveness = (operationId: string) => ({
     schema: {
       tags: ['health'],
+      operationId,
       summary: 'Liveness',
       security: [],
       response: { 200: Liveness },
     },
-  };
+  });
   const live = async () => ({ status: 'healthy' as const, service: SERVICE_NAME });
-  app.get('/health', liveness, live);
-  app.get('/health/live', liveness, live);
+  app.get('/health', liveness('getHealth'), live);
+  app.get('/health/live', liveness('getLiveness'), live);
 
   app.get(
     '/health/ready',
     {
       schema: {
         tags: ['health'],
+        operationId: 'getReadiness',
         summary: 'Readiness',
         description:
           'Checks the database, the vector store, the message log and the object store. 200 when `healthy` or `degraded`, 503 when `unhealthy`.',

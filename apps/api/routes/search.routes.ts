@@ -40,6 +40,7 @@ const searchRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
       config: { permission: 'search' },
       schema: {
         tags: ['search'],
+        operationId: 'search',
         summary: 'Search the workspace',
         description:
           'Only `completed` versions are served. With `as_of`, the versions that were served at that instant (a future instant means now). ' +

@@ -21,6 +21,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
       config: { permission: 'read' },
       schema: {
         tags: ['versions'],
+        operationId: 'listVersions',
         summary: 'Versions of a document, newest first',
         params: DocumentIdParams,
         response: { 200: VersionList, ...problemResponses(...AUTHENTICATED_ERRORS, 404) },
@@ -36,6 +37,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
       config: { permission: 'read' },
       schema: {
         tags: ['versions'],
+        operationId: 'compareVersions',
         summary: 'Compare two versions chunk by chunk',
         description:
           'Chunks are aligned by content (longest common subsequence of content hashes); an unmatched pair at the same aligned position is `modified`, other leftovers `added` or `removed`.',
@@ -54,6 +56,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
       config: { permission: 'read' },
       schema: {
         tags: ['versions'],
+        operationId: 'getVersion',
         summary: 'One version with its metadata',
         params: VersionParams,
         response: { 200: VersionDetail, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 404) },
@@ -69,6 +72,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
       config: { permission: 'write' },
       schema: {
         tags: ['versions'],
+        operationId: 'rollbackDocument',
         summary: 'Restore an earlier version as a new version',
         description:
           'Creates version M+1 with the content and metadata of `target_version`. Reuses its chunks and vectors when the embedding model is unchanged. 409 when the target is the current version.',

@@ -54,23 +54,31 @@ export const UploadForm = Type.Object(
     file: Type.String({ format: 'binary', description: 'The file (up to 52428800 bytes).' }),
     metadata: Type.Optional(
       Type.String({
+        contentMediaType: 'application/json',
         description:
           'A JSON object: at most 64 keys, keys up to 128 characters, at most 16 KiB serialised. A `change_reason` key is moved to the version.',
       }),
     ),
-    source: Type.Optional(Type.String({ description: 'Where the document comes from (default `upload`).' })),
-    change_reason: Type.Optional(Type.String()),
+    source: Type.Optional(
+      Type.String({ maxLength: 256, description: 'Where the document comes from (default `upload`).' }),
+    ),
+    change_reason: Type.Optional(Type.String({ maxLength: 2000 })),
   },
-  { required: ['file'] },
+  { required: ['file'], additionalProperties: false, description: 'Unknown form fields are refused (422).' },
 );
 
 export const ReplaceForm = Type.Object(
   {
     file: Type.String({ format: 'binary', description: 'The new content (up to 52428800 bytes).' }),
-    metadata: Type.Optional(Type.String({ description: 'A JSON object replacing the metadata; omitted keeps it.' })),
-    change_reason: Type.Optional(Type.String()),
+    metadata: Type.Optional(
+      Type.String({
+        contentMediaType: 'application/json',
+        description: 'A JSON object replacing the metadata; omitted keeps it.',
+      }),
+    ),
+    change_reason: Type.Optional(Type.String({ maxLength: 2000 })),
   },
-  { required: ['file'] },
+  { required: ['file'], additionalProperties: false, description: 'Unknown form fields are refused (422).' },
 );
 
 export const ListDocumentsQuery = Type.Object({

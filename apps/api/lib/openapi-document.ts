@@ -1,0 +1,180 @@
+/**
+ * Finishes the OpenAPI document @fastify/swagger generates from the route schemas, so that tools
+ * can use it: one `Problem` schema and one response per error status in `components`, referenced
+ * from every operation; the response headers (`X-Request-Id`, `X-RateLimit-*`, `Retry-After`);
+ * every status each operation can answer; an example for every request and response body.
+ */
+import { Problem } from '../schemas/common.schema.ts';
+import { OPERATION_EXAMPLES, PROBLEM_EXAMPLES } from './openapi-examples.ts';
+
+type Json = Record<string, unknown>;
+
+/** Suffix of the operation ids of the `/v1/...` aliases (`getDocument` → `getDocumentV1`). */
+export const ALIAS_OPERATION_SUFFIX = 'V1';
+
+const ERROR_RESPONSES: Record<number, { name: string; description: string; headers: string[] }> = {
+  400: {
+    name: 'BadRequest',
+    description: 'Bad request: invalid or missing query or path parameters, a malformed body, or an unusable upload.',
+    headers: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+  },
+  401: {
+    name: 'Unauthorized',
+    description: 'Missing, invalid or revoked API key.',
+    headers: ['X-Request-Id', 'WWW-Authenticate'],
+  },
+  403: {
+    name: 'Forbidden',
+    description: 'The API key lacks the permission this endpoint needs.',
+    headers: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+  },
+  404: {
+    name: 'NotFound',
+    description: 'No such document, version, chunk or page (also another workspace’s document).',
+    headers: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+  },
+  409: {
+    name: 'Conflict',
+    description:
+      'The resource is not in a state that allows this: a version still processing, failed or archived (compare, context), a rollback to the current version, the index on another embedding model (semantic search).',
+    headers: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+  },
+  413: {
+    name: 'PayloadTooLarge',
+    description: 'The file or body is larger than the service accepts; `detail` gives the byte counts.',
+    headers: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+  },
+  422: {
+    name: 'ValidationError',
+    description: 'The body failed validation; `errors` lists each failed field.',
+    headers: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+  },
+  429: {
+    name: 'RateLimited',
+    description: 'The key’s rate limit is exhausted; retry after `Retry-After` seconds.',
+    headers: ['X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+  },
+  503: {
+    name: 'ServiceUnavailable',
+    description: 'A backing engine is unavailable or busy; retry later, with backoff.',
+    headers: ['X-Request-Id'],
+  },
+};
+
+const HEADERS: Record<string, Json> = {
+  'X-Request-Id': {
+    description: 'Id of this request (UUID v7); error bodies repeat it as `trace_id`.',
+    required: true,
+    schema: { type: 'string', format: 'uuid' },
+  },
+  'X-RateLimit-Limit': {
+    description: 'Requests a minute the key’s plan allows (every response to an authenticated request).',
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current 60-second window.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Reset': {
+    description: 'Unix time (seconds) when the oldest counted request leaves the window.',
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before retrying.',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+  },
+  'WWW-Authenticate': {
+    description: 'The authentication scheme (`Bearer`; `X-API-Key` is preferred).',
+    schema: { type: 'string' },
+  },
+};
+
+const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+/** Statuses an operation answers beyond those its route schema lists (found in its code paths). */
+const EXTRA_STATUSES: Readonly<Record<string, readonly number[]>> = {
+  compareVersions: [409],
+  getDocumentContext: [409],
+  updateDocumentMetadata: [413],
+  rollbackDocument: [413],
+  search: [413],
+};
+
+/** Allowed declared types of an uploaded file (the type is detected from the content; these are hints). */
+export const UPLOAD_CONTENT_TYPES = [
+  'text/plain',
+  'text/markdown',
+  'text/csv',
+  'application/json',
+  'application/pdf',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  'application/octet-stream',
+];
+
+const ref = (kind: 'headers' | 'responses' | 'schemas', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+function components(): Json {
+  const responses: Json = {};
+  for (const [status, spec] of Object.entries(ERROR_RESPONSES)) {
+    responses[spec.name] = {
+      description: spec.description,
+      headers: Object.fromEntries(spec.headers.map((h) => [h, ref('headers', h)])),
+      content: { 'application/problem+json': { schema: ref('schemas', 'Problem'), example: PROBLEM_EXAMPLES[status] } },
+    };
+  }
+  return { schemas: { Problem: plain(Problem) }, headers: plain(HEADERS), responses };
+}
+
+function finishOperation(operation: Json, globalSecurity: unknown): void {
+  const operationId = String(operation.operationId ?? '');
+  const baseId = operationId.endsWith(ALIAS_OPERATION_SUFFIX)
+    ? operationId.slice(0, -ALIAS_OPERATION_SUFFIX.length)
+    : operationId;
+  const examples = OPERATION_EXAMPLES[baseId];
+  const security = (operation.security ?? globalSecurity) as unknown[];
+  const authenticated = Array.isArray(security) && security.length > 0;
+
+  const responses = (operation.responses ?? {}) as Record<string, Json>;
+  const extra = [...(EXTRA_STATUSES[baseId] ?? []), ...(authenticated ? [503] : [])];
+  for (const status of extra) responses[String(status)] ??= {};
+  for (const [status, response] of Object.entries(responses)) {
+    const code = Number(status);
+    const content = response.content as Record<string, Json> | undefined;
+    const problem = ERROR_RESPONSES[code];
+    if (problem && (content === undefined || content['application/problem+json'])) {
+      responses[status] = ref('responses', problem.name);
+      continue;
+    }
+    const headers = ['X-Request-Id', ...(authenticated ? RATE_LIMIT_HEADERS : [])];
+    response.headers = Object.fromEntries(headers.map((h) => [h, ref('headers', h)]));
+    const example = examples?.responses[status];
+    for (const media of Object.values(content ?? {})) {
+      if (example !== undefined) media.example = example;
+    }
+  }
+  operation.responses = responses;
+
+  const body = operation.requestBody as { content?: Record<string, Json> } | undefined;
+  for (const [type, media] of Object.entries(body?.content ?? {})) {
+    if (examples?.request !== undefined) media.example = examples.request;
+    if (type === 'multipart/form-data') {
+      media.encoding = {
+        file: { contentType: UPLOAD_CONTENT_TYPES.join(', ') },
+        metadata: { contentType: 'text/plain, application/json' },
+      };
+    }
+  }
+}
+
+/** Returns the finished document (the input is not changed). */
+export function finishOpenApiDocument(document: Json): Json {
+  const doc = plain(document);
+  doc.components = { ...(doc.components as Json), ...components() };
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Json>>)) {
+    for (const operation of Object.values(item)) finishOperation(operation, doc.security);
+  }
+  return doc;
+}
