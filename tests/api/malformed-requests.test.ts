@@ -45,4 +45,20 @@ describe('malformed requests', () => {
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual([{ field: 'weights', message: 'keyword and semantic are both 0' }]);
   });
+
+  it('a metadata part sent as application/json, as the OpenAPI encoding describes it, is the metadata', async () => {
+    const boundary = 'kb-metadata-as-json';
+    const body =
+      `--${boundary}\r\nContent-Disposition: form-data; name="metadata"\r\nContent-Type: application/json\r\n\r\n` +
+      `{"team":"docs"}\r\n--${boundary}\r\n` +
+      'Content-Disposition: form-data; name="file"; filename="notes.md"\r\nContent-Type: text/markdown\r\n\r\n' +
+      `# Notes\n\nEncoded metadata.\n\r\n--${boundary}--\r\n`;
+    const created = await svc.request('POST', '/api/v1/documents', {
+      body,
+      headers: { 'content-type': `multipart/form-data; boundary=${boundary}` },
+    });
+    expect(created.status).toBe(201);
+    const doc = await svc.request('GET', `/api/v1/documents/${created.body.document_id}`);
+    expect(doc.body.metadata).toEqual({ team: 'docs' });
+  });
 });

@@ -163,7 +163,7 @@ function finishOperation(operation: Json, globalSecurity: unknown): void {
     if (type === 'multipart/form-data') {
       media.encoding = {
         file: { contentType: UPLOAD_CONTENT_TYPES.join(', ') },
-        metadata: { contentType: 'text/plain, application/json' },
+        metadata: { contentType: 'application/json' },
       };
     }
   }

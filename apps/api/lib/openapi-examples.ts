@@ -13,7 +13,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   uploadDocument: {
     request: {
       file: '# Release notes\n\nThe aurora dashboard now exports reports as PDF.\n',
-      metadata: '{"team":"docs"}',
+      metadata: { team: 'docs' },
       source: 'upload',
       change_reason: 'first draft',
     },

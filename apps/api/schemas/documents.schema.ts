@@ -49,15 +49,26 @@ export const UploadResponse = Type.Object(
   { description: 'Stored and queued for ingestion.' },
 );
 
+/**
+ * The `metadata` form field as the OpenAPI document describes it: a JSON object sent as the text of
+ * the part (`encoding` says `application/json`). The server reads and checks it in code.
+ */
+const FormMetadata = (description: string) =>
+  Type.Unsafe<Record<string, unknown>>({
+    type: 'object',
+    maxProperties: 64,
+    propertyNames: { maxLength: 128, not: { const: '__proto__' } },
+    properties: { change_reason: { type: ['string', 'null'], maxLength: 2000 } },
+    description,
+  });
+
 export const UploadForm = Type.Object(
   {
     file: Type.String({ format: 'binary', description: 'The file (up to 52428800 bytes).' }),
     metadata: Type.Optional(
-      Type.String({
-        contentMediaType: 'application/json',
-        description:
-          'A JSON object: at most 64 keys, keys up to 128 characters, at most 16 KiB serialised. A `change_reason` key is moved to the version.',
-      }),
+      FormMetadata(
+        'The metadata, a JSON object: at most 64 keys, keys up to 128 characters, at most 16 KiB serialised, nested at most 32 levels. A `change_reason` key is moved to the version.',
+      ),
     ),
     source: Type.Optional(
       Type.String({ maxLength: 256, description: 'Where the document comes from (default `upload`).' }),
@@ -71,10 +82,7 @@ export const ReplaceForm = Type.Object(
   {
     file: Type.String({ format: 'binary', description: 'The new content (up to 52428800 bytes).' }),
     metadata: Type.Optional(
-      Type.String({
-        contentMediaType: 'application/json',
-        description: 'A JSON object replacing the metadata; omitted keeps it.',
-      }),
+      FormMetadata('A JSON object replacing the metadata (same limits as on upload); omitted keeps it.'),
     ),
     change_reason: Type.Optional(Type.String({ maxLength: 2000 })),
   },
