@@ -4,9 +4,14 @@ import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 export interface ReindexReport {
   readonly fromModel: string | null;
   readonly toModel: string;
+  /** Chunks that now have a vector of the new model: `chunksEmbedded + chunksCached`. */
   readonly chunks: number;
-  readonly embedded: number;
-  readonly cached: number;
+  /** Chunks whose vector was computed in this run. */
+  readonly chunksEmbedded: number;
+  /** Chunks whose vector came from the vector cache (same text embedded before by this model). */
+  readonly chunksCached: number;
+  /** Distinct texts sent to the model (chunks with the same text share one embedding). */
+  readonly textsEmbedded: number;
   /** Versions whose every chunk now has a vector of the new model (recorded as their model). */
   readonly versions: number;
 }
@@ -34,8 +39,9 @@ export async function reindex(
 
   const versions = new Map<string, { documentId: string; version: number }>();
   let done = 0;
-  let embedded = 0;
-  let cached = 0;
+  let withVector = 0;
+  let chunksEmbedded = 0;
+  let textsEmbedded = 0;
   for await (const page of pages(documents)) {
     const unique = new Map(page.map((c) => [c.contentHash, c.content]));
     const have = await documents.getCachedVectors(target.model, [...unique.keys()]);
@@ -47,12 +53,15 @@ export async function reindex(
       await documents.putCachedVectors(target.model, fresh);
       for (const [hash, vector] of fresh) have.set(hash, vector);
     }
-    embedded += missing.length;
-    cached += unique.size - missing.length;
+    textsEmbedded += missing.length;
+    const fresh = new Set(missing.map(([hash]) => hash));
     const byChunk = new Map<string, Float32Array>();
     for (const chunk of page) {
       const vector = have.get(chunk.contentHash);
-      if (vector) byChunk.set(chunk.id, vector);
+      if (!vector) continue;
+      byChunk.set(chunk.id, vector);
+      withVector += 1;
+      if (fresh.has(chunk.contentHash)) chunksEmbedded += 1;
     }
     await documents.setChunkVectors(target.model, byChunk);
     for (const chunk of page) {
@@ -67,7 +76,15 @@ export async function reindex(
     await documents.updateVersion(documentId, version, { embeddingModel: target.model });
     moved += 1;
   }
-  return { fromModel: current?.model ?? null, toModel: target.model, chunks: done, embedded, cached, versions: moved };
+  return {
+    fromModel: current?.model ?? null,
+    toModel: target.model,
+    chunks: withVector,
+    chunksEmbedded,
+    chunksCached: withVector - chunksEmbedded,
+    textsEmbedded,
+    versions: moved,
+  };
 }
 
 async function* pages(documents: DocumentStore, size = 256): AsyncGenerator<ChunkRecord[]> {

@@ -19,13 +19,44 @@ async function kb(args: string[]) {
   }
 }
 
-describe('kb help', () => {
+// Each case starts a few `kb` processes; on a busy machine one can take seconds.
+describe('kb help', { timeout: 180_000 }, () => {
   it('answers --help on every command with its usage and exit 0, without touching any data', async () => {
-    for (const name of Object.keys(COMMANDS)) {
-      const result = await kb([name, '--help']);
+    const names = Object.keys(COMMANDS);
+    const results = await Promise.all(names.map((name) => kb([name, '--help'])));
+    names.forEach((name, i) => {
+      const result = results[i] as Awaited<ReturnType<typeof kb>>;
       expect(result.code, `${name}: ${result.stderr}`).toBe(0);
       expect(result.stdout).toContain(`Usage: kb ${name}`);
-    }
+    });
+  });
+
+  it('answers --help after a subcommand too, and the help of every command lists --json where it prints a result', async () => {
+    const subcommands = [
+      ['keys', 'create', '--help'],
+      ['keys', 'revoke', '-h'],
+      ['schemas', 'register', '--help'],
+      ['retention', 'run', '--help'],
+      ['models', 'fetch', '--help'],
+      ['worker', '--stages', 'parse', '--help'],
+    ];
+    const results = await Promise.all(subcommands.map((args) => kb(args)));
+    subcommands.forEach((args, i) => {
+      const result = results[i] as Awaited<ReturnType<typeof kb>>;
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stdout).toContain(`Usage: kb ${args[0]}`);
+    });
+    const printing = ['keys', 'ingest', 'schemas', 'reindex', 'retention', 'config', 'models'];
+    const helps = await Promise.all(printing.map((name) => kb(['help', name])));
+    printing.forEach((name, i) => expect(helps[i]?.stdout, name).toContain('--json'));
+  });
+
+  it('prints the configuration as JSON with --json', async () => {
+    const result = await kb(['config', '--json']);
+    expect(result.code).toBe(0);
+    const variables = JSON.parse(result.stdout) as Array<{ name: string; default: string }>;
+    expect(variables.find((v) => v.name === 'KB_METRICS_PORT')).toMatchObject({ default: '' });
+    expect(variables.length).toBeGreaterThan(50);
   });
 
   it('prints the version and the help of a named command', async () => {

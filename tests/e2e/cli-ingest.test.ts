@@ -1,9 +1,11 @@
 import { execFile } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { KB_BIN, kb, REPO_ROOT, startChild, stopChild, tempDir } from '../support/child-service.ts';
+import { freePort, KB_BIN, kb, REPO_ROOT, startChild, stopChild, tempDir } from '../support/child-service.ts';
 
 const run = promisify(execFile);
 
@@ -73,5 +75,126 @@ describe('kb ingest', () => {
     }).catch((error: { code: number; stderr: string; stdout: string }) => error);
     expect('code' in failure && failure.code).toBe(1);
     expect(failure.stderr).toMatch(/empty\.txt: 400 The file is empty/);
+  });
+});
+
+describe('kb ingest, before anything is uploaded', { timeout: 180_000 }, () => {
+  const cleanups: Array<() => Promise<void>> = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c();
+  });
+
+  async function ingest(args: string[], env: Record<string, string> = {}) {
+    try {
+      const { stdout, stderr } = await run(process.execPath, [KB_BIN, 'ingest', ...args], {
+        cwd: REPO_ROOT,
+        env: { ...process.env, KB_API_KEY: '', ...env },
+      });
+      return { code: 0, stdout, stderr };
+    } catch (error) {
+      const e = error as { code?: number; stdout?: string; stderr?: string };
+      return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+    }
+  }
+
+  it('refuses options it cannot use, in one line each, with exit 2', async () => {
+    const key = ['--key', 'ink_whatever'];
+    const cases: Array<[string[], RegExp]> = [
+      [['.', ...key, '--concurrency', '0'], /--concurrency must be a whole number from 1 to 64, not "0"/],
+      [['.', ...key, '--concurrency', 'four'], /--concurrency must be a whole number from 1 to 64, not "four"/],
+      [['.', ...key, '--metadata', '{team:docs}'], /--metadata must be a JSON object.*is not valid JSON/],
+      [['.', ...key, '--metadata', '[1]'], /--metadata must be a JSON object.*not an array/],
+      [['.', ...key, '--url', 'localhost:8080'], /--url must be the service's http\(s\) URL/],
+      [['.', ...key, '--source', ' '], /--source must be 1 to 256 characters/],
+      [['.'], /needs an API key with write permission/],
+      [[...key], /needs at least one file or folder/],
+    ];
+    const results = await Promise.all(cases.map(([args]) => ingest(args)));
+    cases.forEach(([args, message], i) => {
+      expect(results[i]?.code, args.join(' ')).toBe(2);
+      expect(results[i]?.stderr).toMatch(message);
+    });
+  });
+
+  it('says in one line that nothing answers at the URL, or that it is not this service', async () => {
+    const data = await tempDir('kb-ingest-down-');
+    cleanups.push(data.remove);
+    await writeFile(path.join(data.path, 'a.md'), '# A\n');
+    const port = await freePort();
+    const down = await ingest([data.path, '--key', 'ink_x', '--url', `http://127.0.0.1:${port}`]);
+    expect(down.code).toBe(1);
+    expect(down.stderr.trim()).toBe(
+      `kb ingest: cannot reach the service at http://127.0.0.1:${port} (connection refused); is it running? Set --url or KB_API_URL.`,
+    );
+
+    const other = createServer((_req, res) => res.writeHead(404).end('not here'));
+    await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => other.close(() => resolve())));
+    const otherUrl = `http://127.0.0.1:${(other.address() as AddressInfo).port}`;
+    const wrong = await ingest([data.path, '--key', 'ink_x', '--url', otherUrl]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr.trim()).toBe(
+      `kb ingest: ${otherUrl} does not answer as kb-document-service (GET /health/live: 404); check --url or KB_API_URL.`,
+    );
+  });
+
+  it('lists the paths it skips and why, and reports the run as JSON with --json', async () => {
+    const data = await tempDir('kb-ingest-skip-');
+    cleanups.push(data.remove);
+    const env = { KB_DATA_DIR: path.join(data.path, 'data'), KB_BOOTSTRAP_KEY: 'false' };
+    const { key } = JSON.parse(
+      await kb(['keys', 'create', '--workspace', 'skip', '--name', 'loader', '--permissions', 'write', '--json'], env),
+    ) as { key: string };
+    const server = await startChild(['serve'], env);
+    cleanups.push(() => stopChild(server));
+    const folder = path.join(data.path, 'docs');
+    await mkdir(path.join(folder, '.git'), { recursive: true });
+    await writeFile(path.join(folder, 'note.md'), '# Note\n\nKept.\n');
+    await writeFile(path.join(folder, 'photo.png'), Buffer.from([0x89, 0x50]));
+    await writeFile(path.join(folder, 'Makefile'), 'all:\n');
+    const missing = path.join(data.path, 'nowhere.txt');
+
+    const text = await ingest([folder, missing, '--url', server.url, '--key', key]);
+    expect(text.code, text.stderr).toBe(0);
+    expect(text.stdout).toContain('Uploaded 1 of 1 files.');
+    expect(text.stderr).toContain('Skipped 4 paths:');
+    expect(text.stderr).toContain(`  - ${path.join(folder, '.git')}: hidden (name starts with ".")`);
+    expect(text.stderr).toContain(`  - ${path.join(folder, 'Makefile')}: (no extension) is not a supported format`);
+    expect(text.stderr).toContain(`  - ${path.join(folder, 'photo.png')}: .png is not a supported format`);
+    expect(text.stderr).toContain(`  - ${missing}: does not exist`);
+
+    const json = await ingest([folder, '--url', server.url, '--key', key, '--json']);
+    expect(json.code, json.stderr).toBe(0);
+    const report = JSON.parse(json.stdout) as {
+      uploaded: Array<{ file: string; document_id: string }>;
+      skipped: Array<{ path: string; reason: string }>;
+      failed: unknown[];
+    };
+    expect(report.uploaded.map((u) => path.basename(u.file))).toEqual(['note.md']);
+    expect(report.skipped.map((s) => path.basename(s.path)).sort()).toEqual(['.git', 'Makefile', 'photo.png']);
+    expect(report.failed).toEqual([]);
+  });
+
+  it('stops at the first refusal of the key instead of failing every file', async () => {
+    const data = await tempDir('kb-ingest-key-');
+    cleanups.push(data.remove);
+    const env = { KB_DATA_DIR: path.join(data.path, 'data'), KB_BOOTSTRAP_KEY: 'false' };
+    const server = await startChild(['serve'], env);
+    cleanups.push(() => stopChild(server));
+    for (let i = 0; i < 5; i++) await writeFile(path.join(data.path, `n${i}.md`), `# ${i}\n`);
+    const result = await ingest([
+      data.path,
+      '--url',
+      server.url,
+      '--key',
+      'ink_notavalidkeynotavalidkeynotavalid00',
+      '--concurrency',
+      '1',
+    ]);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /kb ingest: the service refused the API key \(401 The API key is invalid or has been revoked\.\)/,
+    );
+    expect(result.stderr).not.toContain('✗');
   });
 });

@@ -1,3 +1,4 @@
+import { parseArgs } from 'node:util';
 import { CONFIG_VARIABLES } from '../../../pipeline/config/config.ts';
 import { type Command, print } from './command.ts';
 import { ingestCommand } from './ingest.command.ts';
@@ -8,9 +9,18 @@ import { serveCommand, workerCommand } from './serve.command.ts';
 
 const configCommand: Command = {
   summary: 'Print every configuration variable with its default and meaning',
-  usage: 'kb config [--markdown]',
+  usage: 'kb config [--markdown | --json]',
   async run(args, { out }) {
-    if (args.includes('--markdown')) {
+    const { values } = parseArgs({
+      args,
+      options: { markdown: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+    });
+    if (values.json) {
+      print(
+        out,
+        JSON.stringify(CONFIG_VARIABLES.map((v) => ({ name: v.name, default: v.default, description: v.description }))),
+      );
+    } else if (values.markdown) {
       print(out, '| Variable | Default | Meaning |\n|---|---|---|');
       for (const v of CONFIG_VARIABLES) {
         print(out, `| \`${v.name}\` | ${v.default === '' ? '(empty)' : `\`${v.default}\``} | ${v.description} |`);

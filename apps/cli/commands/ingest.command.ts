@@ -1,41 +1,80 @@
 import { openAsBlob } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Command, print } from './command.ts';
+import { collectFiles, INGEST_EXTENSIONS, type SkippedPath } from './ingest-files.ts';
 import { progressBar } from './progress.ts';
-
-const EXTENSIONS = new Set(['.txt', '.md', '.markdown', '.csv', '.json', '.pdf', '.docx', '.xlsx']);
-
-async function collect(paths: readonly string[]): Promise<string[]> {
-  const files: string[] = [];
-  const walk = async (p: string) => {
-    const info = await stat(p);
-    if (info.isDirectory()) {
-      const entries = await readdir(p, { withFileTypes: true });
-      for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-        if (entry.name.startsWith('.')) continue;
-        await walk(path.join(p, entry.name));
-      }
-    } else if (info.isFile() && EXTENSIONS.has(path.extname(p).toLowerCase())) {
-      files.push(p);
-    }
-  };
-  for (const p of paths) await walk(p);
-  return files;
-}
+import { checkService, networkProblem } from './service-client.ts';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+interface IngestOptions {
+  readonly base: string;
+  readonly key: string;
+  readonly concurrency: number;
+  readonly metadata: string | undefined;
+  readonly source: string | undefined;
+}
+
+/** Validates the options; returns them or the one-line reason they are wrong. */
+function readOptions(values: Record<string, string | boolean | undefined>, key: string): IngestOptions | string {
+  const concurrencyText = String(values.concurrency);
+  const concurrency = Number(concurrencyText);
+  if (!/^\d+$/.test(concurrencyText) || concurrency < 1 || concurrency > 64) {
+    return `--concurrency must be a whole number from 1 to 64, not "${concurrencyText}".`;
+  }
+  const url = String(values.url);
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('scheme');
+  } catch {
+    return `--url must be the service's http(s) URL, e.g. http://127.0.0.1:8080, not "${url}".`;
+  }
+  const metadata = values.metadata as string | undefined;
+  if (metadata !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(metadata);
+    } catch {
+      return `--metadata must be a JSON object, e.g. '{"team":"docs"}'; "${metadata}" is not valid JSON.`;
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      return `--metadata must be a JSON object, e.g. '{"team":"docs"}', not ${Array.isArray(parsed) ? 'an array' : JSON.stringify(parsed)}.`;
+    }
+  }
+  const source = values.source as string | undefined;
+  if (source !== undefined && (source.trim() === '' || [...source].length > 256)) {
+    return '--source must be 1 to 256 characters.';
+  }
+  return { base: url.replace(/\/+$/, ''), key, concurrency, metadata, source };
+}
+
+interface Uploaded {
+  readonly file: string;
+  readonly document_id: string;
+}
+interface Failed {
+  readonly file: string;
+  readonly reason: string;
+}
+
 /**
- * Bulk ingestion over the HTTP API: uploads every supported file under the given paths with a
- * bounded number of requests in flight, honours 429 `Retry-After`, and (with `--wait`) follows
- * every document to `completed` or `failed`.
+ * Bulk ingestion over the HTTP API: checks that the URL answers as the service, uploads every
+ * supported file under the given paths with a bounded number of requests in flight (saying which
+ * it skipped and why), honours 429 `Retry-After`, stops at once when the key is refused, and
+ * (with `--wait`) follows every document to `completed` or `failed`.
  */
 export const ingestCommand: Command = {
   summary: 'Upload files and folders through the API, with a progress bar',
   usage:
-    'kb ingest <file|folder>... [--url http://127.0.0.1:8080] [--key ink_…] [--concurrency 4] [--metadata \'{"k":"v"}\'] [--source name] [--wait]',
+    'kb ingest <file|folder>... [--url http://127.0.0.1:8080] [--key ink_…] [--concurrency 4] [--metadata \'{"k":"v"}\'] [--source name] [--wait] [--json]\n\n' +
+    `  Uploads ${INGEST_EXTENSIONS.join(' ')} files; other files, hidden entries (".name") and missing paths are skipped and listed.\n` +
+    '  --url          the service (default KB_API_URL)\n' +
+    '  --key          an API key with write permission (default KB_API_KEY)\n' +
+    '  --concurrency  uploads in flight, 1–64\n' +
+    '  --metadata     a JSON object given to every document\n' +
+    '  --wait         follow every document until it is completed or failed\n' +
+    '  --json         print one JSON object (uploaded, skipped, failed, processed) instead of text',
   async run(args, { config, out, err }) {
     const { values, positionals } = parseArgs({
       args,
@@ -47,6 +86,7 @@ export const ingestCommand: Command = {
         metadata: { type: 'string' },
         source: { type: 'string' },
         wait: { type: 'boolean', default: false },
+        json: { type: 'boolean', default: false },
       },
     });
     const key = values.key ?? config.client.apiKey;
@@ -55,85 +95,149 @@ export const ingestCommand: Command = {
       return 2;
     }
     if (positionals.length === 0) {
-      print(err, `Usage: ${this.usage}`);
+      print(err, `kb ingest needs at least one file or folder.\n\nUsage: ${this.usage}`);
       return 2;
     }
-    const concurrency = Math.max(1, Math.min(64, Number(values.concurrency) || 4));
-    const files = await collect(positionals);
+    const options = readOptions(values, key);
+    if (typeof options === 'string') {
+      print(err, `kb ingest: ${options}`);
+      return 2;
+    }
+    const { files, skipped } = await collectFiles(positionals);
+    const reportSkipped = (list: readonly SkippedPath[]) => {
+      if (values.json || list.length === 0) return;
+      print(err, `Skipped ${list.length} ${list.length === 1 ? 'path' : 'paths'}:`);
+      for (const s of list) print(err, `  - ${s.path}: ${s.reason}`);
+    };
     if (files.length === 0) {
-      print(err, `No supported files (${[...EXTENSIONS].join(' ')}) under ${positionals.join(', ')}.`);
+      reportSkipped(skipped);
+      print(err, `kb ingest: no supported files (${INGEST_EXTENSIONS.join(' ')}) under ${positionals.join(', ')}.`);
+      if (values.json) print(out, JSON.stringify({ uploaded: [], skipped, failed: [] }));
       return 1;
     }
-    const base = values.url.replace(/\/+$/, '');
+    const unreachable = await checkService(options.base);
+    if (unreachable) {
+      print(err, `kb ingest: ${unreachable}`);
+      return 1;
+    }
+
     const bar = progressBar('Uploading');
     bar.start(files.length);
-    const failures: string[] = [];
-    const ids: string[] = [];
+    const uploaded: Uploaded[] = [];
+    const failed: Failed[] = [];
+    let refused: string | null = null;
     let next = 0;
     const worker = async () => {
-      while (next < files.length) {
+      while (next < files.length && refused === null) {
         const file = files[next++] as string;
-        for (let attempt = 1; ; attempt++) {
-          const form = new FormData();
-          form.append('file', await openAsBlob(file), path.basename(file));
-          if (values.metadata) form.append('metadata', values.metadata);
-          if (values.source) form.append('source', values.source);
-          const response = await fetch(`${base}/api/v1/documents`, {
-            method: 'POST',
-            headers: { 'X-API-Key': key },
-            body: form,
-          }).catch((error: unknown) => ({ error }) as const);
-          if ('error' in response) {
-            if (attempt < 5) {
-              await sleep(500 * attempt);
-              continue;
-            }
-            failures.push(`${file}: ${String(response.error)}`);
-            break;
-          }
-          if (response.status === 429 && attempt < 20) {
-            await sleep(Number(response.headers.get('retry-after') ?? '1') * 1000);
-            continue;
-          }
-          const body = (await response.json().catch(() => ({}))) as { document_id?: string; detail?: string };
-          if (response.status === 201 && body.document_id) ids.push(body.document_id);
-          else failures.push(`${file}: ${response.status} ${body.detail ?? ''}`.trim());
-          break;
+        const outcome = await uploadOne(file, options);
+        if ('documentId' in outcome) uploaded.push({ file, document_id: outcome.documentId });
+        else {
+          failed.push({ file, reason: outcome.reason });
+          if (outcome.keyRefused) refused = outcome.reason;
         }
         bar.increment(path.basename(file));
       }
     };
-    await Promise.all(Array.from({ length: concurrency }, worker));
+    await Promise.all(Array.from({ length: options.concurrency }, worker));
     bar.stop();
-    print(out, `Uploaded ${ids.length} of ${files.length} files.`);
-    if (values.wait && ids.length > 0) {
-      const waiting = progressBar('Processing');
-      waiting.start(ids.length);
-      const pending = new Set(ids);
-      let failed = 0;
-      while (pending.size > 0) {
-        for (const id of [...pending]) {
-          const response = await fetch(`${base}/api/v1/documents/${id}`, { headers: { 'X-API-Key': key } });
-          if (response.status === 429) {
-            await sleep(Number(response.headers.get('retry-after') ?? '1') * 1000);
-            continue;
-          }
-          const doc = (await response.json()) as { status?: string; name?: string; error?: { code: string } | null };
-          if (doc.status === 'completed' || doc.status === 'failed' || response.status === 404) {
-            pending.delete(id);
-            if (doc.status === 'failed') {
-              failed++;
-              failures.push(`${doc.name ?? id}: ingestion failed (${doc.error?.code ?? 'unknown'})`);
-            }
-            waiting.increment(doc.name ?? id);
-          }
-        }
-        if (pending.size > 0) await sleep(500);
-      }
-      waiting.stop();
-      print(out, `Processed ${ids.length - failed} of ${ids.length} documents; ${failed} failed.`);
+    if (refused !== null) {
+      print(err, `kb ingest: the service refused the API key (${refused}); use a key with write permission.`);
+      if (values.json) print(out, JSON.stringify({ uploaded, skipped, failed }));
+      return 1;
     }
-    for (const failure of failures) print(err, `  ✗ ${failure}`);
-    return failures.length > 0 ? 1 : 0;
+    reportSkipped(skipped);
+    if (!values.json) print(out, `Uploaded ${uploaded.length} of ${files.length} files.`);
+
+    let processed: { completed: number; failed: number } | undefined;
+    if (values.wait && uploaded.length > 0) {
+      processed = await follow(uploaded, options, failed);
+      if (!values.json) {
+        print(out, `Processed ${processed.completed} of ${uploaded.length} documents; ${processed.failed} failed.`);
+      }
+    }
+    if (values.json) {
+      print(out, JSON.stringify({ uploaded, skipped, failed, ...(processed ? { processed } : {}) }));
+    } else {
+      for (const f of failed) print(err, `  ✗ ${f.file}: ${f.reason}`);
+    }
+    return failed.length > 0 ? 1 : 0;
   },
 };
+
+type UploadOutcome = { documentId: string } | { reason: string; keyRefused: boolean };
+
+async function uploadOne(file: string, options: IngestOptions): Promise<UploadOutcome> {
+  for (let attempt = 1; ; attempt++) {
+    const form = new FormData();
+    if (options.metadata) form.append('metadata', options.metadata);
+    if (options.source) form.append('source', options.source);
+    form.append('file', await openAsBlob(file), path.basename(file));
+    let response: Response;
+    try {
+      response = await fetch(`${options.base}/api/v1/documents`, {
+        method: 'POST',
+        headers: { 'X-API-Key': options.key },
+        body: form,
+      });
+    } catch (error) {
+      if (attempt < 5) {
+        await sleep(500 * attempt);
+        continue;
+      }
+      return { reason: `the service did not answer (${networkProblem(error)})`, keyRefused: false };
+    }
+    if (response.status === 429 && attempt < 20) {
+      await sleep(Number(response.headers.get('retry-after') ?? '1') * 1000);
+      continue;
+    }
+    const body = (await response.json().catch(() => ({}))) as { document_id?: string; detail?: string };
+    if (response.status === 201 && body.document_id) return { documentId: body.document_id };
+    return {
+      reason: `${response.status} ${body.detail ?? ''}`.trim(),
+      keyRefused: response.status === 401 || response.status === 403,
+    };
+  }
+}
+
+/** Polls every uploaded document until it is completed or failed; failures join `failed`. */
+async function follow(
+  uploaded: readonly Uploaded[],
+  options: IngestOptions,
+  failed: Failed[],
+): Promise<{ completed: number; failed: number }> {
+  const waiting = progressBar('Processing');
+  waiting.start(uploaded.length);
+  const pending = new Map(uploaded.map((u) => [u.document_id, u.file]));
+  let completed = 0;
+  let failures = 0;
+  while (pending.size > 0) {
+    for (const [id, file] of [...pending]) {
+      const response = await fetch(`${options.base}/api/v1/documents/${id}`, {
+        headers: { 'X-API-Key': options.key },
+      }).catch(() => null);
+      if (response === null) continue;
+      if (response.status === 429) {
+        await sleep(Number(response.headers.get('retry-after') ?? '1') * 1000);
+        continue;
+      }
+      const doc = (await response.json().catch(() => ({}))) as { status?: string; error?: { code: string } | null };
+      if (response.status === 404) {
+        pending.delete(id);
+        failures++;
+        failed.push({ file, reason: 'deleted while it was being processed' });
+      } else if (doc.status === 'completed' || doc.status === 'failed') {
+        pending.delete(id);
+        if (doc.status === 'completed') completed++;
+        else {
+          failures++;
+          failed.push({ file, reason: `ingestion failed (${doc.error?.code ?? 'unknown'})` });
+        }
+      } else continue;
+      waiting.increment(path.basename(file));
+    }
+    if (pending.size > 0) await sleep(500);
+  }
+  waiting.stop();
+  return { completed, failed: failures };
+}

@@ -10,9 +10,14 @@ const quiet = { info() {}, debug() {}, warn() {}, error() {} };
 
 export const schemasCommand: Command = {
   summary: 'Register the Avro event schemas and create the topics',
-  usage: 'kb schemas register',
+  usage: 'kb schemas register [--json]',
   async run(args, { config, out, err }) {
-    if (args[0] !== 'register') {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { json: { type: 'boolean', default: false } },
+    });
+    if (positionals[0] !== 'register' || positionals.length > 1) {
       print(err, `Usage: ${this.usage}`);
       return 2;
     }
@@ -20,12 +25,21 @@ export const schemasCommand: Command = {
     const runtime = await createRuntime(config, { stages: 'none', logger: quiet });
     try {
       const specs = topicSpecs(config.topicPrefix, config.kafka.partitions);
+      const schemaName = (s: (typeof specs)[number]) => `${String(s.schema.namespace)}.${String(s.schema.name)}`;
+      if (values.json) {
+        print(
+          out,
+          JSON.stringify({
+            runtime: config.runtime,
+            schema_registry: config.runtime === 'distributed' ? config.schemaRegistryUrl : null,
+            topics: specs.map((s) => ({ name: s.name, partitions: s.partitions, schema: schemaName(s) })),
+          }),
+        );
+        return 0;
+      }
       print(
         out,
-        table([
-          ['TOPIC', 'PARTITIONS', 'SCHEMA'],
-          ...specs.map((s) => [s.name, String(s.partitions), `${String(s.schema.namespace)}.${String(s.schema.name)}`]),
-        ]),
+        table([['TOPIC', 'PARTITIONS', 'SCHEMA'], ...specs.map((s) => [s.name, String(s.partitions), schemaName(s)])]),
       );
       print(
         out,
@@ -42,9 +56,17 @@ export const schemasCommand: Command = {
 
 export const reindexCommand: Command = {
   summary: 'Re-embed every stored chunk with the configured embedding model',
-  usage: 'kb reindex [--force]',
+  usage:
+    'kb reindex [--force] [--json]\n\n' +
+    '  Moves the index to the configured model: every stored chunk gets a vector of it, from the vector\n' +
+    '  cache when that text was embedded by this model before, else embedded now.\n' +
+    '  --force  re-embed even when the index is already on the configured model\n' +
+    '  --json   print the report as one JSON object',
   async run(args, { config, out }) {
-    const { values } = parseArgs({ args, options: { force: { type: 'boolean', default: false } } });
+    const { values } = parseArgs({
+      args,
+      options: { force: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
+    });
     const runtime = await createRuntime(config, { stages: 'none', logger: quiet });
     try {
       const provider = await runtime.ports.getEmbeddings();
@@ -54,10 +76,27 @@ export const reindexCommand: Command = {
         { force: values.force, onStart: (total) => bar.start(total), onProgress: (done) => bar.update(done) },
       );
       bar.stop();
+      if (values.json) {
+        print(
+          out,
+          JSON.stringify({
+            from_model: report.fromModel,
+            to_model: report.toModel,
+            chunks: report.chunks,
+            chunks_embedded: report.chunksEmbedded,
+            chunks_from_cache: report.chunksCached,
+            texts_embedded: report.textsEmbedded,
+            versions: report.versions,
+          }),
+        );
+        return 0;
+      }
+      const texts = report.textsEmbedded === 1 ? '1 distinct text' : `${report.textsEmbedded} distinct texts`;
       print(
         out,
         `Index moved from ${report.fromModel ?? '(none)'} to ${report.toModel}: ${report.chunks} chunks, ` +
-          `${report.embedded} embedded, ${report.cached} from the vector cache.`,
+          `${report.chunksEmbedded} embedded now and ${report.chunksCached} from the vector cache ` +
+          `(${texts} sent to the model); ${report.versions} versions now use ${report.toModel}.`,
       );
       return 0;
     } finally {
@@ -68,15 +107,34 @@ export const reindexCommand: Command = {
 
 export const retentionCommand: Command = {
   summary: "Archive versions older than the workspace plan's retention",
-  usage: 'kb retention run',
+  usage: 'kb retention run [--json]',
   async run(args, { config, out, err }) {
-    if (args[0] !== 'run') {
+    const { values, positionals } = parseArgs({
+      args,
+      allowPositionals: true,
+      options: { json: { type: 'boolean', default: false } },
+    });
+    if (positionals[0] !== 'run' || positionals.length > 1) {
       print(err, `Usage: ${this.usage}`);
       return 2;
     }
     const runtime = await createRuntime(config, { stages: 'none', logger: quiet });
     try {
       const reports = await runRetention({ documents: runtime.ports.documents, control: runtime.ports.control });
+      if (values.json) {
+        print(
+          out,
+          JSON.stringify({
+            workspaces: reports.map((r) => ({
+              workspace_id: r.workspaceId,
+              plan: r.plan,
+              cutoff: r.cutoff,
+              archived: r.archived,
+            })),
+          }),
+        );
+        return 0;
+      }
       if (reports.length === 0) {
         print(out, 'No workspaces hold documents.');
         return 0;

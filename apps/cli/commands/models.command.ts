@@ -11,8 +11,30 @@ const MB = 1024 * 1024;
  * stderr. Used by `kb models fetch`, by `kb serve`/`kb worker` at start and by `npm install`.
  */
 export async function fetchModelWithProgress(config: Config, err: NodeJS.WritableStream): Promise<string> {
+  return (await prepareModelWithProgress(config, err)).message;
+}
+
+export interface ModelOutcome {
+  readonly provider: string;
+  readonly model: string | null;
+  /** `fetched` now, already `present`, loaded from the hub (`remote`), or `not-needed` by the provider. */
+  readonly outcome: 'fetched' | 'present' | 'remote' | 'not-needed';
+  readonly path: string | null;
+  readonly message: string;
+}
+
+/** {@link fetchModelWithProgress} with the outcome as data (for `kb models fetch --json`). */
+export async function prepareModelWithProgress(config: Config, err: NodeJS.WritableStream): Promise<ModelOutcome> {
   const { embedding } = config;
-  if (embedding.provider !== 'transformers') return `The ${embedding.provider} provider needs no model download.`;
+  if (embedding.provider !== 'transformers') {
+    return {
+      provider: embedding.provider,
+      model: null,
+      outcome: 'not-needed',
+      path: null,
+      message: `The ${embedding.provider} provider needs no model download.`,
+    };
+  }
   let bar: ReturnType<typeof progressBar> | null = null;
   const outcome = await prepareEmbeddingModel(embedding, ({ receivedBytes, totalBytes }) => {
     if (bar === null) {
@@ -26,22 +48,42 @@ export async function fetchModelWithProgress(config: Config, err: NodeJS.Writabl
   });
   (bar as ReturnType<typeof progressBar> | null)?.stop();
   const where = `${embedding.transformersModelPath}/${embedding.transformersModel}`;
-  if (outcome === 'fetched')
-    return `Embedding model ${embedding.transformersModel} fetched and verified into ${where}.`;
-  if (outcome === 'present') return `Embedding model ${embedding.transformersModel} is ready in ${where}.`;
-  return `The transformers provider loads ${embedding.transformersModel} from the model hub (KB_TRANSFORMERS_ALLOW_REMOTE=true).`;
+  const base = { provider: 'transformers', model: embedding.transformersModel };
+  if (outcome === 'fetched') {
+    return {
+      ...base,
+      outcome,
+      path: where,
+      message: `Embedding model ${embedding.transformersModel} fetched and verified into ${where}.`,
+    };
+  }
+  if (outcome === 'present') {
+    return {
+      ...base,
+      outcome,
+      path: where,
+      message: `Embedding model ${embedding.transformersModel} is ready in ${where}.`,
+    };
+  }
+  return {
+    ...base,
+    outcome: 'remote',
+    path: null,
+    message: `The transformers provider loads ${embedding.transformersModel} from the model hub (KB_TRANSFORMERS_ALLOW_REMOTE=true).`,
+  };
 }
 
 export const modelsCommand: Command = {
   summary: 'Fetch the configured embedding model into the model folder (once; then offline)',
   usage:
-    'kb models fetch [--if-possible]\n\n' +
+    'kb models fetch [--if-possible] [--json]\n\n' +
     '  fetch          download, verify (sha256) and lay out the configured model if it is missing\n' +
-    '  --if-possible  exit 0 with a hint instead of failing when it cannot be fetched (for npm install)',
+    '  --if-possible  exit 0 with a hint instead of failing when it cannot be fetched (for npm install)\n' +
+    '  --json         print the outcome as one JSON object (provider, model, outcome, path, message)',
   async run(args, { config, out, err }) {
     const { values, positionals } = parseArgs({
       args,
-      options: { 'if-possible': { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
+      options: { 'if-possible': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
     });
     if (values.help) {
@@ -53,7 +95,8 @@ export const modelsCommand: Command = {
       return 2;
     }
     try {
-      print(out, await fetchModelWithProgress(config, err));
+      const result = await prepareModelWithProgress(config, err);
+      print(out, values.json ? JSON.stringify(result) : result.message);
       return 0;
     } catch (error) {
       if (!values['if-possible']) throw error;
