@@ -61,4 +61,16 @@ describe('malformed requests', () => {
     const doc = await svc.request('GET', `/api/v1/documents/${created.body.document_id}`);
     expect(doc.body.metadata).toEqual({ team: 'docs' });
   });
+
+  it('a change reason is at most 2000 characters as sent, blank padding included, in forms as in JSON', async () => {
+    const padded = `${'\t'.repeat(2001)}why`;
+    const form = new FormData();
+    form.append('metadata', JSON.stringify({ change_reason: padded }));
+    form.append('file', new Blob(['# Notes\n']), 'notes.md');
+    const upload = await svc.request('POST', '/api/v1/documents', { body: form });
+    expect(upload.status).toBe(422);
+    expect(upload.body.errors).toEqual([
+      { field: 'metadata.change_reason', message: 'must be at most 2000 characters' },
+    ]);
+  });
 });

@@ -82,11 +82,12 @@ function checkChangeReason(value: unknown, field: string, errors: FieldError[]):
     errors.push({ field, message: 'must be a string' });
     return null;
   }
-  const trimmed = value.trim();
-  if ([...trimmed].length > METADATA_LIMITS.maxChangeReasonLength) {
+  // The limit applies to what was sent, as the JSON body schema of PATCH checks it, padding included.
+  if ([...value].length > METADATA_LIMITS.maxChangeReasonLength) {
     errors.push({ field, message: `must be at most ${METADATA_LIMITS.maxChangeReasonLength} characters` });
     return null;
   }
+  const trimmed = value.trim();
   return trimmed === '' ? null : trimmed;
 }
 
