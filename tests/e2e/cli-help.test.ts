@@ -48,7 +48,9 @@ describe('kb help', { timeout: 180_000 }, () => {
     });
     const printing = ['keys', 'ingest', 'schemas', 'reindex', 'retention', 'config', 'models'];
     const helps = await Promise.all(printing.map((name) => kb(['help', name])));
-    printing.forEach((name, i) => expect(helps[i]?.stdout, name).toContain('--json'));
+    printing.forEach((name, i) => {
+      expect(helps[i]?.stdout, name).toContain('--json');
+    });
   });
 
   it('prints the configuration as JSON with --json', async () => {
