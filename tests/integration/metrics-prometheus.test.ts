@@ -139,12 +139,15 @@ describe.skipIf(!binary)('Prometheus scraping kb serve and kb worker', () => {
     ]);
     let queries = 0;
     for (const panel of dashboard.panels) {
-      const results = [];
-      for (const target of panel.targets ?? []) {
-        const expr = target.expr.replaceAll('$__rate_interval', '1m').replaceAll('$stage', '.*');
-        results.push(...(await prometheus.query(expr)));
-        queries++;
-      }
+      const exprs = (panel.targets ?? []).map((t) =>
+        t.expr.replaceAll('$__rate_interval', '1m').replaceAll('$stage', '.*'),
+      );
+      queries += exprs.length;
+      // Every query must parse and run; a rate needs two scrapes of a counter before it has data.
+      const read = async () => (await Promise.all(exprs.map((e) => prometheus.query(e)))).flat();
+      const results = withData.has(panel.title)
+        ? await eventually(read, (rows) => rows.length > 0, panel.title)
+        : await read();
       if (withData.has(panel.title)) expect(results.length, panel.title).toBeGreaterThan(0);
     }
     expect(queries).toBeGreaterThanOrEqual(15);
