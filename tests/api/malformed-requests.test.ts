@@ -73,4 +73,13 @@ describe('malformed requests', () => {
       { field: 'metadata.change_reason', message: 'must be at most 2000 characters' },
     ]);
   });
+
+  it('a __proto__ key in a JSON body is refused with a detail that says so', async () => {
+    const res = await svc.request('POST', '/api/v1/search', {
+      body: '{"query":"x","filters":{"metadata":{"__proto__":{"admin":true}}}}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(res.status).toBe(400);
+    expect(res.body.detail).toContain('`__proto__`');
+  });
 });

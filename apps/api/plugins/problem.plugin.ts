@@ -154,7 +154,10 @@ export function describeError(error: unknown): ProblemSpec {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return fromCode('bad-request', 'The body is empty but Content-Type is application/json.');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return fromCode('bad-request', 'The body is not valid JSON.');
+      return fromCode(
+        'bad-request',
+        'The body is not valid JSON, or it holds a `__proto__` or `constructor.prototype` key (refused at any depth).',
+      );
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return fromCode('bad-request', 'The body size does not match Content-Length.');
     case 'FST_INVALID_MULTIPART_CONTENT_TYPE':

@@ -121,7 +121,10 @@ export const DocumentListOffset = Type.Object(
 export const PatchBody = Type.Object(
   {
     metadata: Type.Record(Type.String(), Type.Unknown(), {
-      description: 'The new metadata (replaces the current one). A `change_reason` key is moved to the version.',
+      // JSON bodies holding a `__proto__` key are refused before validation (400).
+      propertyNames: { not: { const: '__proto__' } },
+      description:
+        'The new metadata (replaces the current one). A `change_reason` key is moved to the version. No `__proto__` key, at any depth.',
     }),
     change_reason: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
   },

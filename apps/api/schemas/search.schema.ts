@@ -54,6 +54,7 @@ export const SearchBody = Type.Object(
           metadata: Type.Optional(
             Type.Record(Type.String(), Type.Union([Scalar, Type.Array(Scalar, { minItems: 1, maxItems: 100 })]), {
               maxProperties: 64,
+              propertyNames: { not: { const: '__proto__' } },
               description: 'Metadata `key` equals the value, or one of the values; at most 64 keys (all must match).',
             }),
           ),
