@@ -218,6 +218,16 @@ describe('POST /documents rejects bad metadata with 422 and stores nothing', () 
     const problem = expectProblem(res, 422, 'validation-error');
     expect(problem.errors?.map((e) => e.field).sort()).toEqual(['metadata', 'source', 'titel']);
   });
+
+  it('a source over 256 characters as sent, even when it is 256 after trimming', async () => {
+    const res = await post(
+      form([
+        ['file', 'Fine text.', 'fine.txt'],
+        ['source', `\n\uFEFF${'s'.repeat(256)}`],
+      ]),
+    );
+    expect(expectProblem(res, 422, 'validation-error').errors).toEqual([expect.objectContaining({ field: 'source' })]);
+  });
 });
 
 describe('POST /documents over the size limit', () => {

@@ -57,8 +57,10 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
         ['metadata', 'source', 'change_reason'],
         (fields) => {
           const errors: FieldError[] = [];
-          const source = stringField(fields, 'source')?.trim() || 'upload';
-          if ([...source].length > SOURCE_MAX) {
+          const sent = stringField(fields, 'source') ?? '';
+          const source = sent.trim() || 'upload';
+          // The limit applies to what was sent, as the OpenAPI document says (not to the trimmed value).
+          if ([...sent].length > SOURCE_MAX) {
             errors.push({ field: 'source', message: `must be at most ${SOURCE_MAX} characters` });
           }
           let input: MetadataInput | undefined;
