@@ -166,7 +166,7 @@ export interface AuditEntryView {
   action: string;
   workspace_id: string;
   document_id: string;
-  actor: { type: 'api_key'; id: string };
+  actor: { type: 'api_key' | 'user'; id: string };
   timestamp: string;
   version: number | null;
   before: { version: number | null; metadata: Metadata | null } | null;

@@ -6,6 +6,8 @@ import type {
   AuditAction,
   AuditEntry,
   ControlStore,
+  SessionRecord,
+  UserRecord,
 } from '../../pipeline/ports/control-store/control-store.port.ts';
 
 export interface ControlStoreFixture {
@@ -29,6 +31,30 @@ function keyRecord(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
     createdAt: '2024-05-01T10:00:00.000Z',
     revokedAt: null,
     lastUsedAt: null,
+    ...overrides,
+  };
+}
+
+function userRecord(overrides: Partial<UserRecord> = {}): UserRecord {
+  return {
+    id: randomUUID(),
+    email: `person-${randomUUID()}@example.com`,
+    passwordHash: `scrypt$16384$8$1$${randomUUID()}$${randomUUID()}`,
+    role: 'member',
+    workspaceIds: [`ws-${randomUUID()}`],
+    createdAt: '2024-05-01T10:00:00.000Z',
+    ...overrides,
+  };
+}
+
+function sessionRecord(overrides: Partial<SessionRecord> = {}): SessionRecord {
+  return {
+    id: createHash('sha256').update(randomUUID()).digest('hex'),
+    userId: randomUUID(),
+    csrfToken: randomUUID(),
+    createdAt: '2030-05-01T10:00:00.000Z',
+    expiresAt: '2030-05-01T22:00:00.000Z',
+    revokedAt: null,
     ...overrides,
   };
 }
@@ -149,7 +175,60 @@ export function describeControlStoreContract(name: string, make: () => Promise<C
       });
     });
 
+    describe('dashboard accounts', () => {
+      it('stores an account and finds it by id and by email in any case, unchanged', async () => {
+        const user = userRecord({ role: 'owner', workspaceIds: ['default', `ws-${randomUUID()}`] });
+        await store.createUser(user);
+        expect(await store.getUser(user.id)).toEqual(user);
+        expect(await store.findUserByEmail(user.email.toUpperCase())).toEqual(user);
+        expect(await store.getUser(randomUUID())).toBeNull();
+        expect(await store.findUserByEmail(`nobody-${randomUUID()}@example.com`)).toBeNull();
+        expect((await store.listUsers()).map((u) => u.id)).toContain(user.id);
+      });
+
+      it('rejects a second account with the same id or the same email (any case) with conflict', async () => {
+        const before = await store.countUsers();
+        const user = userRecord();
+        await store.createUser(user);
+        await expect(store.createUser(userRecord({ id: user.id }))).rejects.toMatchObject({ code: 'conflict' });
+        await expect(store.createUser(userRecord({ email: user.email.toUpperCase() }))).rejects.toMatchObject({
+          code: 'conflict',
+        });
+        expect(await store.countUsers()).toBe(before + 1);
+        expect(await store.getUser(user.id)).toEqual(user);
+      });
+
+      it('stores a session and finds it by id; revokes idempotently keeping the first time', async () => {
+        const session = sessionRecord();
+        await store.createSession(session);
+        expect(await store.getSession(session.id)).toEqual(session);
+        await expect(store.createSession(sessionRecord({ id: session.id }))).rejects.toMatchObject({
+          code: 'conflict',
+        });
+        expect(await store.revokeSession(session.id, '2030-05-01T11:00:00.000Z')).toBe(true);
+        expect((await store.getSession(session.id))?.revokedAt).toBe('2030-05-01T11:00:00.000Z');
+        expect(await store.revokeSession(session.id, '2030-05-01T12:00:00.000Z')).toBe(true);
+        expect(await store.getSession(session.id)).toEqual({ ...session, revokedAt: '2030-05-01T11:00:00.000Z' });
+        expect(await store.revokeSession(randomUUID(), '2030-05-01T11:00:00.000Z')).toBe(false);
+        expect(await store.getSession(randomUUID())).toBeNull();
+      });
+    });
+
     describe('audit log', () => {
+      it('keeps the actor type of a dashboard account', async () => {
+        const workspaceId = `ws-${randomUUID()}`;
+        const entry = auditEntry(workspaceId, {
+          action: 'key_create',
+          documentId: '',
+          actor: { type: 'user', id: randomUUID() },
+          version: null,
+          before: null,
+          after: { version: null, metadata: { key_id: randomUUID(), name: 'ci' } },
+        });
+        await store.appendAudit(entry);
+        expect((await store.listAudit({ workspaceId, limit: 5 })).entries).toEqual([entry]);
+      });
+
       it('returns an appended entry unchanged, and appending the same id twice keeps one entry', async () => {
         const workspaceId = `ws-${randomUUID()}`;
         const entry = auditEntry(workspaceId, {

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, Metadata, Nullable, Pagination, StringEnum } from './common.schema.ts';
 
-export const AUDIT_ACTIONS = ['create', 'update', 'rollback', 'delete', 'purge'] as const;
+export const AUDIT_ACTIONS = ['create', 'update', 'rollback', 'delete', 'purge', 'key_create', 'key_revoke'] as const;
 
 export const AuditQuery = Type.Object({
   document_id: Type.Optional(Type.String({ format: 'uuid' })),
@@ -19,7 +19,7 @@ export const AuditEntry = Type.Object({
   action: Type.String(),
   workspace_id: Type.String(),
   document_id: Type.String(),
-  actor: Type.Object({ type: Type.Literal('api_key'), id: Type.String() }),
+  actor: Type.Object({ type: StringEnum(['api_key', 'user'] as const), id: Type.String() }),
   timestamp: DateTime(),
   version: Nullable(Type.Integer()),
   before: Snapshot,

@@ -27,6 +27,10 @@ export interface ClickHouseMigration {
  *   identical re-appends collapse, so `FINAL` reads make `appendAudit` idempotent by id.
  * - `rate_usage`: `(instance, key_id, second) → count`, `ReplacingMergeTree` without a version, so
  *   the last row sent for a triple wins; rows live one day after they were recorded.
+ * - `users`: dashboard accounts, one immutable row per account, `ReplacingMergeTree` by `id`.
+ * - `sessions`: one row per session state, `ReplacingMergeTree(version)` by `id`, ranked like
+ *   `api_keys` (a revocation outranks the live row, the earliest revocation wins); rows expire a
+ *   day after the session does.
  * - `usage_per_minute`: a plain view, requests per key per minute summed over instances from
  *   `rate_usage FINAL` (a materialized view would add re-sent counts instead of replacing them).
  *   Query it as `SELECT minute, requests FROM usage_per_minute WHERE key_id = … ORDER BY minute`.
@@ -93,6 +97,34 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
       SELECT key_id, toStartOfMinute(toDateTime(second, 'UTC')) AS minute, sum(count) AS requests
       FROM rate_usage FINAL
       GROUP BY key_id, minute`,
+    ],
+  },
+  {
+    version: 3,
+    name: 'dashboard accounts and sessions',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS users (
+        id String,
+        email String,
+        password_hash String,
+        role LowCardinality(String),
+        workspace_ids Array(String),
+        created_at String,
+        INDEX users_email email TYPE bloom_filter GRANULARITY 1
+      ) ENGINE = ReplacingMergeTree
+      ORDER BY id`,
+      `CREATE TABLE IF NOT EXISTS sessions (
+        id String,
+        user_id String,
+        csrf_token String,
+        created_at String,
+        expires_at String,
+        expires DateTime64(3, 'UTC'),
+        revoked_at Nullable(String),
+        version UInt64
+      ) ENGINE = ReplacingMergeTree(version)
+      ORDER BY id
+      TTL toDateTime(expires) + INTERVAL 1 DAY`,
     ],
   },
 ];

@@ -5,11 +5,15 @@ import {
   type AuditRow,
   instant,
   type StoredKeyFields,
+  type StoredSessionFields,
+  type StoredUserFields,
   toAuditEntry,
   toAuditInsertRow,
   toKeyRecord,
+  toSessionRecord,
+  toUserRecord,
 } from './control-rows.ts';
-import type { ApiKeyRecord, AuditQuery, ControlStore, UsageCount } from './control-store.port.ts';
+import type { ApiKeyRecord, AuditQuery, ControlStore, SessionRecord, UsageCount } from './control-store.port.ts';
 
 export interface ClickHouseControlStoreOptions {
   /** HTTP(S) URL of the ClickHouse server, e.g. `http://127.0.0.1:8123`. */
@@ -22,9 +26,11 @@ export interface ClickHouseControlStoreOptions {
 
 type QueryParams = Record<string, unknown>;
 
+const USER_COLUMNS = 'id, email, password_hash, role, workspace_ids, created_at';
+const SESSION_COLUMNS = 'id, user_id, csrf_token, created_at, expires_at, revoked_at';
 const KEY_COLUMNS = 'id, name, prefix, hash, workspace_id, permissions, plan, created_at, revoked_at';
 const AUDIT_COLUMNS =
-  'id, workspace_id, document_id, action, actor_id, timestamp, version, before_json, after_json, change_reason, trace_id';
+  'id, workspace_id, document_id, action, actor_type, actor_id, timestamp, version, before_json, after_json, change_reason, trace_id';
 
 /**
  * Server error codes worth retrying unchanged: overload, timeouts, network trouble between
@@ -54,6 +60,20 @@ function keyVersion(revokedMs: number | null): number {
   if (revokedMs === null) return 0;
   const clamped = Math.min(Math.max(Math.floor(revokedMs), 0), 2 ** 52);
   return 2 ** 53 - clamped;
+}
+
+/** A `sessions` row of a session in the state revoked at `revokedAt` (or live, with null). */
+function toSessionRow(session: SessionRecord, revokedAt: string | null): Record<string, unknown> {
+  return {
+    id: session.id,
+    user_id: session.userId,
+    csrf_token: session.csrfToken,
+    created_at: session.createdAt,
+    expires_at: session.expiresAt,
+    expires: dateTime64(instant(session.expiresAt, 'expiresAt')),
+    revoked_at: revokedAt,
+    version: keyVersion(revokedAt === null ? null : instant(revokedAt, 'revokedAt')),
+  };
 }
 
 /** `DateTime64(3, 'UTC')` text for an instant. */
@@ -140,6 +160,9 @@ async function ensureDatabase(options: ClickHouseControlStoreOptions): Promise<v
  *   either inserts both succeed; with the same id the rows then collapse into one of the two
  *   records, with the same hash `findKeyByHash` returns the earlier created. Ids are UUIDs and
  *   hashes SHA-256 of random keys, so only a caller re-sending one record can hit it.
+ * - Accounts: immutable rows; `createUser` checks for an existing id or email first (the same race
+ *   window as keys). Sessions are ranked rows like keys, read with `FINAL`, so a sign-out is
+ *   visible to the next read.
  * - Audit entries are immutable rows ordered by `(workspace_id, id)`; re-appending an id collapses
  *   under `FINAL`. `listAudit` reads the page and the total in two queries: an entry appended in
  *   between may be counted but not listed, or the reverse.
@@ -274,6 +297,97 @@ export async function createClickHouseControlStore(options: ClickHouseControlSto
           .filter((t) => knownIds.has(t.id))
           .map((t) => ({ key_id: t.id, last_used_at: t.at, used_at: dateTime64(t.ms) })),
       );
+    },
+
+    async createUser(user) {
+      const email = user.email.toLowerCase();
+      const clash = await select<{ id: string }>(
+        'checking for an existing account',
+        'SELECT id FROM users WHERE id = {id:String} OR email = {email:String} LIMIT 1',
+        { id: user.id, email },
+      );
+      if (clash.length > 0) {
+        throw new KbError('conflict', `An account with this id or email (${email}) already exists`, {
+          retriable: false,
+        });
+      }
+      await insert('creating an account', 'users', [
+        {
+          id: user.id,
+          email,
+          password_hash: user.passwordHash,
+          role: user.role,
+          workspace_ids: [...user.workspaceIds],
+          created_at: user.createdAt,
+        },
+      ]);
+    },
+
+    async getUser(id) {
+      const rows = await select<StoredUserFields>(
+        'reading an account',
+        `SELECT ${USER_COLUMNS} FROM users FINAL WHERE id = {id:String}`,
+        { id },
+      );
+      return rows[0] ? toUserRecord(rows[0]) : null;
+    },
+
+    async findUserByEmail(email) {
+      const rows = await select<StoredUserFields>(
+        'reading an account',
+        `SELECT ${USER_COLUMNS} FROM users FINAL WHERE email = {email:String} ORDER BY created_at, id LIMIT 1`,
+        { email: email.toLowerCase() },
+      );
+      return rows[0] ? toUserRecord(rows[0]) : null;
+    },
+
+    async listUsers() {
+      const rows = await select<StoredUserFields>(
+        'listing accounts',
+        `SELECT ${USER_COLUMNS} FROM users FINAL ORDER BY created_at, id`,
+      );
+      return rows.map(toUserRecord);
+    },
+
+    async countUsers() {
+      const rows = await select<{ n: number }>('counting accounts', 'SELECT uniqExact(id) AS n FROM users');
+      return Number(rows[0]?.n ?? 0);
+    },
+
+    async createSession(session) {
+      const row = toSessionRow(session, session.revokedAt);
+      const clash = await select<{ id: string }>(
+        'checking for an existing session',
+        'SELECT id FROM sessions WHERE id = {id:String} LIMIT 1',
+        { id: session.id },
+      );
+      if (clash.length > 0) {
+        throw new KbError('conflict', 'A session with this id already exists', { retriable: false });
+      }
+      await insert('creating a session', 'sessions', [row]);
+    },
+
+    async getSession(id) {
+      const rows = await select<StoredSessionFields>(
+        'reading a session',
+        `SELECT ${SESSION_COLUMNS} FROM sessions FINAL WHERE id = {id:String}`,
+        { id },
+      );
+      return rows[0] ? toSessionRecord(rows[0]) : null;
+    },
+
+    async revokeSession(id, at) {
+      instant(at, 'revokedAt');
+      const rows = await select<StoredSessionFields>(
+        'reading a session',
+        `SELECT ${SESSION_COLUMNS} FROM sessions FINAL WHERE id = {id:String}`,
+        { id },
+      );
+      const current = rows[0];
+      if (!current) return false;
+      if (current.revoked_at !== null) return true;
+      await insert('revoking a session', 'sessions', [toSessionRow(toSessionRecord(current), at)]);
+      return true;
     },
 
     async appendAudit(entry) {

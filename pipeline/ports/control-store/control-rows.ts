@@ -1,5 +1,15 @@
 import { KbError } from '../../errors/kb-error.ts';
-import type { ApiKeyRecord, AuditAction, AuditEntry, AuditSnapshot, Permission, Plan } from './control-store.port.ts';
+import type {
+  ApiKeyRecord,
+  AuditAction,
+  AuditEntry,
+  AuditSnapshot,
+  Permission,
+  Plan,
+  Role,
+  SessionRecord,
+  UserRecord,
+} from './control-store.port.ts';
 
 /** The stored columns of an API key both adapters keep, with `permissions` as a list. */
 export interface StoredKeyFields {
@@ -17,6 +27,7 @@ export interface StoredKeyFields {
 /** An audit row as both adapters read it: snapshots as JSON text. */
 export interface AuditRow {
   readonly id: string;
+  readonly actor_type: string;
   readonly workspace_id: string;
   readonly document_id: string;
   readonly action: string;
@@ -29,10 +40,8 @@ export interface AuditRow {
   readonly trace_id: string;
 }
 
-/** An audit entry as both adapters write it: {@link AuditRow} plus the actor type. */
-export interface AuditInsertRow extends AuditRow {
-  readonly actor_type: string;
-}
+/** An audit entry as both adapters write it. */
+export type AuditInsertRow = AuditRow;
 
 /** Epoch milliseconds of an ISO 8601 timestamp; throws `bad-request` naming `field` for an unparseable one. */
 export function instant(value: string, field: string): number {
@@ -63,7 +72,7 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
     action: row.action as AuditAction,
     workspaceId: row.workspace_id,
     documentId: row.document_id,
-    actor: { type: 'api_key', id: row.actor_id },
+    actor: { type: row.actor_type === 'user' ? 'user' : 'api_key', id: row.actor_id },
     timestamp: row.timestamp,
     version: row.version === null ? null : Number(row.version),
     before: row.before_json === null ? null : (JSON.parse(row.before_json) as AuditSnapshot),
@@ -88,5 +97,47 @@ export function toAuditInsertRow(entry: AuditEntry): AuditInsertRow {
     after_json: entry.after === null ? null : JSON.stringify(entry.after),
     change_reason: entry.changeReason,
     trace_id: entry.traceId,
+  };
+}
+
+/** The stored columns of a dashboard account both adapters keep, with `workspace_ids` as a list. */
+export interface StoredUserFields {
+  readonly id: string;
+  readonly email: string;
+  readonly password_hash: string;
+  readonly role: string;
+  readonly workspace_ids: readonly string[];
+  readonly created_at: string;
+}
+
+export function toUserRecord(row: StoredUserFields): UserRecord {
+  return {
+    id: row.id,
+    email: row.email,
+    passwordHash: row.password_hash,
+    role: row.role as Role,
+    workspaceIds: [...row.workspace_ids],
+    createdAt: row.created_at,
+  };
+}
+
+/** The stored columns of a session both adapters keep. */
+export interface StoredSessionFields {
+  readonly id: string;
+  readonly user_id: string;
+  readonly csrf_token: string;
+  readonly created_at: string;
+  readonly expires_at: string;
+  readonly revoked_at: string | null;
+}
+
+export function toSessionRecord(row: StoredSessionFields): SessionRecord {
+  return {
+    id: row.id,
+    userId: row.user_id,
+    csrfToken: row.csrf_token,
+    createdAt: row.created_at,
+    expiresAt: row.expires_at,
+    revokedAt: row.revoked_at,
   };
 }

@@ -19,7 +19,37 @@ export interface ApiKeyRecord {
   readonly lastUsedAt: string | null;
 }
 
-export type AuditAction = 'create' | 'update' | 'rollback' | 'delete' | 'purge';
+/** Document actions, and the key actions a person takes in the dashboard. */
+export type AuditAction = 'create' | 'update' | 'rollback' | 'delete' | 'purge' | 'key_create' | 'key_revoke';
+
+export const ROLES = ['owner', 'member'] as const;
+/** `owner` also manages the workspace's API keys; `member` works with documents, search and audit. */
+export type Role = (typeof ROLES)[number];
+
+/** A person who signs in to the dashboard. */
+export interface UserRecord {
+  readonly id: string;
+  /** Lowercase; unique across the store. */
+  readonly email: string;
+  /** `scrypt$<N>$<r>$<p>$<salt b64>$<hash b64>`; the password itself is never stored. */
+  readonly passwordHash: string;
+  readonly role: Role;
+  /** Workspaces the account may see, at least one. */
+  readonly workspaceIds: readonly string[];
+  readonly createdAt: string;
+}
+
+/** A signed-in dashboard session. */
+export interface SessionRecord {
+  /** SHA-256 of the session token (lowercase hex). The token itself is never stored. */
+  readonly id: string;
+  readonly userId: string;
+  /** Token the browser must echo in `X-CSRF-Token` on every state change. */
+  readonly csrfToken: string;
+  readonly createdAt: string;
+  readonly expiresAt: string;
+  readonly revokedAt: string | null;
+}
 
 export interface AuditSnapshot {
   readonly version: number | null;
@@ -32,7 +62,8 @@ export interface AuditEntry {
   readonly action: AuditAction;
   readonly workspaceId: string;
   readonly documentId: string;
-  readonly actor: { readonly type: 'api_key'; readonly id: string };
+  /** A key (API calls) or a dashboard account (`user`, the account id). */
+  readonly actor: { readonly type: 'api_key' | 'user'; readonly id: string };
   readonly timestamp: string;
   readonly version: number | null;
   readonly before: AuditSnapshot | null;
@@ -61,7 +92,8 @@ export interface UsageCount {
 }
 
 /**
- * The control plane: API keys, the audit log, rate-limit counters and usage.
+ * The control plane: API keys, dashboard accounts and sessions, the audit log, rate-limit
+ * counters and usage.
  *
  * Contract:
  * - `createKey` with an existing id or hash rejects with `conflict`. `findKeyByHash` returns
@@ -73,7 +105,14 @@ export interface UsageCount {
  * - `recordUsage` adds counts under an instance id; re-sending the same (instance, key, second)
  *   replaces rather than adds, so a retried sync does not double count. `readUsage` sums over all
  *   instances except `excludeInstance` for seconds ≥ `sinceSecond`.
- * - Outside the contract: key rotation, usage older than one day (may be compacted).
+ * - `createUser` with an existing id or email (emails compare lowercase) rejects with `conflict`;
+ *   `findUserByEmail` ignores case.
+ * - `createSession` with an existing id rejects with `conflict`. `getSession` returns revoked and
+ *   expired sessions too (the caller decides); `revokeSession` is idempotent, keeps the first
+ *   `revokedAt`, and returns false for an unknown id. A revocation is visible to the next read.
+ * - Outside the contract: key rotation, usage older than one day (may be compacted), changing or
+ *   deleting accounts, sessions past their expiry (may be removed), sign-in failure counts (kept
+ *   by each API process).
  */
 export interface ControlStore {
   readonly kind: string;
@@ -84,6 +123,16 @@ export interface ControlStore {
   revokeKey(id: string, at: string): Promise<boolean>;
   countKeys(): Promise<number>;
   touchKeys(lastUsed: ReadonlyMap<string, string>): Promise<void>;
+
+  createUser(user: UserRecord): Promise<void>;
+  getUser(id: string): Promise<UserRecord | null>;
+  findUserByEmail(email: string): Promise<UserRecord | null>;
+  listUsers(): Promise<UserRecord[]>;
+  countUsers(): Promise<number>;
+
+  createSession(session: SessionRecord): Promise<void>;
+  getSession(id: string): Promise<SessionRecord | null>;
+  revokeSession(id: string, at: string): Promise<boolean>;
 
   appendAudit(entry: AuditEntry): Promise<void>;
   listAudit(query: AuditQuery): Promise<{ entries: AuditEntry[]; total: number }>;

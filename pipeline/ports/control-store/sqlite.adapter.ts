@@ -4,9 +4,13 @@ import {
   type AuditRow,
   instant,
   type StoredKeyFields,
+  type StoredSessionFields,
+  type StoredUserFields,
   toAuditEntry,
   toAuditInsertRow,
   toKeyRecord,
+  toSessionRecord,
+  toUserRecord,
 } from './control-rows.ts';
 import type { ApiKeyRecord, AuditQuery, ControlStore, Permission, UsageCount } from './control-store.port.ts';
 
@@ -56,6 +60,37 @@ const MIGRATIONS: readonly string[] = [
   'CREATE INDEX IF NOT EXISTS cs_usage_key ON cs_usage (key_id, second)',
 ];
 
+const ACCOUNT_MIGRATIONS: readonly string[] = [
+  `CREATE TABLE IF NOT EXISTS cs_users (
+    id TEXT PRIMARY KEY,
+    email TEXT NOT NULL UNIQUE,
+    password_hash TEXT NOT NULL,
+    role TEXT NOT NULL,
+    workspace_ids TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  )`,
+  `CREATE TABLE IF NOT EXISTS cs_sessions (
+    id TEXT PRIMARY KEY,
+    user_id TEXT NOT NULL,
+    csrf_token TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    expires_at TEXT NOT NULL,
+    expires_ms INTEGER NOT NULL,
+    revoked_at TEXT
+  )`,
+  'CREATE INDEX IF NOT EXISTS cs_sessions_expiry ON cs_sessions (expires_ms)',
+];
+
+/** A `cs_users` row: the stored account columns, `workspace_ids` as JSON text. */
+interface UserRow extends Omit<StoredUserFields, 'workspace_ids'> {
+  readonly workspace_ids: string;
+}
+
+const toUser = (row: UserRow) => toUserRecord({ ...row, workspace_ids: JSON.parse(row.workspace_ids) as string[] });
+
+/** Sessions expired for longer than this are removed when a new session is created. */
+const EXPIRED_SESSION_GRACE_MS = 24 * 60 * 60 * 1000;
+
 /** A `cs_api_keys` row: the stored key columns, `permissions` as JSON text, and the last use. */
 interface KeyRow extends Omit<StoredKeyFields, 'permissions'> {
   readonly permissions: string;
@@ -72,7 +107,9 @@ function isConstraintError(error: unknown): boolean {
 }
 
 /**
- * The control plane in SQLite: API keys, the audit log and per-second usage counts.
+ * The control plane in SQLite: API keys, dashboard accounts and sessions, the audit log and
+ * per-second usage counts. Emails are stored lowercase (the unique index makes them unique);
+ * sessions expired for more than a day are deleted when a session is created.
  *
  * Storage choices: permissions and audit snapshots are JSON text; timestamps are kept as the ISO
  * strings given (audit entries also store epoch milliseconds, which the `since`/`until` filters
@@ -83,6 +120,7 @@ function isConstraintError(error: unknown): boolean {
 export function createSqliteControlStore(options: SqliteControlStoreOptions): ControlStore {
   const db: Database = openDatabase(options.file);
   migrate(db, 'control-store-001', MIGRATIONS);
+  migrate(db, 'control-store-002-accounts', ACCOUNT_MIGRATIONS);
 
   const insertKey = db.prepare(
     `INSERT INTO cs_api_keys (id, name, prefix, hash, workspace_id, permissions, plan, created_at, revoked_at, last_used_at)
@@ -112,6 +150,26 @@ export function createSqliteControlStore(options: SqliteControlStoreOptions): Co
   const upsertUsage = db.prepare<[string, string, number, number]>(
     `INSERT INTO cs_usage (instance_id, key_id, second, count) VALUES (?, ?, ?, ?)
      ON CONFLICT (instance_id, key_id, second) DO UPDATE SET count = excluded.count`,
+  );
+
+  const insertUser = db.prepare(
+    `INSERT INTO cs_users (id, email, password_hash, role, workspace_ids, created_at)
+     VALUES (@id, @email, @password_hash, @role, @workspace_ids, @created_at)`,
+  );
+  const userById = db.prepare<[string], UserRow>('SELECT * FROM cs_users WHERE id = ?');
+  const userByEmail = db.prepare<[string], UserRow>('SELECT * FROM cs_users WHERE email = ?');
+  const allUsers = db.prepare<[], UserRow>('SELECT * FROM cs_users ORDER BY created_at, id');
+  const countUsers = db.prepare<[], { n: number }>('SELECT COUNT(*) AS n FROM cs_users');
+  const insertSession = db.prepare(
+    `INSERT INTO cs_sessions (id, user_id, csrf_token, created_at, expires_at, expires_ms, revoked_at)
+     VALUES (@id, @user_id, @csrf_token, @created_at, @expires_at, @expires_ms, @revoked_at)`,
+  );
+  const dropExpiredSessions = db.prepare<[number]>('DELETE FROM cs_sessions WHERE expires_ms < ?');
+  const sessionById = db.prepare<[string], StoredSessionFields>(
+    'SELECT id, user_id, csrf_token, created_at, expires_at, revoked_at FROM cs_sessions WHERE id = ?',
+  );
+  const revokeSession = db.prepare<[string, string]>(
+    'UPDATE cs_sessions SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?',
   );
 
   const touch = db.transaction((lastUsed: ReadonlyMap<string, string>) => {
@@ -181,6 +239,76 @@ export function createSqliteControlStore(options: SqliteControlStoreOptions): Co
 
     async touchKeys(lastUsed) {
       if (lastUsed.size > 0) touch.immediate(lastUsed);
+    },
+
+    async createUser(user) {
+      try {
+        insertUser.run({
+          id: user.id,
+          email: user.email.toLowerCase(),
+          password_hash: user.passwordHash,
+          role: user.role,
+          workspace_ids: JSON.stringify(user.workspaceIds),
+          created_at: user.createdAt,
+        });
+      } catch (error) {
+        if (isConstraintError(error)) {
+          throw new KbError('conflict', `An account with this id or email (${user.email}) already exists`, {
+            cause: error,
+            retriable: false,
+          });
+        }
+        throw error;
+      }
+    },
+
+    async getUser(id) {
+      const row = userById.get(id);
+      return row ? toUser(row) : null;
+    },
+
+    async findUserByEmail(email) {
+      const row = userByEmail.get(email.toLowerCase());
+      return row ? toUser(row) : null;
+    },
+
+    async listUsers() {
+      return allUsers.all().map(toUser);
+    },
+
+    async countUsers() {
+      return countUsers.get()?.n ?? 0;
+    },
+
+    async createSession(session) {
+      const expiresMs = instant(session.expiresAt, 'expiresAt');
+      dropExpiredSessions.run(Date.now() - EXPIRED_SESSION_GRACE_MS);
+      try {
+        insertSession.run({
+          id: session.id,
+          user_id: session.userId,
+          csrf_token: session.csrfToken,
+          created_at: session.createdAt,
+          expires_at: session.expiresAt,
+          expires_ms: expiresMs,
+          revoked_at: session.revokedAt,
+        });
+      } catch (error) {
+        if (isConstraintError(error)) {
+          throw new KbError('conflict', 'A session with this id already exists', { cause: error, retriable: false });
+        }
+        throw error;
+      }
+    },
+
+    async getSession(id) {
+      const row = sessionById.get(id);
+      return row ? toSessionRecord(row) : null;
+    },
+
+    async revokeSession(id, at) {
+      instant(at, 'revokedAt');
+      return revokeSession.run(at, id).changes > 0;
     },
 
     async appendAudit(entry) {
