@@ -15,6 +15,10 @@ import metricsPlugin from './plugins/metrics.plugin.ts';
 import openApiPlugin from './plugins/openapi.plugin.ts';
 import problemPlugin, { describeError, sendProblem } from './plugins/problem.plugin.ts';
 import requestIdPlugin, { generateRequestId } from './plugins/request-id.plugin.ts';
+import dashboardInsightsRoutes from './routes/dashboard-insights.routes.ts';
+import dashboardKeysRoutes from './routes/dashboard-keys.routes.ts';
+import dashboardPagesRoutes, { redirectBrowsersToDashboard } from './routes/dashboard-pages.routes.ts';
+import dashboardSessionRoutes from './routes/dashboard-session.routes.ts';
 import errorPagesRoutes from './routes/error-pages.routes.ts';
 import healthRoutes from './routes/health.routes.ts';
 import v1Routes from './routes/v1.routes.ts';
@@ -28,6 +32,8 @@ export interface AppDeps {
   readonly metrics?: Metrics;
   /** Fastify/pino logger options; `false` (the default) logs nothing. */
   readonly logger?: boolean | object;
+  /** Folder of the built dashboard (default `apps/dashboard/dist`). */
+  readonly dashboardDir?: string;
 }
 
 /** Path prefixes of the resource API; the first is the documented one. */
@@ -44,7 +50,8 @@ const JSON_BODY_LIMIT = 1024 * 1024;
 
 /**
  * Builds the application: request ids, problem details, multipart, validation, OpenAPI, health,
- * error pages, and the resource routes under both `/api/v1` and `/v1`. Does not listen.
+ * error pages, the dashboard (pages and its session, keys, usage and pipeline endpoints under
+ * `/dashboard`), and the resource routes under both `/api/v1` and `/v1`. Does not listen.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, services } = deps;
@@ -92,6 +99,11 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
 
   await app.register(healthRoutes, { services });
   await app.register(errorPagesRoutes);
+  await app.register(dashboardSessionRoutes, { services, config });
+  await app.register(dashboardKeysRoutes, { services, config });
+  await app.register(dashboardInsightsRoutes, { services, config });
+  app.addHook('onRequest', redirectBrowsersToDashboard);
+  await app.register(dashboardPagesRoutes, deps.dashboardDir === undefined ? {} : { dir: deps.dashboardDir });
   for (const prefix of API_PREFIXES) {
     await app.register(v1Routes, { prefix, services });
   }

@@ -71,6 +71,19 @@ export interface Config {
    * 9464 when it is not), else the API port; `token`, when set, is required as a bearer token.
    */
   readonly metrics: { readonly token: string | null; readonly host: string; readonly port: number | null };
+  /** Dashboard accounts and sessions. */
+  readonly dashboard: {
+    /** On first start with no account at all, create an owner of workspace `default` and print its password. */
+    readonly bootstrapAccount: boolean;
+    /** How long a signed-in session lasts, in seconds. */
+    readonly sessionTtlSeconds: number;
+    /** Whether the session cookie carries `Secure` (only sent over HTTPS). */
+    readonly secureCookie: boolean;
+    /** Wrong passwords in a row (per account) before sign-in is locked. */
+    readonly maxFailedSignIns: number;
+    /** How long a locked account refuses sign-in, in seconds. */
+    readonly lockoutSeconds: number;
+  };
   /** Where CLI commands that talk HTTP (`kb ingest`) find the service. */
   readonly client: { readonly url: string; readonly apiKey: string | null };
 }
@@ -303,6 +316,33 @@ export const CONFIG_VARIABLES = [
     { min: 0, max: 65535 },
   ),
   v('KB_METRICS_HOST', 'string', '127.0.0.1', 'Address the separate metrics port binds to.'),
+  v(
+    'KB_BOOTSTRAP_ACCOUNT',
+    'boolean',
+    'true',
+    'On first start with no dashboard account at all, create an owner account for workspace `default` and print its one-time password.',
+  ),
+  v('KB_SESSION_TTL_SECONDS', 'integer', '43200', 'How long a dashboard sign-in lasts, in seconds.', {
+    min: 1,
+    max: 2592000,
+  }),
+  v(
+    'KB_COOKIE_SECURE',
+    'boolean',
+    'false',
+    'Mark the dashboard session cookie `Secure` (sent over HTTPS only); turn on behind TLS.',
+  ),
+  v(
+    'KB_SIGNIN_MAX_FAILURES',
+    'integer',
+    '5',
+    'Wrong passwords in a row after which an account cannot sign in for `KB_SIGNIN_LOCKOUT_SECONDS`.',
+    { min: 1, max: 100 },
+  ),
+  v('KB_SIGNIN_LOCKOUT_SECONDS', 'integer', '300', 'How long a locked dashboard account refuses sign-in.', {
+    min: 1,
+    max: 86400,
+  }),
   v('KB_API_URL', 'url', 'http://127.0.0.1:8080', 'Service URL used by `kb ingest`.'),
   v('KB_API_KEY', 'string', '', 'API key used by `kb ingest` (or pass `--key`).'),
 ] as const satisfies readonly ConfigVariable[];
@@ -437,6 +477,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     rateLimit: { syncIntervalMs: int('KB_RATE_LIMIT_SYNC_MS') },
     keyCacheMs: int('KB_KEY_CACHE_MS'),
     metrics: { token: opt('KB_METRICS_TOKEN'), host: str('KB_METRICS_HOST'), port: optInt('KB_METRICS_PORT') },
+    dashboard: {
+      bootstrapAccount: bool('KB_BOOTSTRAP_ACCOUNT'),
+      sessionTtlSeconds: int('KB_SESSION_TTL_SECONDS'),
+      secureCookie: bool('KB_COOKIE_SECURE'),
+      maxFailedSignIns: int('KB_SIGNIN_MAX_FAILURES'),
+      lockoutSeconds: int('KB_SIGNIN_LOCKOUT_SECONDS'),
+    },
     client: { url: url('KB_API_URL') ?? 'http://127.0.0.1:8080', apiKey: opt('KB_API_KEY') },
   };
 

@@ -12,13 +12,16 @@ import type { DocumentStore } from '../ports/document-store/document-store.port.
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import type { MessageLog, Subscription } from '../ports/message-log/message-log.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
+import { createAccountsService } from '../services/accounts.service.ts';
 import { createAuditService } from '../services/audit.service.ts';
 import { createDocumentsService } from '../services/documents.service.ts';
 import { createHealthService } from '../services/health.service.ts';
 import { createKeysService } from '../services/keys.service.ts';
+import { createPipelineOverviewService } from '../services/pipeline-overview.service.ts';
 import { createRateLimiter } from '../services/rate-limiter.ts';
 import { createSearchService } from '../services/search.service.ts';
 import type { Services } from '../services/services.ts';
+import { createUsageService } from '../services/usage.service.ts';
 import { createStages, type Parser, type StageDeps } from '../stages/pipeline-stages.ts';
 import type { Logger } from '../stages/stage.ts';
 import { runStage } from '../stages/stage-runner.ts';
@@ -100,15 +103,25 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     metrics,
   );
   const embedded = config.runtime === 'embedded';
+  const documents = createDocumentsService({
+    documents: ports.documents,
+    objects: ports.objects,
+    control: ports.control,
+    log: ports.log,
+    topics,
+    maxUploadBytes: config.maxUploadBytes,
+  });
+  const health = createHealthService({
+    version: serviceVersion(),
+    checks: [
+      { name: 'database', engine: embedded ? 'SQLite' : 'ClickHouse', ping: () => ports.control.ping() },
+      { name: 'vector_store', engine: embedded ? 'SQLite-vec' : 'OpenSearch', ping: () => ports.documents.ping() },
+      { name: 'message_log', engine: embedded ? 'SQLite log' : 'Kafka', ping: () => ports.log.ping() },
+      { name: 'object_store', engine: embedded ? 'filesystem' : 'S3', ping: () => ports.objects.ping() },
+    ],
+  });
   const services: Services = {
-    documents: createDocumentsService({
-      documents: ports.documents,
-      objects: ports.objects,
-      control: ports.control,
-      log: ports.log,
-      topics,
-      maxUploadBytes: config.maxUploadBytes,
-    }),
+    documents,
     search: createSearchService({
       documents: ports.documents,
       getEmbeddings: ports.getEmbeddings,
@@ -119,16 +132,16 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     }),
     audit: createAuditService({ control: ports.control }),
     keys,
-    rateLimiter,
-    health: createHealthService({
-      version: serviceVersion(),
-      checks: [
-        { name: 'database', engine: embedded ? 'SQLite' : 'ClickHouse', ping: () => ports.control.ping() },
-        { name: 'vector_store', engine: embedded ? 'SQLite-vec' : 'OpenSearch', ping: () => ports.documents.ping() },
-        { name: 'message_log', engine: embedded ? 'SQLite log' : 'Kafka', ping: () => ports.log.ping() },
-        { name: 'object_store', engine: embedded ? 'filesystem' : 'S3', ping: () => ports.objects.ping() },
-      ],
+    accounts: createAccountsService({
+      control: ports.control,
+      sessionTtlSeconds: config.dashboard.sessionTtlSeconds,
+      maxFailedSignIns: config.dashboard.maxFailedSignIns,
+      lockoutSeconds: config.dashboard.lockoutSeconds,
     }),
+    rateLimiter,
+    health,
+    usage: createUsageService({ control: ports.control }),
+    pipeline: createPipelineOverviewService({ log: ports.log, topics, documents, health }),
   };
 
   const running: Subscription[] = [];

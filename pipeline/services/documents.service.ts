@@ -79,7 +79,7 @@ export function createDocumentsService(deps: DocumentsServiceDeps): DocumentsSer
       action,
       workspaceId: ctx.workspaceId,
       documentId,
-      actor: { type: 'api_key', id: ctx.keyId },
+      actor: { type: ctx.actorType ?? 'api_key', id: ctx.keyId },
       timestamp: isoNow(),
       version,
       before: before ? { version: before.version, metadata: before.metadata } : null,

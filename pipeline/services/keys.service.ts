@@ -1,4 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { v7 as uuidv7 } from 'uuid';
 import { KbError } from '../errors/kb-error.ts';
 import {
   type ApiKeyRecord,
@@ -9,7 +10,7 @@ import {
   type Plan,
 } from '../ports/control-store/control-store.port.ts';
 import { isoNow } from '../util/time.ts';
-import type { KeysService } from './services.ts';
+import type { AccountActor, KeysService } from './services.ts';
 import type { ApiKeyView } from './views.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -54,6 +55,31 @@ export interface KeysServiceDeps {
 }
 
 export function createKeysService(deps: KeysServiceDeps): KeysService & { close(): Promise<void> } {
+  /** A `key_create`/`key_revoke` audit entry: no document; the key's public fields in `after.metadata`. */
+  const audit = (action: 'key_create' | 'key_revoke', key: ApiKeyRecord, by: AccountActor) =>
+    deps.control.appendAudit({
+      id: uuidv7(),
+      action,
+      workspaceId: key.workspaceId,
+      documentId: '',
+      actor: { type: 'user', id: by.accountId },
+      timestamp: isoNow(),
+      version: null,
+      before: null,
+      after: {
+        version: null,
+        metadata: {
+          key_id: key.id,
+          name: key.name,
+          prefix: key.prefix,
+          permissions: [...key.permissions],
+          plan: key.plan,
+        },
+      },
+      changeReason: null,
+      traceId: by.traceId,
+    });
+
   const cache = new Map<string, { record: ApiKeyRecord | null; at: number }>();
   const pendingTouches = new Map<string, string>();
   const flush = async () => {
@@ -68,7 +94,7 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
   timer.unref();
 
   return {
-    async create({ workspaceId, name, permissions, plan }) {
+    async create({ workspaceId, name, permissions, plan }, by) {
       if (!WORKSPACE_PATTERN.test(workspaceId)) {
         throw new KbError(
           'validation-error',
@@ -97,6 +123,7 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
         lastUsedAt: null,
       };
       await deps.control.createKey(record);
+      if (by) await audit('key_create', record, by);
       return { key, record: apiKeyView(record) };
     },
 
@@ -104,9 +131,11 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
       return (await deps.control.listKeys(workspaceId)).map(apiKeyView);
     },
 
-    async revoke(id) {
+    async revoke(id, by) {
+      const before = by ? await deps.control.getKey(id) : null;
       const revoked = await deps.control.revokeKey(id, isoNow());
       cache.clear();
+      if (by && revoked && before && before.revokedAt === null) await audit('key_revoke', before, by);
       return revoked;
     },
 

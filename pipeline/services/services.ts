@@ -5,9 +5,19 @@
  * services still reject impossible combinations with `bad-request`.
  */
 import type { Readable } from 'node:stream';
-import type { ApiKeyRecord, AuditAction, Permission, Plan } from '../ports/control-store/control-store.port.ts';
+import type {
+  ApiKeyRecord,
+  AuditAction,
+  Permission,
+  Plan,
+  Role,
+  SessionRecord,
+  UserRecord,
+} from '../ports/control-store/control-store.port.ts';
 import type { Metadata, SearchFilters, VersionStatus } from '../ports/document-store/document-store.port.ts';
+import type { PipelineOverviewService } from './pipeline-overview.service.ts';
 import type { FusionWeights, ResultGrouping } from './search-ranking.ts';
+import type { UsageService } from './usage.service.ts';
 import type {
   ApiKeyView,
   AuditEntryView,
@@ -27,10 +37,22 @@ import type {
   VersionView,
 } from './views.ts';
 
-/** Who is asking: the authenticated key's workspace and id, and the request's trace id. */
+/**
+ * Who is asking: the workspace, the authenticated key's id (or, for a person signed in to the
+ * dashboard, the account's id with `actorType: 'user'`), and the request's trace id.
+ */
 export interface RequestContext {
   readonly workspaceId: string;
   readonly keyId: string;
+  /** Absent: an API key. */
+  readonly actorType?: 'api_key' | 'user';
+  readonly traceId: string;
+}
+
+/** A person acting in the dashboard, for the audit log. */
+export interface AccountActor {
+  readonly accountId: string;
+  readonly workspaceId: string;
   readonly traceId: string;
 }
 
@@ -151,14 +173,19 @@ export interface AuditService {
 }
 
 export interface KeysService {
-  create(input: {
-    workspaceId: string;
-    name: string;
-    permissions: readonly Permission[];
-    plan: Plan;
-  }): Promise<{ key: string; record: ApiKeyView }>;
+  /** Creates a key; with `by`, a `key_create` entry goes to the audit log of the key's workspace. */
+  create(
+    input: {
+      workspaceId: string;
+      name: string;
+      permissions: readonly Permission[];
+      plan: Plan;
+    },
+    by?: AccountActor,
+  ): Promise<{ key: string; record: ApiKeyView }>;
   list(workspaceId?: string): Promise<ApiKeyView[]>;
-  revoke(id: string): Promise<boolean>;
+  /** Revokes a key (false: unknown id); with `by`, a `key_revoke` entry goes to the audit log. */
+  revoke(id: string, by?: AccountActor): Promise<boolean>;
   /** The active key record for a presented key, or null (unknown, malformed or revoked). Cached for `KB_KEY_CACHE_MS`. */
   authenticate(presented: string): Promise<ApiKeyRecord | null>;
 }
@@ -183,11 +210,52 @@ export interface HealthService {
   ready(): Promise<ReadinessView>;
 }
 
+/** A dashboard account as the dashboard shows it (never the password hash). */
+export interface AccountView {
+  id: string;
+  email: string;
+  role: Role;
+  workspaces: string[];
+  created_at: string;
+}
+
+/** A signed-in session: the token goes into the cookie, the rest to the browser. */
+export interface SignedIn {
+  readonly token: string;
+  readonly session: SessionRecord;
+  readonly user: UserRecord;
+}
+
+export interface AccountsService {
+  /**
+   * Creates an account with a generated password, returned once. Rejects a malformed email or
+   * workspace id with `validation-error`, an existing email with `conflict`.
+   */
+  create(input: { email: string; workspaceIds: readonly string[]; role: Role }): Promise<{
+    account: AccountView;
+    password: string;
+  }>;
+  list(): Promise<AccountView[]>;
+  /**
+   * Checks the password and opens a session. A wrong email or password is `unauthorized` (the
+   * same answer for both); after `maxFailedSignIns` wrong passwords in a row the account is
+   * locked for `lockoutSeconds` (`rate-limit-exceeded` with `retryAfter`), even for the right
+   * password. Failure counts live in this process.
+   */
+  signIn(email: string, password: string): Promise<SignedIn>;
+  /** The live session and its account for a token, or null (unknown, expired or signed out). */
+  authenticate(token: string): Promise<{ session: SessionRecord; user: UserRecord } | null>;
+  signOut(token: string): Promise<void>;
+}
+
 export interface Services {
   readonly documents: DocumentsService;
   readonly search: SearchService;
   readonly audit: AuditService;
   readonly keys: KeysService;
+  readonly accounts: AccountsService;
+  readonly usage: UsageService;
+  readonly pipeline: PipelineOverviewService;
   readonly rateLimiter: RateLimiter;
   readonly health: HealthService;
 }

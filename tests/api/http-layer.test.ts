@@ -53,6 +53,15 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
     },
     search: { search: unexpected },
     audit: { list: unexpected },
+    accounts: {
+      create: unexpected,
+      list: unexpected,
+      signIn: unexpected,
+      authenticate: unexpected,
+      signOut: unexpected,
+    },
+    usage: { lastHour: unexpected },
+    pipeline: { overview: unexpected },
     keys: {
       create: unexpected,
       list: unexpected,

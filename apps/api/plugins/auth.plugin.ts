@@ -8,12 +8,17 @@
  *    403/404/422 and the 429 itself) carries `X-RateLimit-Limit/Remaining/Reset`; over the limit →
  *    429 with `Retry-After`.
  * 3. The route's `config.permission` must be among the key's permissions, else 403.
+ *
+ * A request without any key may instead carry a dashboard session cookie (see
+ * `lib/dashboard-session.ts`): the signed-in person acts with every permission on one of their
+ * workspaces, state changes need the session's CSRF token, and no rate limit applies.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { KbError } from '../../../pipeline/errors/kb-error.ts';
 import type { ApiKeyRecord, Permission } from '../../../pipeline/ports/control-store/control-store.port.ts';
 import type { RequestContext, Services } from '../../../pipeline/services/services.ts';
+import { type DashboardSession, dashboardSession } from '../lib/dashboard-session.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -23,11 +28,13 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated key, set by the auth plugin on resource routes. */
     apiKey: ApiKeyRecord | null;
+    /** The signed-in dashboard account, when the request came with a session cookie instead of a key. */
+    account: DashboardSession | null;
   }
 }
 
 export interface AuthPluginOptions {
-  readonly services: Pick<Services, 'keys' | 'rateLimiter'>;
+  readonly services: Pick<Services, 'keys' | 'rateLimiter' | 'accounts'>;
 }
 
 /** The key a request presents: `X-API-Key` when that header is present at all, else a bearer token. */
@@ -45,14 +52,19 @@ export function presentedKey(headers: FastifyRequest['headers']): string | null 
 
 /** The services' view of who is asking. Only valid on authenticated routes. */
 export function requestContext(request: FastifyRequest): RequestContext {
+  const account = request.account;
+  if (account) {
+    return { workspaceId: account.workspaceId, keyId: account.user.id, actorType: 'user', traceId: request.id };
+  }
   const key = request.apiKey;
   if (!key) throw new KbError('unauthorized', 'This endpoint needs an API key.');
   return { workspaceId: key.workspaceId, keyId: key.id, traceId: request.id };
 }
 
 async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions) {
-  const { keys, rateLimiter } = opts.services;
+  const { keys, rateLimiter, accounts } = opts.services;
   if (!app.hasRequestDecorator('apiKey')) app.decorateRequest('apiKey', null);
+  if (!app.hasRequestDecorator('account')) app.decorateRequest('account', null);
 
   app.addHook('onRoute', (route) => {
     if (!route.config?.permission) {
@@ -63,6 +75,11 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions) {
   app.addHook('onRequest', async (request, reply) => {
     const presented = presentedKey(request.headers);
     if (presented === null) {
+      const account = await dashboardSession(request, accounts);
+      if (account) {
+        request.account = account;
+        return;
+      }
       throw new KbError('unauthorized', 'Missing API key: send it in X-API-Key or as Authorization: Bearer <key>.');
     }
     const key = presented === '' ? null : await keys.authenticate(presented);

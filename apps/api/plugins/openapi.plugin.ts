@@ -54,7 +54,10 @@ async function openApiPlugin(app: FastifyInstance, opts: OpenApiPluginOptions) {
       ],
     },
     transform: ({ schema, url, route }) => {
-      if (url === '/openapi.json' || url === '/metrics') return { schema: { ...schema, hide: true }, url };
+      // The dashboard's own endpoints and pages are for its browser code, not for API clients.
+      if (url === '/openapi.json' || url === '/metrics' || url === '/dashboard' || url.startsWith('/dashboard/')) {
+        return { schema: { ...schema, hide: true }, url };
+      }
       const alias = opts.aliasPrefixes.find((p) => url === p || url.startsWith(`${p}/`));
       const form = route.config?.multipartBody;
       const documented = {

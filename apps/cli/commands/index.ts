@@ -6,6 +6,7 @@ import { keysCommand } from './keys.command.ts';
 import { reindexCommand, retentionCommand, schemasCommand } from './maintenance.command.ts';
 import { modelsCommand } from './models.command.ts';
 import { serveCommand, workerCommand } from './serve.command.ts';
+import { usersCommand } from './users.command.ts';
 
 const configCommand: Command = {
   summary: 'Print every configuration variable with its default and meaning',
@@ -36,6 +37,7 @@ export const COMMANDS: Record<string, Command> = {
   serve: serveCommand,
   worker: workerCommand,
   keys: keysCommand,
+  users: usersCommand,
   ingest: ingestCommand,
   schemas: schemasCommand,
   reindex: reindexCommand,

@@ -53,6 +53,22 @@ export async function bootstrapKey(runtime: Runtime, out: NodeJS.WritableStream)
   );
 }
 
+/** On first start with no dashboard account at all, creates an owner of workspace `default` and prints its password once. */
+export async function bootstrapAccount(runtime: Runtime, out: NodeJS.WritableStream): Promise<void> {
+  if (!runtime.config.dashboard.bootstrapAccount) return;
+  if ((await runtime.ports.control.countUsers()) > 0) return;
+  const { account, password } = await runtime.services.accounts.create({
+    email: 'owner@kb.local',
+    workspaceIds: ['default'],
+    role: 'owner',
+  });
+  out.write(
+    `No dashboard account existed, so an owner account was created for workspace "default".\n` +
+      `Sign in at /dashboard/ with this one-time password (shown only this once):\n\n` +
+      `  email:    ${account.email}\n  password: ${password}\n\n`,
+  );
+}
+
 export const serveCommand: Command = {
   summary: 'Run the HTTP API (embedded: with every pipeline stage in the same process)',
   usage: 'kb serve [--stages parse,chunk,embed,index|all|none]',
@@ -65,6 +81,7 @@ export const serveCommand: Command = {
     try {
       await warnOnModelChange(runtime, err);
       await bootstrapKey(runtime, out);
+      await bootstrapAccount(runtime, out);
       const server = await startServer({
         config,
         services: runtime.services,

@@ -1,0 +1,52 @@
+/**
+ * A person's dashboard session on a request: the session cookie, the workspace the request is
+ * for (`X-KB-Workspace`, else the account's first), and the CSRF check of state changes.
+ */
+import type { FastifyRequest } from 'fastify';
+import { KbError } from '../../../pipeline/errors/kb-error.ts';
+import type { SessionRecord, UserRecord } from '../../../pipeline/ports/control-store/control-store.port.ts';
+import type { AccountsService } from '../../../pipeline/services/services.ts';
+import { readCookie, SESSION_COOKIE } from './session-cookie.ts';
+
+export interface DashboardSession {
+  readonly user: UserRecord;
+  readonly session: SessionRecord;
+  /** The workspace this request acts on; always one of the account's. */
+  readonly workspaceId: string;
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The session cookie's token, or null. */
+export function sessionToken(request: FastifyRequest): string | null {
+  return readCookie(request.headers.cookie, SESSION_COOKIE) || null;
+}
+
+/**
+ * The signed-in account of a request, or null when no session cookie is sent. A cookie of an
+ * unknown, expired or signed-out session is `unauthorized`; a workspace the account does not
+ * have is `not-found` (like any other workspace's data); a state change without the session's
+ * `X-CSRF-Token` is `forbidden`.
+ */
+export async function dashboardSession(
+  request: FastifyRequest,
+  accounts: AccountsService,
+): Promise<DashboardSession | null> {
+  const token = sessionToken(request);
+  if (token === null) return null;
+  const found = await accounts.authenticate(token);
+  if (!found) throw new KbError('unauthorized', 'Your session has expired or was signed out; sign in again.');
+  const header = request.headers['x-kb-workspace'];
+  const asked = (Array.isArray(header) ? header[0] : header)?.trim();
+  const workspaceId = asked || found.user.workspaceIds[0];
+  if (!workspaceId || !found.user.workspaceIds.includes(workspaceId)) {
+    throw new KbError('not-found', `No workspace "${asked}" for this account.`);
+  }
+  if (!SAFE_METHODS.has(request.method)) {
+    const csrf = request.headers['x-csrf-token'];
+    if ((Array.isArray(csrf) ? csrf[0] : csrf) !== found.session.csrfToken) {
+      throw new KbError('forbidden', 'Missing or wrong X-CSRF-Token: reload the dashboard and try again.');
+    }
+  }
+  return { user: found.user, session: found.session, workspaceId };
+}

@@ -1,0 +1,148 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { KbError } from '../errors/kb-error.ts';
+import { type ControlStore, ROLES, type Role, type UserRecord } from '../ports/control-store/control-store.port.ts';
+import { isoNow } from '../util/time.ts';
+import { generateApiKey } from './keys.service.ts';
+import { hashPassword, verifyPassword } from './password-hash.ts';
+import type { AccountsService, AccountView } from './services.ts';
+
+const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,63}$/;
+const WORKSPACE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+/** Session tokens: 32 random bytes, base64url. */
+const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+export interface AccountsServiceDeps {
+  readonly control: ControlStore;
+  readonly sessionTtlSeconds: number;
+  readonly maxFailedSignIns: number;
+  readonly lockoutSeconds: number;
+  /** Clock (tests). */
+  readonly now?: () => number;
+}
+
+export function accountView(user: UserRecord): AccountView {
+  return {
+    id: user.id,
+    email: user.email,
+    role: user.role,
+    workspaces: [...user.workspaceIds],
+    created_at: user.createdAt,
+  };
+}
+
+/** The stored id of a session token. */
+export function sessionId(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** A one-time password: 24 base62 characters (≈ 143 bits). */
+function generatePassword(): string {
+  return generateApiKey().slice(4, 28);
+}
+
+/**
+ * Dashboard accounts and sessions. Passwords are scrypt hashes; a session token is 32 random
+ * bytes of which only the SHA-256 is stored. Wrong passwords are counted per email in this
+ * process (an unknown email is counted like a known one, and costs a hash too, so neither the
+ * answer nor its time tells whether an account exists).
+ */
+export function createAccountsService(deps: AccountsServiceDeps): AccountsService {
+  const now = deps.now ?? Date.now;
+  const failures = new Map<string, { count: number; lockedUntil: number }>();
+  let dummyHash: Promise<string> | undefined;
+
+  const lockedFor = (email: string): number => {
+    const entry = failures.get(email);
+    if (!entry || entry.lockedUntil <= now()) return 0;
+    return Math.ceil((entry.lockedUntil - now()) / 1000);
+  };
+
+  const recordFailure = (email: string) => {
+    const entry = failures.get(email) ?? { count: 0, lockedUntil: 0 };
+    if (entry.lockedUntil !== 0 && entry.lockedUntil <= now()) {
+      entry.count = 0;
+      entry.lockedUntil = 0;
+    }
+    entry.count += 1;
+    if (entry.count >= deps.maxFailedSignIns) entry.lockedUntil = now() + deps.lockoutSeconds * 1000;
+    if (failures.size > 100_000) failures.clear();
+    failures.set(email, entry);
+  };
+
+  return {
+    async create({ email, workspaceIds, role }) {
+      const normalized = email.trim().toLowerCase();
+      if (!EMAIL_PATTERN.test(normalized)) {
+        throw new KbError('validation-error', `"${email}" is not an email address.`);
+      }
+      const workspaces = [...new Set(workspaceIds.map((w) => w.trim()).filter(Boolean))];
+      if (workspaces.length === 0 || workspaces.some((w) => !WORKSPACE_PATTERN.test(w))) {
+        throw new KbError(
+          'validation-error',
+          'An account needs at least one workspace; a workspace id is 1–64 letters, digits, `_` or `-`.',
+        );
+      }
+      if (!ROLES.includes(role)) throw new KbError('validation-error', `The role must be one of ${ROLES.join(', ')}.`);
+      const password = generatePassword();
+      const user: UserRecord = {
+        id: randomUUID(),
+        email: normalized,
+        passwordHash: await hashPassword(password),
+        role: role as Role,
+        workspaceIds: workspaces,
+        createdAt: isoNow(),
+      };
+      await deps.control.createUser(user);
+      return { account: accountView(user), password };
+    },
+
+    async list() {
+      return (await deps.control.listUsers()).map(accountView);
+    },
+
+    async signIn(email, password) {
+      const normalized = email.trim().toLowerCase();
+      const locked = lockedFor(normalized);
+      if (locked > 0) {
+        throw new KbError(
+          'rate-limit-exceeded',
+          `Too many wrong passwords for this account; sign-in is locked for ${locked} s.`,
+          { retryAfter: locked },
+        );
+      }
+      const user = await deps.control.findUserByEmail(normalized);
+      dummyHash ??= hashPassword(randomUUID());
+      const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash));
+      if (!user || !ok) {
+        recordFailure(normalized);
+        throw new KbError('unauthorized', 'Wrong email or password.');
+      }
+      failures.delete(normalized);
+      const token = randomBytes(32).toString('base64url');
+      const createdMs = now();
+      const session = {
+        id: sessionId(token),
+        userId: user.id,
+        csrfToken: randomBytes(24).toString('base64url'),
+        createdAt: new Date(createdMs).toISOString(),
+        expiresAt: new Date(createdMs + deps.sessionTtlSeconds * 1000).toISOString(),
+        revokedAt: null,
+      };
+      await deps.control.createSession(session);
+      return { token, session, user };
+    },
+
+    async authenticate(token) {
+      if (!TOKEN_PATTERN.test(token)) return null;
+      const session = await deps.control.getSession(sessionId(token));
+      if (!session || session.revokedAt !== null || Date.parse(session.expiresAt) <= now()) return null;
+      const user = await deps.control.getUser(session.userId);
+      return user ? { session, user } : null;
+    },
+
+    async signOut(token) {
+      if (!TOKEN_PATTERN.test(token)) return;
+      await deps.control.revokeSession(sessionId(token), isoNow());
+    },
+  };
+}

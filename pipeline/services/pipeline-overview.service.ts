@@ -1,0 +1,82 @@
+import { STAGE_NAMES, type StageName, type Topics } from '../events/events.ts';
+import type { VersionStatus } from '../ports/document-store/document-store.port.ts';
+import { VERSION_STATUSES } from '../ports/document-store/document-store.port.ts';
+import type { MessageLog } from '../ports/message-log/message-log.port.ts';
+import type { DocumentsService, HealthService, RequestContext } from './services.ts';
+import type { DocumentView, ReadinessView } from './views.ts';
+
+export interface StageBacklogView {
+  stage: StageName;
+  topic: string;
+  /** Messages the stage's consumer group has not committed yet (waiting or being worked on); null when unknown. */
+  uncommitted: number | null;
+}
+
+export interface PipelineOverviewView {
+  stages: StageBacklogView[];
+  /** The workspace's documents by the status of their latest version. */
+  documents: Record<VersionStatus, number>;
+  /** The workspace's most recent failed documents, with their errors. */
+  failed: Pick<DocumentView, 'document_id' | 'name' | 'version' | 'error' | 'updated_at'>[];
+  readiness: ReadinessView;
+}
+
+export interface PipelineOverviewService {
+  overview(ctx: RequestContext): Promise<PipelineOverviewView>;
+}
+
+const FAILED_SHOWN = 20;
+
+/** What the dashboard's Pipeline page shows: stage backlogs (all workspaces), this workspace's documents by status, readiness. */
+export function createPipelineOverviewService(deps: {
+  log: MessageLog;
+  topics: Topics;
+  documents: DocumentsService;
+  health: HealthService;
+}): PipelineOverviewService {
+  const inputTopic: Record<StageName, string> = {
+    parse: deps.topics.uploaded,
+    chunk: deps.topics.parsed,
+    embed: deps.topics.chunked,
+    index: deps.topics.embedded,
+  };
+  const count = async (ctx: RequestContext, status: VersionStatus) => {
+    const result = await deps.documents.list(ctx, { status, page: 1, pageSize: 1 });
+    return result.mode === 'offset' ? result.total : result.documents.length;
+  };
+
+  return {
+    async overview(ctx) {
+      const [stages, counts, failedPage, readiness] = await Promise.all([
+        Promise.all(
+          STAGE_NAMES.map(async (stage) => ({
+            stage,
+            topic: inputTopic[stage],
+            uncommitted: await deps.log.lag(deps.topics.group(stage), inputTopic[stage]).catch(() => null),
+          })),
+        ),
+        Promise.all(VERSION_STATUSES.map(async (status) => [status, await count(ctx, status)] as const)),
+        deps.documents.list(ctx, { status: 'failed', page: 1, pageSize: FAILED_SHOWN }),
+        deps.health.ready(),
+      ]);
+      const failed = await Promise.all(
+        failedPage.documents.map(async (item) => {
+          const doc = await deps.documents.get(ctx, item.document_id);
+          return {
+            document_id: doc.document_id,
+            name: doc.name,
+            version: doc.version,
+            error: doc.error,
+            updated_at: doc.updated_at,
+          };
+        }),
+      );
+      return {
+        stages,
+        documents: Object.fromEntries(counts) as Record<VersionStatus, number>,
+        failed,
+        readiness,
+      };
+    },
+  };
+}

@@ -1,0 +1,59 @@
+import type { ControlStore } from '../ports/control-store/control-store.port.ts';
+import type { RequestContext } from './services.ts';
+
+export interface KeyUsageView {
+  key_id: string;
+  name: string;
+  prefix: string;
+  revoked_at: string | null;
+  /** Requests in each minute of {@link UsageView.minutes}, oldest first. */
+  per_minute: number[];
+  total: number;
+}
+
+export interface UsageView {
+  /** Start of each minute (ISO 8601), oldest first: the last 60 minutes including the current one. */
+  minutes: string[];
+  keys: KeyUsageView[];
+}
+
+export interface UsageService {
+  lastHour(ctx: RequestContext, nowMs?: number): Promise<UsageView>;
+}
+
+const MINUTES = 60;
+
+/** Requests per minute per key of a workspace over the last hour, from the rate limiter's stored counts. */
+export function createUsageService(deps: { control: ControlStore }): UsageService {
+  return {
+    async lastHour(ctx, nowMs = Date.now()) {
+      const currentMinute = Math.floor(nowMs / 60_000);
+      const firstMinute = currentMinute - (MINUTES - 1);
+      const keys = await deps.control.listKeys(ctx.workspaceId);
+      const counts = await deps.control.readUsage(
+        keys.map((k) => k.id),
+        firstMinute * 60,
+      );
+      const perKey = new Map(keys.map((k) => [k.id, new Array<number>(MINUTES).fill(0)]));
+      for (const c of counts) {
+        const slot = Math.floor(c.second / 60) - firstMinute;
+        const row = perKey.get(c.keyId);
+        if (row && slot >= 0 && slot < MINUTES) row[slot] = (row[slot] ?? 0) + c.count;
+      }
+      return {
+        minutes: Array.from({ length: MINUTES }, (_, i) => new Date((firstMinute + i) * 60_000).toISOString()),
+        keys: keys.map((k) => {
+          const row = perKey.get(k.id) ?? [];
+          return {
+            key_id: k.id,
+            name: k.name,
+            prefix: k.prefix,
+            revoked_at: k.revokedAt,
+            per_minute: row,
+            total: row.reduce((a, b) => a + b, 0),
+          };
+        }),
+      };
+    },
+  };
+}
