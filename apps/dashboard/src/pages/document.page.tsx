@@ -1,0 +1,367 @@
+import { useEffect, useState } from 'preact/hooks';
+import { api, errorText, uploadWithProgress } from '../api.ts';
+import { ChunkDiff } from '../components/chunk-diff.tsx';
+import { ConfirmDialog } from '../components/confirm-dialog.tsx';
+import { Empty, Loading, Notice, StatusBadge } from '../components/feedback.tsx';
+import { bytes, dateTime } from '../format.ts';
+import { Link } from '../router.tsx';
+import type { Chunk, Compare, DocumentDetail, Version } from '../types.ts';
+
+const REFRESH_MS = 1500;
+
+function NewVersion(props: { id: string; onDone: (message: string) => void; onError: (e: string) => void }) {
+  const [file, setFile] = useState<File | null>(null);
+  const [reason, setReason] = useState('');
+  const [progress, setProgress] = useState<number | null>(null);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    const formElement = e.currentTarget as HTMLFormElement;
+    if (!file) return;
+    const form = new FormData();
+    if (reason.trim()) form.append('change_reason', reason.trim());
+    form.append('file', file, file.name);
+    setProgress(0);
+    try {
+      const doc = await uploadWithProgress<DocumentDetail>('PUT', `/api/v1/documents/${props.id}`, form, setProgress);
+      props.onDone(`Version ${doc.version} uploaded; it is being ingested.`);
+      formElement.reset();
+      setFile(null);
+      setReason('');
+    } catch (err) {
+      props.onError(errorText(err));
+    } finally {
+      setProgress(null);
+    }
+  };
+  return (
+    <form class="card inline-form" onSubmit={submit} aria-labelledby="new-version-title">
+      <h2 id="new-version-title">Upload a new version</h2>
+      <label>
+        File
+        <input type="file" required onChange={(e) => setFile(e.currentTarget.files?.[0] ?? null)} />
+      </label>
+      <label>
+        Change reason
+        <input value={reason} maxLength={500} onInput={(e) => setReason(e.currentTarget.value)} />
+      </label>
+      <button type="submit" class="primary" disabled={!file || progress !== null}>
+        Upload version
+      </button>
+      {progress !== null && <progress max={1} value={progress} aria-label="Upload progress" />}
+    </form>
+  );
+}
+
+function Chunks(props: { id: string; version: number }) {
+  const [chunks, setChunks] = useState<Chunk[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setChunks(null);
+    api<{ chunks: Chunk[] }>('GET', `/api/v1/chunks/${props.id}?version=${props.version}&limit=100`).then(
+      (r) => setChunks(r.chunks),
+      (e) => setError(errorText(e)),
+    );
+  }, [props.id, props.version]);
+  if (error) return <Notice kind="error">{error}</Notice>;
+  if (!chunks) return <Loading />;
+  if (chunks.length === 0) return <Empty>Version {props.version} has no chunks (yet).</Empty>;
+  return (
+    <ol class="chunks" start={0}>
+      {chunks.map((c) => (
+        <li key={c.id} id={`chunk-${c.id}`}>
+          <p class="muted small">
+            Chunk {c.index} · {c.tokens} tokens{c.page !== null ? ` · page ${c.page}` : ''}
+          </p>
+          <p class="chunk-text">{c.content}</p>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function ExtractedText(props: { id: string; version: number }) {
+  const [text, setText] = useState<string | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    setText(null);
+    setError(null);
+    api<{ content: string }>('GET', `/api/v1/chunks/${props.id}/context?version=${props.version}`).then(
+      (r) => setText(r.content),
+      (e) => setError(errorText(e)),
+    );
+  }, [props.id, props.version]);
+  if (error) return <Notice kind="error">{error}</Notice>;
+  if (text === null) return <Loading />;
+  return text ? <pre class="extracted">{text}</pre> : <Empty>No text was extracted.</Empty>;
+}
+
+export function DocumentPage(props: { id: string; query: URLSearchParams }) {
+  const { id } = props;
+  const [doc, setDoc] = useState<DocumentDetail | null>(null);
+  const [versions, setVersions] = useState<Version[]>([]);
+  const [error, setError] = useState<string | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [from, setFrom] = useState<number | null>(null);
+  const [to, setTo] = useState<number | null>(null);
+  const [compare, setCompare] = useState<Compare | null>(null);
+  const [shown, setShown] = useState<number | null>(null);
+  const [view, setView] = useState<'chunks' | 'text'>('chunks');
+  const [rollback, setRollback] = useState<number | null>(null);
+
+  const load = async () => {
+    try {
+      const [d, v] = await Promise.all([
+        api<DocumentDetail>('GET', `/api/v1/documents/${id}`),
+        api<{ versions: Version[] }>('GET', `/api/v1/documents/${id}/versions`),
+      ]);
+      setDoc(d);
+      setVersions(v.versions);
+      setError(null);
+      return { d, v: v.versions };
+    } catch (err) {
+      setError(errorText(err));
+      return null;
+    }
+  };
+
+  useEffect(() => {
+    void load().then((r) => {
+      if (!r) return;
+      const newest = r.v[0]?.version ?? r.d.version;
+      setTo(newest);
+      setFrom(r.v[1]?.version ?? newest);
+      setShown(r.d.served_version ?? newest);
+    });
+  }, [id]);
+
+  const busy = doc?.status === 'pending' || doc?.status === 'processing';
+  useEffect(() => {
+    if (!busy) return;
+    const timer = setInterval(() => void load(), REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [busy, id]);
+
+  const refreshAfter = async (text: string) => {
+    setMessage(text);
+    setError(null);
+    const r = await load();
+    if (r) {
+      setTo(r.v[0]?.version ?? null);
+      setFrom(r.v[1]?.version ?? null);
+    }
+  };
+
+  const runCompare = async (e: Event) => {
+    e.preventDefault();
+    if (from === null || to === null) return;
+    setCompare(null);
+    try {
+      setCompare(await api<Compare>('GET', `/api/v1/documents/${id}/versions/compare?from=${from}&to=${to}`));
+      setError(null);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+
+  const doRollback = async (target: number) => {
+    setRollback(null);
+    try {
+      const r = await api<{ version: number }>('POST', `/api/v1/documents/${id}/rollback`, { target_version: target });
+      await refreshAfter(`Rolled back: version ${r.version} has the content of version ${target}.`);
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+
+  if (!doc) {
+    return (
+      <section>
+        <p>
+          <Link href="/documents">← Documents</Link>
+        </p>
+        {error ? <Notice kind="error">{error}</Notice> : <Loading />}
+      </section>
+    );
+  }
+
+  return (
+    <section>
+      <p>
+        <Link href="/documents">← Documents</Link>
+      </p>
+      <h1>
+        {doc.name} <StatusBadge status={doc.status} />
+      </h1>
+      {error && <Notice kind="error">{error}</Notice>}
+      {message && <Notice kind="ok">{message}</Notice>}
+      {doc.status === 'failed' && doc.error && (
+        <Notice kind="error">
+          Ingestion failed in {doc.error.stage} after {doc.error.attempts} attempt(s): {doc.error.message} (
+          {doc.error.code}){' '}
+          <button
+            type="button"
+            onClick={() =>
+              api('POST', `/api/v1/documents/${id}/reprocess`).then(
+                () => refreshAfter('Reprocessing.'),
+                (e) => setError(errorText(e)),
+              )
+            }
+          >
+            Reprocess
+          </button>
+        </Notice>
+      )}
+      <dl class="meta">
+        <dt>Document id</dt>
+        <dd>
+          <code>{doc.document_id}</code>
+        </dd>
+        <dt>Version</dt>
+        <dd>
+          {doc.version}
+          {doc.served_version !== null &&
+            doc.served_version !== doc.version &&
+            ` (searches serve ${doc.served_version})`}
+        </dd>
+        <dt>Type and size</dt>
+        <dd>
+          {doc.mime_type}, {bytes(doc.size_bytes)}
+        </dd>
+        <dt>Chunks and tokens</dt>
+        <dd>
+          {doc.stats.chunks} chunks, {doc.stats.tokens} tokens
+        </dd>
+        <dt>Source</dt>
+        <dd>{doc.source}</dd>
+        <dt>Created</dt>
+        <dd>{dateTime(doc.created_at)}</dd>
+        <dt>Updated</dt>
+        <dd>{dateTime(doc.updated_at)}</dd>
+        <dt>Metadata</dt>
+        <dd>
+          {Object.keys(doc.metadata).length === 0 ? (
+            'none'
+          ) : (
+            <pre class="json">{JSON.stringify(doc.metadata, null, 2)}</pre>
+          )}
+        </dd>
+      </dl>
+      <p>
+        <Link href={`/audit?document_id=${doc.document_id}`}>Audit entries of this document</Link>
+      </p>
+
+      <NewVersion id={id} onDone={(m) => void refreshAfter(m)} onError={setError} />
+
+      <h2>Versions</h2>
+      <div class="table-wrap">
+        <table>
+          <caption class="sr-only">Version history, newest first</caption>
+          <thead>
+            <tr>
+              <th scope="col">Version</th>
+              <th scope="col">Status</th>
+              <th scope="col">Change reason</th>
+              <th scope="col">Author</th>
+              <th scope="col">Size</th>
+              <th scope="col">Chunks</th>
+              <th scope="col">Created</th>
+              <th scope="col">Actions</th>
+            </tr>
+          </thead>
+          <tbody>
+            {versions.map((v) => (
+              <tr key={v.version}>
+                <td>
+                  {v.version}
+                  {v.restored_from !== null && <span class="muted small"> (from {v.restored_from})</span>}
+                </td>
+                <td>
+                  <StatusBadge status={v.status} />
+                </td>
+                <td>{v.change_reason ?? '—'}</td>
+                <td>
+                  <code class="small">{v.created_by}</code>
+                </td>
+                <td>{bytes(v.size_bytes)}</td>
+                <td>{v.chunk_count}</td>
+                <td>{dateTime(v.created_at)}</td>
+                <td class="row-actions">
+                  <button type="button" onClick={() => setShown(v.version)}>
+                    Show<span class="sr-only"> version {v.version}</span>
+                  </button>
+                  {v.version !== doc.version && (
+                    <button type="button" onClick={() => setRollback(v.version)}>
+                      Roll back to {v.version}
+                    </button>
+                  )}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+
+      <h2>Compare versions</h2>
+      {versions.length < 2 ? (
+        <Empty>There is only one version so far.</Empty>
+      ) : (
+        <form class="filters" onSubmit={runCompare} aria-label="Compare two versions">
+          <label>
+            From version
+            <select value={String(from)} onChange={(e) => setFrom(Number(e.currentTarget.value))}>
+              {versions.map((v) => (
+                <option key={v.version} value={v.version}>
+                  {v.version}
+                </option>
+              ))}
+            </select>
+          </label>
+          <label>
+            To version
+            <select value={String(to)} onChange={(e) => setTo(Number(e.currentTarget.value))}>
+              {versions.map((v) => (
+                <option key={v.version} value={v.version}>
+                  {v.version}
+                </option>
+              ))}
+            </select>
+          </label>
+          <button type="submit" class="primary">
+            Compare
+          </button>
+        </form>
+      )}
+      {compare && <ChunkDiff compare={compare} />}
+
+      {shown !== null && (
+        <>
+          <h2>Version {shown}</h2>
+          <fieldset class="tabs">
+            <legend class="sr-only">What to show</legend>
+            <button type="button" aria-pressed={view === 'chunks'} onClick={() => setView('chunks')}>
+              Chunks
+            </button>
+            <button type="button" aria-pressed={view === 'text'} onClick={() => setView('text')}>
+              Extracted text
+            </button>
+          </fieldset>
+          {view === 'chunks' ? <Chunks id={id} version={shown} /> : <ExtractedText id={id} version={shown} />}
+        </>
+      )}
+
+      {rollback !== null && (
+        <ConfirmDialog
+          title={`Roll back to version ${rollback}?`}
+          confirmLabel="Roll back"
+          onCancel={() => setRollback(null)}
+          onConfirm={() => doRollback(rollback)}
+        >
+          <p>
+            A new version {doc.version + 1} is made with the content, chunks and vectors of version {rollback}. The
+            history keeps every version.
+          </p>
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,253 @@
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { api, errorText } from '../api.ts';
+import { ConfirmDialog } from '../components/confirm-dialog.tsx';
+import { Empty, Loading, Notice, StatusBadge } from '../components/feedback.tsx';
+import { UploadZone } from '../components/upload-zone.tsx';
+import { dateTime } from '../format.ts';
+import { Link } from '../router.tsx';
+import type { DocumentDetail, DocumentItem } from '../types.ts';
+
+const PAGE_SIZE = 20;
+const REFRESH_MS = 1500;
+
+interface Filters {
+  status: string;
+  source: string;
+  after: string;
+  before: string;
+}
+
+interface Page {
+  documents: DocumentDetail[];
+  total: number;
+}
+
+function listQuery(filters: Filters, page: number): string {
+  const q = new URLSearchParams({ page: String(page), page_size: String(PAGE_SIZE) });
+  if (filters.status) q.set('status', filters.status);
+  if (filters.source.trim()) q.set('source', filters.source.trim());
+  if (filters.after) q.set('created_after', new Date(`${filters.after}T00:00:00`).toISOString());
+  if (filters.before) q.set('created_before', new Date(`${filters.before}T23:59:59.999`).toISOString());
+  return q.toString();
+}
+
+export function DocumentsPage() {
+  const [filters, setFilters] = useState<Filters>({ status: '', source: '', after: '', before: '' });
+  const [applied, setApplied] = useState<Filters>(filters);
+  const [page, setPage] = useState(1);
+  const [data, setData] = useState<Page | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [message, setMessage] = useState<string | null>(null);
+  const [confirm, setConfirm] = useState<{ doc: DocumentDetail; purge: boolean } | null>(null);
+  const generation = useRef(0);
+
+  const load = async () => {
+    const mine = ++generation.current;
+    try {
+      const list = await api<{ documents: DocumentItem[]; total: number }>(
+        'GET',
+        `/api/v1/documents?${listQuery(applied, page)}`,
+      );
+      // The list has no names or errors: read each document (one page, at most 20).
+      const details = await Promise.all(
+        list.documents.map((d) =>
+          api<DocumentDetail>('GET', `/api/v1/documents/${d.document_id}`).catch(
+            () => ({ ...d, name: d.document_id, error: null }) as DocumentDetail,
+          ),
+        ),
+      );
+      if (mine === generation.current) {
+        setData({ documents: details, total: list.total });
+        setError(null);
+      }
+    } catch (err) {
+      if (mine === generation.current) setError(errorText(err));
+    }
+  };
+
+  useEffect(() => {
+    void load();
+  }, [applied, page]);
+
+  const busy = data?.documents.some((d) => d.status === 'pending' || d.status === 'processing') ?? false;
+  useEffect(() => {
+    if (!busy) return;
+    const timer = setInterval(() => void load(), REFRESH_MS);
+    return () => clearInterval(timer);
+  }, [busy, applied, page]);
+
+  const act = async (what: string, run: () => Promise<unknown>) => {
+    setError(null);
+    setMessage(null);
+    try {
+      await run();
+      setMessage(what);
+      await load();
+    } catch (err) {
+      setError(errorText(err));
+    }
+  };
+
+  const pages = data ? Math.max(1, Math.ceil(data.total / PAGE_SIZE)) : 1;
+
+  return (
+    <section>
+      <h1>Documents</h1>
+      <UploadZone onUploaded={() => void load()} />
+      <form
+        class="filters"
+        aria-label="Filter documents"
+        onSubmit={(e) => {
+          e.preventDefault();
+          setPage(1);
+          setApplied({ ...filters });
+        }}
+      >
+        <label>
+          Status
+          <select value={filters.status} onChange={(e) => setFilters({ ...filters, status: e.currentTarget.value })}>
+            <option value="">any</option>
+            <option value="pending">pending</option>
+            <option value="processing">processing</option>
+            <option value="completed">completed</option>
+            <option value="failed">failed</option>
+          </select>
+        </label>
+        <label>
+          Source
+          <input value={filters.source} onInput={(e) => setFilters({ ...filters, source: e.currentTarget.value })} />
+        </label>
+        <label>
+          Created from
+          <input
+            type="date"
+            value={filters.after}
+            onInput={(e) => setFilters({ ...filters, after: e.currentTarget.value })}
+          />
+        </label>
+        <label>
+          Created until
+          <input
+            type="date"
+            value={filters.before}
+            onInput={(e) => setFilters({ ...filters, before: e.currentTarget.value })}
+          />
+        </label>
+        <button type="submit">Apply filters</button>
+      </form>
+      {error && <Notice kind="error">{error}</Notice>}
+      {message && <Notice kind="ok">{message}</Notice>}
+      {data === null ? (
+        error ? null : (
+          <Loading />
+        )
+      ) : data.documents.length === 0 ? (
+        <Empty>
+          {applied.status || applied.source || applied.after || applied.before
+            ? 'No document matches these filters.'
+            : 'No documents yet. Upload a file above to start.'}
+        </Empty>
+      ) : (
+        <>
+          <div class="table-wrap">
+            <table>
+              <caption class="sr-only">Documents, newest first</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Name</th>
+                  <th scope="col">Status</th>
+                  <th scope="col">Version</th>
+                  <th scope="col">Chunks</th>
+                  <th scope="col">Tokens</th>
+                  <th scope="col">Created</th>
+                  <th scope="col">Updated</th>
+                  <th scope="col">Actions</th>
+                </tr>
+              </thead>
+              <tbody>
+                {data.documents.map((d) => (
+                  <tr key={d.document_id} data-document-id={d.document_id}>
+                    <td>
+                      <Link href={`/documents/${d.document_id}`}>{d.name}</Link>
+                      {d.status === 'failed' && d.error && (
+                        <p class="error-text small">
+                          {d.error.stage}: {d.error.message}
+                        </p>
+                      )}
+                    </td>
+                    <td>
+                      <StatusBadge status={d.status} />
+                    </td>
+                    <td>{d.version}</td>
+                    <td>{d.stats.chunks}</td>
+                    <td>{d.stats.tokens}</td>
+                    <td>{dateTime(d.created_at)}</td>
+                    <td>{dateTime(d.updated_at)}</td>
+                    <td class="row-actions">
+                      {d.status === 'failed' && (
+                        <button
+                          type="button"
+                          onClick={() =>
+                            act(`Reprocessing ${d.name}.`, () =>
+                              api('POST', `/api/v1/documents/${d.document_id}/reprocess`),
+                            )
+                          }
+                        >
+                          Reprocess<span class="sr-only"> {d.name}</span>
+                        </button>
+                      )}
+                      <button type="button" onClick={() => setConfirm({ doc: d, purge: false })}>
+                        Delete<span class="sr-only"> {d.name}</span>
+                      </button>
+                      <button type="button" class="danger" onClick={() => setConfirm({ doc: d, purge: true })}>
+                        Purge<span class="sr-only"> {d.name}</span>
+                      </button>
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </div>
+          <nav class="pager" aria-label="Pages of documents">
+            <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
+              Previous
+            </button>
+            <span>
+              Page {page} of {pages} · {data.total} document{data.total === 1 ? '' : 's'}
+            </span>
+            <button type="button" disabled={page >= pages} onClick={() => setPage(page + 1)}>
+              Next
+            </button>
+          </nav>
+        </>
+      )}
+      {confirm && (
+        <ConfirmDialog
+          title={confirm.purge ? 'Purge this document?' : 'Delete this document?'}
+          confirmLabel={confirm.purge ? 'Purge for good' : 'Delete'}
+          danger
+          onCancel={() => setConfirm(null)}
+          onConfirm={() => {
+            const { doc, purge } = confirm;
+            setConfirm(null);
+            void act(purge ? `${doc.name} is purged.` : `${doc.name} is deleted.`, () =>
+              api('DELETE', `/api/v1/documents/${doc.document_id}${purge ? '?purge=true' : ''}`),
+            );
+          }}
+        >
+          {confirm.purge ? (
+            <p>
+              Every version, file, chunk and vector of “{confirm.doc.name}” is removed now, also from searches of the
+              past. This cannot be undone.
+            </p>
+          ) : (
+            <p>
+              “{confirm.doc.name}” leaves the list and current search; its versions stay for searches of the past until
+              retention removes them.
+            </p>
+          )}
+        </ConfirmDialog>
+      )}
+    </section>
+  );
+}
