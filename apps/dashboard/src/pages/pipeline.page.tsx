@@ -12,7 +12,7 @@ interface Overview {
   readiness: {
     status: string;
     timestamp: string;
-    checks: Record<string, { status: string; latency_ms: number | null; engine?: string; error?: string }>;
+    checks: Record<string, { status: string; latency_ms: number | null; message: string }>;
   };
 }
 
@@ -129,7 +129,7 @@ export function PipelinePage() {
                       <span class={`badge badge-${c.status}`}>{c.status}</span>
                     </td>
                     <td>{c.latency_ms === null ? '—' : `${c.latency_ms} ms`}</td>
-                    <td>{c.error ?? c.engine ?? ''}</td>
+                    <td>{c.message}</td>
                   </tr>
                 ))}
               </tbody>
