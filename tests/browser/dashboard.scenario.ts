@@ -161,6 +161,15 @@ function scenario(runtime: string, start: () => Promise<BrowserTarget>): void {
     expect(await diff.locator('ins').allTextContents()).toEqual(['violet squalls']);
     await diff.scrollIntoViewIfNeeded();
     await shot('05-document-diff');
+    // The history, the compare form and the diff in one 1280×800 picture (the README's).
+    const top = await page.evaluate(
+      "[...document.querySelectorAll('main h2')].find((h) => h.textContent === 'Versions').getBoundingClientRect().top + scrollY - 16",
+    );
+    await page.screenshot({
+      path: path.join(SHOTS, '05-document-diff-view.png'),
+      fullPage: true,
+      clip: { x: 0, y: Number(top), width: 1280, height: 800 },
+    });
 
     await page.getByRole('button', { name: 'Roll back to 1' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Roll back' }).click();
