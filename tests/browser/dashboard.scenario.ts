@@ -196,8 +196,14 @@ function scenario(runtime: string, start: () => Promise<BrowserTarget>): void {
     expect(await result.locator('mark').allTextContents()).toEqual(expect.arrayContaining(['amber']));
     await shot('07-search-as-of');
 
-    await page.getByLabel('As of (local time)').fill('');
+    // A result links to its chunk in the version it came from.
+    await result.getByRole('link', { name: 'harbour-log.md' }).click();
+    await page.getByRole('heading', { name: 'Version 1' }).waitFor();
+    expect(await page.locator('.chunks li.focused').textContent()).toContain('amber storms');
+    await page.getByRole('link', { name: 'Search' }).click();
+
     await page.getByLabel('Query').fill('violet squalls');
+    await page.getByLabel('Mode').selectOption('keyword');
     await page.getByRole('button', { name: 'Search' }).click();
     await page.getByText('Nothing matched').waitFor();
   });

@@ -11,6 +11,7 @@ function currentPath(): string {
 
 export function navigate(to: string): void {
   history.pushState(null, '', `${BASE}${to}`);
+  scrollTo(0, 0);
   dispatchEvent(new PopStateEvent('popstate'));
 }
 

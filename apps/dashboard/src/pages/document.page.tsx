@@ -52,7 +52,7 @@ function NewVersion(props: { id: string; onDone: (message: string) => void; onEr
   );
 }
 
-function Chunks(props: { id: string; version: number }) {
+function Chunks(props: { id: string; version: number; focus?: string | null }) {
   const [chunks, setChunks] = useState<Chunk[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
@@ -62,13 +62,16 @@ function Chunks(props: { id: string; version: number }) {
       (e) => setError(errorText(e)),
     );
   }, [props.id, props.version]);
+  useEffect(() => {
+    if (chunks && props.focus) document.getElementById(`chunk-${props.focus}`)?.scrollIntoView({ block: 'center' });
+  }, [chunks, props.focus]);
   if (error) return <Notice kind="error">{error}</Notice>;
   if (!chunks) return <Loading />;
   if (chunks.length === 0) return <Empty>Version {props.version} has no chunks (yet).</Empty>;
   return (
     <ol class="chunks" start={0}>
       {chunks.map((c) => (
-        <li key={c.id} id={`chunk-${c.id}`}>
+        <li key={c.id} id={`chunk-${c.id}`} class={c.id === props.focus ? 'focused' : undefined}>
           <p class="muted small">
             Chunk {c.index} · {c.tokens} tokens{c.page !== null ? ` · page ${c.page}` : ''}
           </p>
@@ -130,7 +133,8 @@ export function DocumentPage(props: { id: string; query: URLSearchParams }) {
       const newest = r.v[0]?.version ?? r.d.version;
       setTo(newest);
       setFrom(r.v[1]?.version ?? newest);
-      setShown(r.d.served_version ?? newest);
+      const asked = Number(props.query.get('version'));
+      setShown(r.v.some((v) => v.version === asked) ? asked : (r.d.served_version ?? newest));
     });
   }, [id]);
 
@@ -345,7 +349,11 @@ export function DocumentPage(props: { id: string; query: URLSearchParams }) {
               Extracted text
             </button>
           </fieldset>
-          {view === 'chunks' ? <Chunks id={id} version={shown} /> : <ExtractedText id={id} version={shown} />}
+          {view === 'chunks' ? (
+            <Chunks id={id} version={shown} focus={props.query.get('chunk')} />
+          ) : (
+            <ExtractedText id={id} version={shown} />
+          )}
         </>
       )}
 

@@ -147,7 +147,11 @@ export function SearchPage() {
               {answer.results.map((r) => (
                 <li key={r.chunk_id} class="card">
                   <p class="result-head">
-                    <Link href={`/documents/${r.document_id}`}>{r.document_name}</Link>
+                    <Link
+                      href={`/documents/${r.document_id}?version=${r.version}&chunk=${encodeURIComponent(r.chunk_id)}`}
+                    >
+                      {r.document_name}
+                    </Link>
                     <span class="muted small">
                       {' '}
                       · version {r.version} · chunk {r.index}
