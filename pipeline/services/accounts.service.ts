@@ -8,6 +8,7 @@ import type { AccountsService, AccountView } from './services.ts';
 
 const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,63}$/;
 const WORKSPACE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+const MIN_PASSWORD_LENGTH = 12;
 /** Session tokens: 32 random bytes, base64url. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -138,6 +139,26 @@ export function createAccountsService(deps: AccountsServiceDeps): AccountsServic
       if (!session || session.revokedAt !== null || Date.parse(session.expiresAt) <= now()) return null;
       const user = await deps.control.getUser(session.userId);
       return user ? { session, user } : null;
+    },
+
+    async changePassword({ userId, sessionId, current, next }) {
+      const user = await deps.control.getUser(userId);
+      if (!user) throw new KbError('unauthorized', 'This account no longer exists.');
+      const errors = [];
+      if (!(await verifyPassword(current, user.passwordHash))) {
+        errors.push({ field: 'current_password', message: 'is not the current password' });
+      }
+      if ([...next].length < MIN_PASSWORD_LENGTH) {
+        errors.push({ field: 'new_password', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` });
+      } else if (next === current) {
+        errors.push({ field: 'new_password', message: 'must differ from the current password' });
+      }
+      if (errors.length > 0) {
+        throw new KbError('validation-error', errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
+      }
+      const at = isoNow();
+      await deps.control.setPassword(userId, await hashPassword(next), at);
+      await deps.control.revokeUserSessions(userId, at, sessionId);
     },
 
     async signOut(token) {

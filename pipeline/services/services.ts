@@ -246,6 +246,12 @@ export interface AccountsService {
   /** The live session and its account for a token, or null (unknown, expired or signed out). */
   authenticate(token: string): Promise<{ session: SessionRecord; user: UserRecord } | null>;
   signOut(token: string): Promise<void>;
+  /**
+   * Replaces the account's password after checking the current one (`validation-error` naming
+   * the field when it is wrong, or when the new one is shorter than 12 characters), and signs out
+   * every other session of the account.
+   */
+  changePassword(input: { userId: string; sessionId: string; current: string; next: string }): Promise<void>;
 }
 
 export interface Services {

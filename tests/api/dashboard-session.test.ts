@@ -140,6 +140,43 @@ describe('sessions', () => {
   });
 });
 
+describe('changing the password', () => {
+  it('replaces the password and signs out the other sessions, not this one', async () => {
+    const { password } = await svc.runtime.services.accounts.create({
+      email: 'changer@example.com',
+      workspaceIds: [svc.workspaceId],
+      role: 'member',
+    });
+    const here = await signIn(svc.url, 'changer@example.com', password);
+    const elsewhere = await signIn(svc.url, 'changer@example.com', password);
+    const next = 'a much longer passphrase';
+
+    const noCsrf = await here.request('POST', '/dashboard/api/session/password', {
+      json: { current_password: password, new_password: next },
+      csrf: null,
+    });
+    expectProblem(noCsrf, 403, 'forbidden');
+    const wrong = expectProblem(
+      await here.request('POST', '/dashboard/api/session/password', {
+        json: { current_password: 'not it', new_password: 'short' },
+      }),
+      422,
+      'validation-error',
+    );
+    expect(wrong.errors?.map((e) => e.field)).toEqual(['current_password', 'new_password']);
+    expect((await postSignIn(svc.url, 'changer@example.com', password)).status).toBe(200);
+
+    const changed = await here.request('POST', '/dashboard/api/session/password', {
+      json: { current_password: password, new_password: next },
+    });
+    expect(changed.status).toBe(204);
+    expectProblem(await postSignIn(svc.url, 'changer@example.com', password), 401, 'unauthorized');
+    expect((await postSignIn(svc.url, 'changer@example.com', next)).status).toBe(200);
+    expect((await here.request('GET', '/dashboard/api/session')).status).toBe(200);
+    expectProblem(await elsewhere.request('GET', '/dashboard/api/session'), 401, 'unauthorized');
+  });
+});
+
 describe('workspaces', () => {
   it("answers 404 for another workspace's document and for a workspace the account does not have", async () => {
     const client = await signIn(svc.url, owner.email, owner.password);

@@ -59,6 +59,7 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
       signIn: unexpected,
       authenticate: unexpected,
       signOut: unexpected,
+      changePassword: unexpected,
     },
     usage: { lastHour: unexpected },
     pipeline: { overview: unexpected },

@@ -240,6 +240,23 @@ function scenario(runtime: string, start: () => Promise<BrowserTarget>): void {
     await shot('10-usage');
   });
 
+  const newPassword = 'correct horse battery staple';
+
+  it('changes the password on the account page', async () => {
+    await page.getByRole('link', { name: 'Settings › Account' }).click();
+    await page.getByLabel('Current password').fill('not the password');
+    await page.getByLabel('New password', { exact: true }).fill(newPassword);
+    await page.getByLabel('New password again').fill(newPassword);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toContain('current_password is not the current password');
+    await page.getByLabel('Current password').fill(svc.owner.password);
+    await page.getByRole('button', { name: 'Change password' }).click();
+    await page.getByText('The password is changed.').waitFor();
+    await shot('12-account');
+  });
+
   it('is usable at phone width and signs out', async () => {
     await page.setViewportSize({ width: 390, height: 844 });
     await page.getByRole('link', { name: 'Documents' }).click();
@@ -250,5 +267,9 @@ function scenario(runtime: string, start: () => Promise<BrowserTarget>): void {
     await page.getByText('You are signed out.').waitFor();
     const after = await page.evaluate("fetch('/dashboard/api/session').then((r) => r.status)");
     expect(after).toBe(401);
+    await page.getByLabel('Email').fill(svc.owner.email);
+    await page.getByLabel('Password').fill(newPassword);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Documents' }).waitFor();
   });
 }

@@ -198,6 +198,31 @@ export function describeControlStoreContract(name: string, make: () => Promise<C
         expect(await store.getUser(user.id)).toEqual(user);
       });
 
+      it('changes a password hash, seen by the next read by id and by email', async () => {
+        const user = userRecord();
+        await store.createUser(user);
+        expect(await store.setPassword(user.id, 'scrypt$new', '2030-01-01T00:00:00.000Z')).toBe(true);
+        expect(await store.getUser(user.id)).toEqual({ ...user, passwordHash: 'scrypt$new' });
+        expect((await store.findUserByEmail(user.email))?.passwordHash).toBe('scrypt$new');
+        expect(await store.setPassword(user.id, 'scrypt$newer', '2030-01-02T00:00:00.000Z')).toBe(true);
+        expect((await store.getUser(user.id))?.passwordHash).toBe('scrypt$newer');
+        expect(await store.setPassword(randomUUID(), 'scrypt$x', '2030-01-01T00:00:00.000Z')).toBe(false);
+      });
+
+      it("revokes every live session of an account but the one kept, and no one else's", async () => {
+        const userId = randomUUID();
+        const kept = sessionRecord({ userId });
+        const others = [sessionRecord({ userId }), sessionRecord({ userId })];
+        const stranger = sessionRecord();
+        for (const s of [kept, ...others, stranger]) await store.createSession(s);
+        await store.revokeSession(others[1]?.id ?? '', '2030-05-01T10:30:00.000Z');
+        expect(await store.revokeUserSessions(userId, '2030-05-01T11:00:00.000Z', kept.id)).toBe(1);
+        expect((await store.getSession(kept.id))?.revokedAt).toBeNull();
+        expect((await store.getSession(others[0]?.id ?? ''))?.revokedAt).toBe('2030-05-01T11:00:00.000Z');
+        expect((await store.getSession(others[1]?.id ?? ''))?.revokedAt).toBe('2030-05-01T10:30:00.000Z');
+        expect((await store.getSession(stranger.id))?.revokedAt).toBeNull();
+      });
+
       it('stores a session and finds it by id; revokes idempotently keeping the first time', async () => {
         const session = sessionRecord();
         await store.createSession(session);

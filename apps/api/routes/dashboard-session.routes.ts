@@ -1,6 +1,7 @@
 /**
  * The dashboard's sign-in: `POST /dashboard/api/session` (email and password → session cookie),
- * `GET` (who is signed in, and the CSRF token), `DELETE` (sign out). Persons only: an API key
+ * `GET` (who is signed in, and the CSRF token), `DELETE` (sign out), and
+ * `POST /dashboard/api/session/password` (change the password; other sessions are signed out). Persons only: an API key
  * opens no session.
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
@@ -45,6 +46,14 @@ const SignInBody = Type.Object(
   { additionalProperties: false },
 );
 
+const ChangePasswordBody = Type.Object(
+  {
+    current_password: Type.String({ minLength: 1, maxLength: 1024 }),
+    new_password: Type.String({ minLength: 1, maxLength: 1024 }),
+  },
+  { additionalProperties: false },
+);
+
 const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardRoutesOptions> = async (app, { services, config }) => {
   app.post('/dashboard/api/session', { schema: { body: SignInBody } }, async (request, reply) => {
     const { token, session, user } = await services.accounts.signIn(request.body.email, request.body.password);
@@ -58,6 +67,17 @@ const dashboardSessionRoutes: FastifyPluginAsyncTypebox<DashboardRoutesOptions> 
     const { user, session, workspaceId } = await requireSession(request, services);
     reply.header('cache-control', 'no-store');
     return sessionBody(user, session, workspaceId);
+  });
+
+  app.post('/dashboard/api/session/password', { schema: { body: ChangePasswordBody } }, async (request, reply) => {
+    const { user, session } = await requireSession(request, services);
+    await services.accounts.changePassword({
+      userId: user.id,
+      sessionId: session.id,
+      current: request.body.current_password,
+      next: request.body.new_password,
+    });
+    return reply.code(204).send();
   });
 
   app.delete('/dashboard/api/session', async (request, reply) => {

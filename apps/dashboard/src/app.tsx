@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, onSignedOut, useSession } from './api.ts';
 import { Loading } from './components/feedback.tsx';
+import { AccountPage } from './pages/account.page.tsx';
 import { AuditPage } from './pages/audit.page.tsx';
 import { DocumentPage } from './pages/document.page.tsx';
 import { DocumentsPage } from './pages/documents.page.tsx';
@@ -20,6 +21,7 @@ const NAV = [
   { href: '/pipeline', label: 'Pipeline' },
   { href: '/usage', label: 'Usage' },
   { href: '/settings/api-keys', label: 'Settings › API keys' },
+  { href: '/settings/account', label: 'Settings › Account' },
 ] as const;
 
 function Page(props: { session: SessionInfo }) {
@@ -40,6 +42,8 @@ function Page(props: { session: SessionInfo }) {
       return <UsagePage />;
     case '/settings/api-keys':
       return <KeysPage account={props.session.account} />;
+    case '/settings/account':
+      return <AccountPage account={props.session.account} />;
     default:
       return (
         <section>

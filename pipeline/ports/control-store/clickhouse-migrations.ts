@@ -28,6 +28,8 @@ export interface ClickHouseMigration {
  * - `rate_usage`: `(instance, key_id, second) → count`, `ReplacingMergeTree` without a version, so
  *   the last row sent for a triple wins; rows live one day after they were recorded.
  * - `users`: dashboard accounts, one immutable row per account, `ReplacingMergeTree` by `id`.
+ * - `user_passwords`: an account's password hash since it was changed, `ReplacingMergeTree(changed_at)`
+ *   by `user_id` (the latest change wins); it overrides the hash in `users`.
  * - `sessions`: one row per session state, `ReplacingMergeTree(version)` by `id`, ranked like
  *   `api_keys` (a revocation outranks the live row, the earliest revocation wins); rows expire a
  *   day after the session does.
@@ -125,6 +127,18 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
       ) ENGINE = ReplacingMergeTree(version)
       ORDER BY id
       TTL toDateTime(expires) + INTERVAL 1 DAY`,
+    ],
+  },
+  {
+    version: 4,
+    name: 'dashboard password changes',
+    statements: [
+      `CREATE TABLE IF NOT EXISTS user_passwords (
+        user_id String,
+        password_hash String,
+        changed_at DateTime64(3, 'UTC')
+      ) ENGINE = ReplacingMergeTree(changed_at)
+      ORDER BY user_id`,
     ],
   },
 ];

@@ -224,6 +224,25 @@ export async function createClickHouseControlStore(options: ClickHouseControlSto
     return rows.map((row) => toKeyRecord(row, lastUsed.get(row.id) ?? null));
   }
 
+  /** Accounts matching `filter` (SQL over `users` columns), each with its latest changed password. */
+  async function readUsers(what: string, filter: string, params: QueryParams) {
+    const [rows, changed] = await Promise.all([
+      select<StoredUserFields>(
+        what,
+        `SELECT ${USER_COLUMNS} FROM users FINAL WHERE ${filter} ORDER BY created_at, id`,
+        params,
+      ),
+      select<{ user_id: string; password_hash: string }>(
+        what,
+        `SELECT user_id, password_hash FROM user_passwords FINAL
+         WHERE user_id IN (SELECT id FROM users WHERE ${filter})`,
+        params,
+      ),
+    ]);
+    const hashes = new Map(changed.map((c) => [c.user_id, c.password_hash]));
+    return rows.map((row) => toUserRecord({ ...row, password_hash: hashes.get(row.id) ?? row.password_hash }));
+  }
+
   return {
     kind: 'clickhouse',
 
@@ -324,29 +343,46 @@ export async function createClickHouseControlStore(options: ClickHouseControlSto
     },
 
     async getUser(id) {
-      const rows = await select<StoredUserFields>(
-        'reading an account',
-        `SELECT ${USER_COLUMNS} FROM users FINAL WHERE id = {id:String}`,
-        { id },
-      );
-      return rows[0] ? toUserRecord(rows[0]) : null;
+      return (await readUsers('reading an account', 'id = {id:String}', { id }))[0] ?? null;
     },
 
     async findUserByEmail(email) {
-      const rows = await select<StoredUserFields>(
-        'reading an account',
-        `SELECT ${USER_COLUMNS} FROM users FINAL WHERE email = {email:String} ORDER BY created_at, id LIMIT 1`,
-        { email: email.toLowerCase() },
-      );
-      return rows[0] ? toUserRecord(rows[0]) : null;
+      const users = await readUsers('reading an account', 'email = {email:String}', { email: email.toLowerCase() });
+      return users[0] ?? null;
     },
 
     async listUsers() {
-      const rows = await select<StoredUserFields>(
-        'listing accounts',
-        `SELECT ${USER_COLUMNS} FROM users FINAL ORDER BY created_at, id`,
+      return readUsers('listing accounts', '1 = 1', {});
+    },
+
+    async setPassword(userId, passwordHash, at) {
+      const ms = instant(at, 'at');
+      const known = await select<{ id: string }>(
+        'reading an account',
+        'SELECT id FROM users WHERE id = {id:String} LIMIT 1',
+        { id: userId },
       );
-      return rows.map(toUserRecord);
+      if (known.length === 0) return false;
+      await insert('changing a password', 'user_passwords', [
+        { user_id: userId, password_hash: passwordHash, changed_at: dateTime64(ms) },
+      ]);
+      return true;
+    },
+
+    async revokeUserSessions(userId, at, exceptId) {
+      instant(at, 'revokedAt');
+      const live = await select<StoredSessionFields>(
+        'reading sessions',
+        `SELECT ${SESSION_COLUMNS} FROM sessions FINAL
+         WHERE user_id = {userId:String} AND revoked_at IS NULL AND id != {except:String}`,
+        { userId, except: exceptId ?? '' },
+      );
+      await insert(
+        'revoking sessions',
+        'sessions',
+        live.map((row) => toSessionRow(toSessionRecord(row), at)),
+      );
+      return live.length;
     },
 
     async countUsers() {

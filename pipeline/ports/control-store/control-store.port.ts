@@ -107,11 +107,12 @@ export interface UsageCount {
  *   instances except `excludeInstance` for seconds ≥ `sinceSecond`.
  * - `createUser` with an existing id or email (emails compare lowercase) rejects with `conflict`;
  *   `findUserByEmail` ignores case.
+ * - `setPassword` replaces the hash at once (the latest `at` wins when two changes race).
  * - `createSession` with an existing id rejects with `conflict`. `getSession` returns revoked and
  *   expired sessions too (the caller decides); `revokeSession` is idempotent, keeps the first
  *   `revokedAt`, and returns false for an unknown id. A revocation is visible to the next read.
  * - Outside the contract: key rotation, usage older than one day (may be compacted), changing or
- *   deleting accounts, sessions past their expiry (may be removed), sign-in failure counts (kept
+ *   deleting accounts (other than their password), sessions past their expiry (may be removed), sign-in failure counts (kept
  *   by each API process).
  */
 export interface ControlStore {
@@ -130,9 +131,14 @@ export interface ControlStore {
   listUsers(): Promise<UserRecord[]>;
   countUsers(): Promise<number>;
 
+  /** Replaces an account's password hash; false for an unknown id. The next read sees the new hash. */
+  setPassword(userId: string, passwordHash: string, at: string): Promise<boolean>;
+
   createSession(session: SessionRecord): Promise<void>;
   getSession(id: string): Promise<SessionRecord | null>;
   revokeSession(id: string, at: string): Promise<boolean>;
+  /** Revokes every live session of an account except `exceptId`; returns how many it revoked. */
+  revokeUserSessions(userId: string, at: string, exceptId?: string): Promise<number>;
 
   appendAudit(entry: AuditEntry): Promise<void>;
   listAudit(query: AuditQuery): Promise<{ entries: AuditEntry[]; total: number }>;

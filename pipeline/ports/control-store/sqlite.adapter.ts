@@ -171,6 +171,10 @@ export function createSqliteControlStore(options: SqliteControlStoreOptions): Co
   const revokeSession = db.prepare<[string, string]>(
     'UPDATE cs_sessions SET revoked_at = COALESCE(revoked_at, ?) WHERE id = ?',
   );
+  const revokeUserSessions = db.prepare<[string, string, string]>(
+    'UPDATE cs_sessions SET revoked_at = ? WHERE user_id = ? AND revoked_at IS NULL AND id <> ?',
+  );
+  const setPassword = db.prepare<[string, string]>('UPDATE cs_users SET password_hash = ? WHERE id = ?');
 
   const touch = db.transaction((lastUsed: ReadonlyMap<string, string>) => {
     for (const [id, at] of lastUsed) {
@@ -309,6 +313,16 @@ export function createSqliteControlStore(options: SqliteControlStoreOptions): Co
     async revokeSession(id, at) {
       instant(at, 'revokedAt');
       return revokeSession.run(at, id).changes > 0;
+    },
+
+    async setPassword(userId, passwordHash, at) {
+      instant(at, 'at');
+      return setPassword.run(passwordHash, userId).changes > 0;
+    },
+
+    async revokeUserSessions(userId, at, exceptId) {
+      instant(at, 'revokedAt');
+      return revokeUserSessions.run(at, userId, exceptId ?? '').changes;
     },
 
     async appendAudit(entry) {
