@@ -82,9 +82,15 @@ function scenario(runtime: string, start: () => Promise<BrowserTarget>): void {
   it('signs in from /, creates a key that works, revokes it so that it answers 401', async () => {
     await page.goto(`${svc.url}/`);
     expect(new URL(page.url()).pathname).toBe('/dashboard/');
-    await page.getByLabel('Email').fill(svc.owner.email);
-    await page.getByLabel('Password').fill('wrong password');
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    // By keyboard alone: Tab into the form, type, Enter.
+    await page.getByRole('heading', { name: 'Knowledge base' }).waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.name')).toBe('email');
+    await page.keyboard.type(svc.owner.email);
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement.name')).toBe('password');
+    await page.keyboard.type('wrong password');
+    await page.keyboard.press('Enter');
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('Wrong email or password.');
     await shot('01-sign-in');
     await page.getByLabel('Password').fill(svc.owner.password);

@@ -13,6 +13,8 @@ import { UsagePage } from './pages/usage.page.tsx';
 import { Link, navigate, usePath } from './router.tsx';
 import type { SessionInfo } from './types.ts';
 
+const WORKSPACE_KEY = 'kb-dashboard-workspace';
+
 /** The pages in the navigation, in order. */
 const NAV = [
   { href: '/documents', label: 'Documents' },
@@ -62,8 +64,11 @@ export function App() {
   const { path } = usePath();
 
   const adopt = (s: SessionInfo) => {
-    useSession(s.csrf_token, s.workspace);
-    setSession(s);
+    // The workspace chosen last in this tab, when the account still has it.
+    const remembered = sessionStorage.getItem(WORKSPACE_KEY);
+    const workspace = remembered && s.account.workspaces.includes(remembered) ? remembered : s.workspace;
+    useSession(s.csrf_token, workspace);
+    setSession({ ...s, workspace });
   };
 
   useEffect(() => {
@@ -91,6 +96,7 @@ export function App() {
     try {
       await api('DELETE', '/dashboard/api/session');
     } finally {
+      sessionStorage.removeItem(WORKSPACE_KEY);
       useSession('', '');
       setNotice('You are signed out.');
       setSession(null);
@@ -99,6 +105,7 @@ export function App() {
   };
 
   const switchWorkspace = (workspace: string) => {
+    sessionStorage.setItem(WORKSPACE_KEY, workspace);
     useSession(session.csrf_token, workspace);
     setSession({ ...session, workspace });
     navigate('/documents');
