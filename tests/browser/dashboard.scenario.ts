@@ -6,7 +6,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { mkdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -244,6 +244,29 @@ function scenario(runtime: string, start: () => Promise<BrowserTarget>): void {
     // The key made one request (before it was revoked); the revoked one answered 401 uncounted.
     expect(await usage.locator('td').nth(1).textContent()).toBe('1');
     await shot('10-usage');
+  });
+
+  it("shows a failed ingestion with its error and a reprocess button, and a rejected upload's problem detail", async () => {
+    await page.getByRole('link', { name: 'Documents' }).click();
+    const encrypted = await readFile(path.join(REPO_ROOT, 'tests', 'fixtures', 'files', 'encrypted.pdf'));
+    await page.getByLabel('Files to upload').setInputFiles([
+      { name: 'encrypted.pdf', mimeType: 'application/pdf', buffer: encrypted },
+      {
+        name: 'tool.exe',
+        mimeType: 'application/octet-stream',
+        buffer: Buffer.from([0x4d, 0x5a, 0x90, 0, 3, 0, 0, 0]),
+      },
+    ]);
+    const rejected = page.locator('.uploads li', { hasText: 'tool.exe' });
+    await rejected.locator('.error-text', { hasText: 'Unsupported file type' }).waitFor();
+    const row = page.locator('tr', { hasText: 'encrypted.pdf' });
+    await row.getByText('failed').waitFor({ timeout: 120_000 });
+    expect(await row.locator('.error-text').textContent()).toMatch(/password/i);
+    await row.getByRole('button', { name: 'Reprocess encrypted.pdf' }).waitFor();
+    await shot('13-documents-failed');
+
+    await page.getByRole('link', { name: 'Pipeline' }).click();
+    await page.locator('.failed li', { hasText: 'encrypted.pdf' }).waitFor();
   });
 
   const newPassword = 'correct horse battery staple';

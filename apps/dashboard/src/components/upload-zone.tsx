@@ -78,9 +78,14 @@ export function UploadZone(props: { onUploaded: (documentId: string) => void }) 
           {rows.map((r) => (
             <li key={r.id}>
               <span class="name">{r.name}</span>
-              <progress max={1} value={r.progress} aria-label={`Upload of ${r.name}`} />
+              {r.error ? (
+                <span class="error-text">not stored</span>
+              ) : (
+                <progress max={1} value={r.progress} aria-label={`Upload of ${r.name}`} />
+              )}
               <span class={r.error ? 'error-text' : 'muted'}>
-                {r.error ?? (r.documentId ? 'uploaded, ingesting' : `${Math.round(r.progress * 100)} %`)}
+                {r.error ??
+                  (r.documentId ? 'uploaded; its status is in the list below' : `${Math.round(r.progress * 100)} %`)}
               </span>
             </li>
           ))}
