@@ -38,6 +38,8 @@ export interface TestServiceOptions {
    * fresh temporary directory, removed on `close`.
    */
   readonly dataDir?: string;
+  /** Folder of the built dashboard to serve (default: the real build). */
+  readonly dashboardDir?: string;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -143,6 +145,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       version: rt.version,
       metrics: rt.metrics,
       logger: false,
+      ...(options.dashboardDir === undefined ? {} : { dashboardDir: options.dashboardDir }),
     });
 
     const workspaceId = randomWorkspace('ws');
