@@ -291,6 +291,14 @@ function scenario(runtime: string, start: () => Promise<BrowserTarget>): void {
     await page.getByRole('link', { name: 'Documents' }).click();
     await page.locator('tr', { hasText: 'harbour-log.md' }).waitFor();
     await shot('11-documents-phone');
+    await page.getByRole('link', { name: 'harbour-log.md' }).click();
+    await page.getByRole('heading', { name: 'Versions', exact: true }).waitFor();
+    await shot('11-document-phone');
+    await page.getByRole('link', { name: 'Settings › API keys' }).click();
+    await page.getByRole('heading', { name: 'Settings › API keys' }).waitFor();
+    await shot('11-api-keys-phone');
+    // Nothing is wider than the phone: wide tables scroll inside their frame.
+    expect(await page.evaluate('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390);
     await page.setViewportSize({ width: 1280, height: 800 });
     await page.getByRole('button', { name: 'Sign out' }).click();
     await page.getByText('You are signed out.').waitFor();
