@@ -91,11 +91,11 @@ describe('sessions', () => {
     const short = await startTestService({ stages: 'none', env: { KB_SESSION_TTL_SECONDS: '1' } });
     try {
       const { password } = await short.runtime.services.accounts.create({
-        email: 'brief@example.com',
+        email: 'short-lived@example.com',
         workspaceIds: [short.workspaceId],
         role: 'owner',
       });
-      const client = await signIn(short.url, 'brief@example.com', password);
+      const client = await signIn(short.url, 'short-lived@example.com', password);
       expect((await client.request('GET', '/api/v1/documents')).status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const expired = expectProblem(await client.request('GET', '/dashboard/api/session'), 401, 'unauthorized');
