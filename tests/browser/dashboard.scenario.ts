@@ -159,6 +159,7 @@ function scenario(runtime: string, start: () => Promise<BrowserTarget>): void {
     const versions = page.locator('table', { has: page.getByRole('columnheader', { name: 'Change reason' }) });
     const second = versions.locator('tbody tr', { hasText: 'colour of the storms corrected' });
     await second.getByText('completed').waitFor({ timeout: 120_000 });
+    expect(await second.textContent()).toContain(`you (${svc.owner.email})`);
     await page.locator('h1 .badge', { hasText: 'completed' }).waitFor();
     await page.getByRole('button', { name: 'Compare' }).click();
     const diff = page.getByTestId('diff');
@@ -221,6 +222,7 @@ function scenario(runtime: string, start: () => Promise<BrowserTarget>): void {
     const actions = await table.locator('tbody tr td:nth-child(2)').allTextContents();
     expect(actions).toEqual(['key_create', 'key_revoke', 'create', 'update', 'rollback']);
     expect(await table.textContent()).toContain('colour of the storms corrected');
+    expect(await table.locator('tbody tr').first().textContent()).toContain(`you (${svc.owner.email})`);
     await shot('08-audit');
     await page.getByLabel('Action').selectOption('update');
     await page.getByRole('button', { name: 'Apply filters' }).click();

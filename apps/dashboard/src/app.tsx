@@ -29,7 +29,7 @@ const NAV = [
 function Page(props: { session: SessionInfo }) {
   const { path, query } = usePath();
   const doc = /^\/documents\/([^/]+)$/.exec(path);
-  if (doc?.[1]) return <DocumentPage id={decodeURIComponent(doc[1])} query={query} />;
+  if (doc?.[1]) return <DocumentPage id={decodeURIComponent(doc[1])} query={query} account={props.session.account} />;
   switch (path) {
     case '/':
     case '/documents':
@@ -37,7 +37,7 @@ function Page(props: { session: SessionInfo }) {
     case '/search':
       return <SearchPage />;
     case '/audit':
-      return <AuditPage query={query} />;
+      return <AuditPage query={query} account={props.session.account} />;
     case '/pipeline':
       return <PipelinePage />;
     case '/usage':

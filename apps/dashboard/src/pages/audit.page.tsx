@@ -1,9 +1,10 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api.ts';
+import { useActorNames } from '../components/actor-names.ts';
 import { Empty, Loading, Notice } from '../components/feedback.tsx';
 import { dateTime, shortId } from '../format.ts';
 import { Link } from '../router.tsx';
-import type { AuditEntry, Pagination } from '../types.ts';
+import type { Account, AuditEntry, Pagination } from '../types.ts';
 
 const ACTIONS = ['create', 'update', 'rollback', 'delete', 'purge', 'key_create', 'key_revoke'];
 
@@ -36,7 +37,8 @@ function describe(e: AuditEntry): string {
   return '';
 }
 
-export function AuditPage(props: { query: URLSearchParams }) {
+export function AuditPage(props: { query: URLSearchParams; account: Account }) {
+  const actorName = useActorNames(props.account);
   const initial: Filters = { documentId: props.query.get('document_id') ?? '', action: '', since: '', until: '' };
   const [filters, setFilters] = useState<Filters>(initial);
   const [applied, setApplied] = useState<Filters>(initial);
@@ -154,7 +156,9 @@ export function AuditPage(props: { query: URLSearchParams }) {
                     <td>{describe(e)}</td>
                     <td>{e.change_reason ?? '—'}</td>
                     <td>
-                      {e.actor.type === 'user' ? 'person' : 'key'} <code class="small">{shortId(e.actor.id)}</code>
+                      {e.actor.type === 'user' && e.actor.id !== props.account.id
+                        ? `person ${shortId(e.actor.id)}`
+                        : actorName(e.actor.id)}
                     </td>
                   </tr>
                 ))}

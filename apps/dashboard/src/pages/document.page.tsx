@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, uploadWithProgress } from '../api.ts';
+import { useActorNames } from '../components/actor-names.ts';
 import { ChunkDiff } from '../components/chunk-diff.tsx';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { Empty, Loading, Notice, StatusBadge } from '../components/feedback.tsx';
 import { bytes, dateTime } from '../format.ts';
 import { Link } from '../router.tsx';
-import type { Chunk, Compare, DocumentDetail, Version } from '../types.ts';
+import type { Account, Chunk, Compare, DocumentDetail, Version } from '../types.ts';
 
 const REFRESH_MS = 1500;
 
@@ -98,8 +99,9 @@ function ExtractedText(props: { id: string; version: number }) {
   return text ? <pre class="extracted">{text}</pre> : <Empty>No text was extracted.</Empty>;
 }
 
-export function DocumentPage(props: { id: string; query: URLSearchParams }) {
+export function DocumentPage(props: { id: string; query: URLSearchParams; account: Account }) {
   const { id } = props;
+  const actorName = useActorNames(props.account);
   const [doc, setDoc] = useState<DocumentDetail | null>(null);
   const [versions, setVersions] = useState<Version[]>([]);
   const [error, setError] = useState<string | null>(null);
@@ -283,9 +285,7 @@ export function DocumentPage(props: { id: string; query: URLSearchParams }) {
                   <StatusBadge status={v.status} />
                 </td>
                 <td>{v.change_reason ?? '—'}</td>
-                <td>
-                  <code class="small">{v.created_by}</code>
-                </td>
+                <td>{actorName(v.created_by)}</td>
                 <td>{bytes(v.size_bytes)}</td>
                 <td>{v.chunk_count}</td>
                 <td>{dateTime(v.created_at)}</td>
