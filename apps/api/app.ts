@@ -85,6 +85,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   app.removeContentTypeParser('text/plain');
 
   await app.register(requestIdPlugin);
+  app.addHook('onRequest', redirectBrowsersToDashboard);
   await app.register(problemPlugin, { problemBaseUrl: config.problemBaseUrl });
   if (deps.metrics) {
     await app.register(metricsPlugin, {
@@ -102,7 +103,6 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(dashboardSessionRoutes, { services, config });
   await app.register(dashboardKeysRoutes, { services, config });
   await app.register(dashboardInsightsRoutes, { services, config });
-  app.addHook('onRequest', redirectBrowsersToDashboard);
   await app.register(dashboardPagesRoutes, deps.dashboardDir === undefined ? {} : { dir: deps.dashboardDir });
   for (const prefix of API_PREFIXES) {
     await app.register(v1Routes, { prefix, services });

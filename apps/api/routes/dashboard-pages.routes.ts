@@ -37,11 +37,16 @@ export function wantsHtml(accept: string | undefined): boolean {
 
 /**
  * An application-wide `onRequest` hook (`/` has no route, so the hook cannot live in this
- * plugin's scope): a browser asking for `/` goes to the dashboard.
+ * plugin's scope), added before the problem plugin answers unrouted requests: a browser asking
+ * for `/` goes to the dashboard.
  */
-export async function redirectBrowsersToDashboard(request: FastifyRequest, reply: FastifyReply): Promise<void> {
-  if (request.url !== '/' || (request.method !== 'GET' && request.method !== 'HEAD')) return;
-  if (wantsHtml(request.headers.accept)) await reply.redirect('/dashboard/', 302);
+export async function redirectBrowsersToDashboard(
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> {
+  if (request.url !== '/' || (request.method !== 'GET' && request.method !== 'HEAD')) return undefined;
+  if (wantsHtml(request.headers.accept)) return reply.redirect('/dashboard/', 302);
+  return undefined;
 }
 
 function send(reply: FastifyReply, asset: DashboardAsset) {
