@@ -37,6 +37,11 @@ export interface ChunkerOptions {
   chunkTokens: number;
   /** Most tokens of the previous chunk's tail repeated at the start of a chunk; default 64. */
   overlapTokens: number;
+  /**
+   * Most chunks of one document; a document that would need more fails with `content-too-large`
+   * once its cut points are known, before any chunk text is built. Default: no limit.
+   */
+  maxChunks?: number;
 }
 
 export const DEFAULT_CHUNKER_OPTIONS: Readonly<ChunkerOptions> = Object.freeze({ chunkTokens: 512, overlapTokens: 64 });
@@ -119,6 +124,13 @@ export function chunkDocument(doc: ParsedDocument, options: ChunkerOptions = DEF
 
   const layout = buildLayout(doc, chunkTokens);
   const ranges = cutRanges(layout, chunkTokens);
+  const maxChunks = options.maxChunks;
+  if (maxChunks !== undefined && ranges.length > maxChunks) {
+    throw new KbError(
+      'content-too-large',
+      `The text makes ${ranges.length} chunks of at most ${chunkTokens} tokens; a document may have at most ${maxChunks} chunks.`,
+    );
+  }
   return buildDrafts(layout, ranges, overlapTokens);
 }
 
@@ -533,7 +545,7 @@ function cutRanges(layout: Layout, chunkTokens: number): Array<[number, number]>
     ) {
       pieces.splice(pieces.length - 2, 2, [beforeLast[0], lastPiece[1]]);
     }
-    ranges.push(...pieces);
+    for (const piece of pieces) ranges.push(piece);
     segStart = e;
   }
   return ranges;

@@ -17,33 +17,64 @@ const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
  * can only change their count by a token or so per piece).
  */
 const MAX_RUN = 128;
-const LONG_RUN = new RegExp(
-  `[\\p{L}\\p{M}]{${MAX_RUN + 1},}|[^\\s\\p{L}\\p{M}\\p{N}]{${MAX_RUN + 1},}|\\s{${MAX_RUN + 1},}`,
-  'u',
-);
-const LONG_RUNS = new RegExp(LONG_RUN.source, 'gu');
+
+const LETTER = /[\p{L}\p{M}]/u;
+const NUMBER = /\p{N}/u;
+const CLASS_LETTER = 1;
+const CLASS_NUMBER = 2;
+const CLASS_SPACE = 3;
+const CLASS_OTHER = 4;
+/** Character class of each UTF-16 code unit below U+10000, filled on first use (0: not yet known). */
+const bmpClass = new Uint8Array(0x10000);
+
+function isSpaceCode(code: number): boolean {
+  return (
+    code === 32 ||
+    (code >= 9 && code <= 13) ||
+    (code >= 0xa0 &&
+      (code === 0xa0 ||
+        code === 0x1680 ||
+        (code >= 0x2000 && code <= 0x200a) ||
+        code === 0x2028 ||
+        code === 0x2029 ||
+        code === 0x202f ||
+        code === 0x205f ||
+        code === 0x3000 ||
+        code === 0xfeff))
+  );
+}
+
+function classify(char: string, code: number): number {
+  if (isSpaceCode(code)) return CLASS_SPACE;
+  if (LETTER.test(char)) return CLASS_LETTER;
+  if (NUMBER.test(char)) return CLASS_NUMBER;
+  return CLASS_OTHER;
+}
+
+/** Class of the character at `i` and its length in code units (2 for a surrogate pair). */
+function classAt(text: string, i: number): [number, number] {
+  const code = text.charCodeAt(i);
+  if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+    const low = text.charCodeAt(i + 1);
+    if (low >= 0xdc00 && low <= 0xdfff) return [classify(text.slice(i, i + 2), 0x10000), 2];
+  }
+  let known = bmpClass[code] as number;
+  if (known === 0) {
+    known = classify(String.fromCharCode(code), code);
+    bmpClass[code] = known;
+  }
+  return [known, 1];
+}
+
 /**
- * Cheap linear pre-check: every run matched by {@link LONG_RUN} lies inside a run of more than
- * {@link MAX_RUN} characters that are all non-space or all space (space as in a regex `\s`).
+ * Cheap linear pre-check: every run of more than {@link MAX_RUN} letters, symbols or spaces lies
+ * inside a run of more than {@link MAX_RUN} characters that are all non-space or all space.
  */
 function mayHoldLongRun(text: string): boolean {
   let run = 0;
   let spaceRun = false;
   for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    const space =
-      code === 32 ||
-      (code >= 9 && code <= 13) ||
-      (code >= 0xa0 &&
-        (code === 0xa0 ||
-          code === 0x1680 ||
-          (code >= 0x2000 && code <= 0x200a) ||
-          code === 0x2028 ||
-          code === 0x2029 ||
-          code === 0x202f ||
-          code === 0x205f ||
-          code === 0x3000 ||
-          code === 0xfeff));
+    const space = isSpaceCode(text.charCodeAt(i));
     if (space === spaceRun) {
       run += 1;
       if (run > MAX_RUN) return true;
@@ -57,17 +88,22 @@ function mayHoldLongRun(text: string): boolean {
 
 /**
  * Calls `visit` with consecutive slices of `text` that together make up all of it, none holding a
- * run longer than {@link MAX_RUN}; surrogate pairs are never cut.
+ * run of more than {@link MAX_RUN} code units of letters (with marks), of symbols (neither space,
+ * letter nor digit) or of spaces; surrogate pairs are never cut. One pass with no regular
+ * expression over the whole text, so the time is linear and the stack depth constant whatever
+ * the input (a backtracking regex over a 50 MB run overflows the stack).
  */
 function forEachSafeSlice(text: string, visit: (slice: string, offset: number) => void): void {
-  if (text.length <= MAX_RUN || !mayHoldLongRun(text) || !LONG_RUN.test(text)) {
+  if (text.length <= MAX_RUN || !mayHoldLongRun(text)) {
     visit(text, 0);
     return;
   }
-  let last = 0;
-  for (const match of text.matchAll(LONG_RUNS)) {
-    const runStart = match.index;
-    const runEnd = runStart + match[0].length;
+  let last = 0; // start of the text not yet visited
+  let runStart = 0;
+  let runClass = 0;
+  let i = 0;
+  const cutRun = (runEnd: number): void => {
+    if (runClass === CLASS_NUMBER || runEnd - runStart <= MAX_RUN) return;
     if (runStart > last) visit(text.slice(last, runStart), last);
     let pos = runStart;
     while (pos < runEnd) {
@@ -78,7 +114,17 @@ function forEachSafeSlice(text: string, visit: (slice: string, offset: number) =
       pos = stop;
     }
     last = runEnd;
+  };
+  while (i < text.length) {
+    const [cls, width] = classAt(text, i);
+    if (cls !== runClass) {
+      cutRun(i);
+      runStart = i;
+      runClass = cls;
+    }
+    i += width;
   }
+  cutRun(text.length);
   if (last < text.length) visit(text.slice(last), last);
 }
 

@@ -56,7 +56,14 @@ export interface Config {
   readonly vectorIndex: { readonly exactBelow: number; readonly expansionSearch: number } | null;
   /** Hybrid search's default weight of the semantic ranking, 0–100 (the keyword ranking gets the rest). */
   readonly search: { readonly semanticWeightPercent: number };
-  readonly chunking: { readonly chunkTokens: number; readonly overlapTokens: number };
+  readonly chunking: { readonly chunkTokens: number; readonly overlapTokens: number; readonly maxChunks: number };
+  /**
+   * Fair scheduling of the embed stage: a document's chunks are embedded at most `sliceChunks` per
+   * turn; the rest waits behind the events queued meanwhile on the same partition.
+   */
+  readonly embedSliceChunks: number;
+  /** How long SIGTERM waits for the stages to reach a batch boundary before the process exits anyway. */
+  readonly shutdownGraceMs: number;
   readonly parsing: {
     readonly threads: number;
     readonly taskTimeoutMs: number;
@@ -269,6 +276,27 @@ export const CONFIG_VARIABLES = [
     min: 0,
     max: 1024,
   }),
+  v(
+    'KB_MAX_CHUNKS',
+    'integer',
+    '20000',
+    'Most chunks of one document; a document that would need more fails with `content-too-large` at the chunk stage, before embedding.',
+    { min: 1 },
+  ),
+  v(
+    'KB_EMBED_SLICE_CHUNKS',
+    'integer',
+    '256',
+    'Most chunks of one document the embed stage embeds in one turn; the rest is queued again behind the documents waiting on the same partition, so a large document cannot hold up small ones (see Fair ingestion).',
+    { min: 1 },
+  ),
+  v(
+    'KB_SHUTDOWN_GRACE_MS',
+    'integer',
+    '10000',
+    'On SIGTERM/SIGINT, how long the stages get to reach their next batch boundary (the rest of the work is redelivered after a restart) before the process exits anyway; a second signal exits at once.',
+    { min: 0 },
+  ),
   v('KB_PARSE_THREADS', 'integer', '2', 'Threads of the parsing pool.', { min: 1, max: 64 }),
   v('KB_PARSE_TIMEOUT_MS', 'integer', '120000', 'Time limit of one parsing task.', { min: 100 }),
   v('KB_PARSE_MAX_HEAP_MB', 'integer', '512', 'Heap limit of a parsing thread in MB.', { min: 64 }),
@@ -462,7 +490,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     vectorIndex: bool('KB_VECTOR_INDEX')
       ? { exactBelow: int('KB_VECTOR_INDEX_EXACT_BELOW'), expansionSearch: int('KB_VECTOR_INDEX_EF') }
       : null,
-    chunking: { chunkTokens: int('KB_CHUNK_TOKENS'), overlapTokens: int('KB_CHUNK_OVERLAP') },
+    chunking: {
+      chunkTokens: int('KB_CHUNK_TOKENS'),
+      overlapTokens: int('KB_CHUNK_OVERLAP'),
+      maxChunks: int('KB_MAX_CHUNKS'),
+    },
+    embedSliceChunks: int('KB_EMBED_SLICE_CHUNKS'),
+    shutdownGraceMs: int('KB_SHUTDOWN_GRACE_MS'),
     parsing: {
       threads: int('KB_PARSE_THREADS'),
       taskTimeoutMs: int('KB_PARSE_TIMEOUT_MS'),

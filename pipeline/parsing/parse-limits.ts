@@ -11,3 +11,9 @@ export const PDF_DEFAULTS = {
 
 /** XLSX: most rows over all sheets. */
 export const DEFAULT_MAX_SHEET_ROWS = 200_000;
+
+/**
+ * XLSX: most entries of the shared-string table. SheetJS holds the whole table in memory, and a
+ * table this large holds more text than a document may chunk into anyway.
+ */
+export const DEFAULT_MAX_SHARED_STRINGS = 200_000;

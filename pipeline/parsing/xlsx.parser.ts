@@ -3,7 +3,7 @@ import { KbError } from '../errors/kb-error.ts';
 import { formatCsvLine } from './csv.parser.ts';
 import { createDocumentBuilder, DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './document-builder.ts';
 import { guardOoxml, requirePart } from './ooxml.ts';
-import { DEFAULT_MAX_SHEET_ROWS } from './parse-limits.ts';
+import { DEFAULT_MAX_SHARED_STRINGS, DEFAULT_MAX_SHEET_ROWS } from './parse-limits.ts';
 import type { ParsedDocument } from './parsed-document.ts';
 import type { ZipEntryInfo, ZipGuardLimits } from './zip-guard.ts';
 
@@ -12,33 +12,61 @@ export interface XlsxOptions {
   readonly zipLimits?: Partial<ZipGuardLimits>;
   /** Most rows over all worksheets. */
   readonly maxRows?: number;
+  /** Most entries of the shared-string table. */
+  readonly maxSharedStrings?: number;
 }
 
 const ROW_TAG = /<(?:[A-Za-z0-9_]+:)?row[\s>/]/g;
+const SHARED_STRING_TAG = /<(?:[A-Za-z0-9_]+:)?si[\s>/]/g;
+
+/** Counts matches of `tag` in a part as it inflates; calls `over` with the count after each piece. */
+function tagCounter(tag: RegExp, over: (count: number) => void): (chunk: Buffer) => void {
+  let tail = '';
+  let count = 0;
+  return (chunk) => {
+    const window = tail + chunk.toString('latin1');
+    tag.lastIndex = 0;
+    let cut = 0;
+    for (let m = tag.exec(window); m !== null; m = tag.exec(window)) {
+      count += 1;
+      cut = m.index + m[0].length;
+    }
+    over(count);
+    // Keep enough of the end to catch a tag split across chunks, but never a counted one.
+    tail = window.slice(Math.max(cut, window.length - 24));
+  };
+}
 
 /**
- * Counts `<row` elements in a worksheet part as it inflates, throwing `content-too-large` once the
- * workbook passes `maxRows`, so a huge sheet fails while the zip guard is still reading it.
+ * Counts `<row` elements in the worksheet parts and `<si` entries of the shared-string table as
+ * they inflate, throwing `content-too-large` once the workbook passes `maxRows` rows or
+ * `maxSharedStrings` strings, so a huge sheet or string table fails while the zip guard is still
+ * reading it.
  */
-function createRowCounter(maxRows: number): (entry: ZipEntryInfo) => ((chunk: Buffer) => void) | undefined {
+function createSizeGuard(
+  maxRows: number,
+  maxSharedStrings: number,
+): (entry: ZipEntryInfo) => ((chunk: Buffer) => void) | undefined {
   let rows = 0;
   return (entry) => {
+    if (/^xl\/sharedStrings\.xml$/i.test(entry.name)) {
+      return tagCounter(SHARED_STRING_TAG, (count) => {
+        if (count > maxSharedStrings) {
+          throw new KbError(
+            'content-too-large',
+            `The workbook's shared-string table has more than ${maxSharedStrings} strings; the limit is ${maxSharedStrings}.`,
+          );
+        }
+      });
+    }
     if (!/^xl\/worksheets\/[^/]+\.xml$/i.test(entry.name)) return undefined;
-    let tail = '';
-    return (chunk) => {
-      const window = tail + chunk.toString('latin1');
-      ROW_TAG.lastIndex = 0;
-      let cut = 0;
-      for (let m = ROW_TAG.exec(window); m !== null; m = ROW_TAG.exec(window)) {
-        rows += 1;
-        cut = m.index + m[0].length;
-      }
+    const base = rows;
+    return tagCounter(ROW_TAG, (count) => {
+      rows = base + count;
       if (rows > maxRows) {
         throw new KbError('content-too-large', `The workbook has more than ${maxRows} rows; the limit is ${maxRows}.`);
       }
-      // Keep enough of the end to catch a tag split across chunks, but never a counted one.
-      tail = window.slice(Math.max(cut, window.length - 24));
-    };
+    });
   };
 }
 
@@ -62,7 +90,7 @@ export async function parseXlsx(bytes: Uint8Array, options: XlsxOptions = {}): P
   const maxRows = options.maxRows ?? DEFAULT_MAX_SHEET_ROWS;
   const report = await guardOoxml(bytes, 'XLSX', {
     limits: options.zipLimits ?? {},
-    inspect: createRowCounter(maxRows),
+    inspect: createSizeGuard(maxRows, options.maxSharedStrings ?? DEFAULT_MAX_SHARED_STRINGS),
   });
   requirePart(report, 'xl/workbook.xml', 'XLSX');
 

@@ -1,5 +1,5 @@
 import { v7 as uuidv7 } from 'uuid';
-import { type ChunkDraft, chunkDocument } from '../chunking/chunker.ts';
+import type { ChunkDraft, ChunkerOptions, ChunkingResult } from '../chunking/chunker.ts';
 import type { Config } from '../config/config.ts';
 import { KbError } from '../errors/kb-error.ts';
 import type {
@@ -21,9 +21,11 @@ import { storageKeys } from '../util/storage-keys.ts';
 import { isoNow } from '../util/time.ts';
 import type { StageDefinition } from './stage.ts';
 
-/** Parses a file's bytes; runs in a worker pool with a timeout and memory limits. */
+/** Parses a file's bytes and chunks parsed text; runs in a worker pool with a timeout and memory limits. */
 export interface Parser {
   parse(input: { bytes: Buffer; mimeType: string; filename?: string }): Promise<ParsedDocument>;
+  /** Chunks off the event loop; `content-too-large` past `options.maxChunks`. */
+  chunk(document: ParsedDocument, options: ChunkerOptions): Promise<ChunkingResult>;
 }
 
 export interface StageDeps {
@@ -119,7 +121,8 @@ export function createParseStage(deps: StageDeps): StageDefinition {
 export function createChunkStage(deps: StageDeps): StageDefinition {
   return versionStage<DocumentParsed>(deps, 'chunk', deps.topics.parsed, async (event) => {
     const parsed = await readJson<ParsedDocument>(deps.objects, event.text_ref);
-    const { chunks, tokens } = chunkDocument(parsed, deps.chunking);
+    const parser = await deps.getParser();
+    const { chunks, tokens } = await parser.chunk(parsed, deps.chunking);
     if (chunks.length === 0) throw new KbError('no-text', 'The extracted text produced no chunks.');
     const chunksRef = storageKeys.chunks(event.workspace_id, event.document_id, event.version);
     await writeJson(deps.objects, chunksRef, chunks);

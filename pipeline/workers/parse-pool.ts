@@ -1,11 +1,12 @@
-import { MessageChannel } from 'node:worker_threads';
+import { MessageChannel, type MessagePort } from 'node:worker_threads';
 import { Piscina } from 'piscina';
+import type { ChunkerOptions, ChunkingResult } from '../chunking/chunker.ts';
 import { type ErrorCode, isErrorCode } from '../errors/error-catalogue.ts';
 import { KbError } from '../errors/kb-error.ts';
 import type { ParseLimitOverrides } from '../parsing/parse-document.ts';
 import type { ParsedDocument } from '../parsing/parsed-document.ts';
 import { DEFAULT_ZIP_LIMITS } from '../parsing/zip-guard.ts';
-import type { ParseTask, ParseTaskResult, ParseWorkerData } from './parse.worker.ts';
+import type { ChunkTask, ChunkTaskResult, ParseTask, ParseTaskResult, ParseWorkerData } from './parse.worker.ts';
 
 export interface ParsePoolOptions {
   /** Worker threads (each parses one file at a time). */
@@ -55,12 +56,19 @@ export interface ParsePool {
    * copied, never detached.
    */
   parse(input: ParseInput): Promise<ParsedDocument>;
+  /**
+   * Chunks a parsed document in a worker thread (see `chunkDocument`), with the same queue and time
+   * limit as a parse, so a long text never blocks the caller's event loop. Rejects with the
+   * chunker's `content-too-large` (over `options.maxChunks`), `parse-timeout`, `parser-crashed`, or
+   * the pool's retriable errors as for `parse`.
+   */
+  chunk(document: ParsedDocument, options: ChunkerOptions): Promise<ChunkingResult>;
   /** Waits for running parses, then stops every thread. Later `parse` calls fail. */
   close(): Promise<void>;
 }
 
 /** Rebuilds the worker's error report as a KbError. */
-function toError(result: Extract<ParseTaskResult, { ok: false }>): KbError {
+function toError(result: { readonly code: string; readonly message: string }): KbError {
   const code: ErrorCode = isErrorCode(result.code) ? result.code : 'parser-crashed';
   return new KbError(code, result.message);
 }
@@ -83,7 +91,7 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     zip: { maxTotalBytes: inflateBudget, maxEntryBytes: inflateBudget, ...options.limits?.zip },
   };
   const workerData: ParseWorkerData = { ocr: options.ocr, limits };
-  const piscina = new Piscina<ParseTask, ParseTaskResult>({
+  const piscina = new Piscina<ParseTask | ChunkTask, ParseTaskResult | ChunkTaskResult>({
     // A small ES module that registers tsx in the thread, then loads parse.worker.ts.
     filename: new URL('./parse-worker.bootstrap.mjs', import.meta.url).href,
     minThreads: threads,
@@ -126,10 +134,12 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
     else running -= 1;
   };
 
-  const run = async (input: ParseInput): Promise<ParsedDocument> => {
-    // A private copy is transferred to the thread, so the caller's buffer stays usable.
-    const bytes = new Uint8Array(input.bytes.byteLength);
-    bytes.set(input.bytes);
+  /** Runs one task in a thread with the time limit; `what` names it in errors ("Parsing", "Chunking"). */
+  const runTask = async <R>(
+    what: string,
+    build: (started: MessagePort) => ParseTask | ChunkTask,
+    transfer: ArrayBuffer[],
+  ): Promise<R> => {
     // The time limit starts when the thread picks the task up (a replaced thread first has to
     // load), with a separate allowance for the thread to start at all.
     const channel = new MessageChannel();
@@ -147,22 +157,14 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
         controller.abort();
       }, options.taskTimeoutMs);
     });
-    const task: ParseTask = {
-      bytes,
-      mimeType: input.mimeType,
-      ...(input.filename === undefined ? {} : { filename: input.filename }),
-      timeLimitMs: options.taskTimeoutMs,
-      started: channel.port2,
-    };
-    let result: ParseTaskResult;
     try {
-      result = await piscina.run(task, {
-        transferList: [bytes.buffer as ArrayBuffer, channel.port2],
+      return (await piscina.run(build(channel.port2), {
+        transferList: [...transfer, channel.port2],
         signal: controller.signal,
-      });
+      })) as R;
     } catch (error) {
       if (reason === 'parse') {
-        throw new KbError('parse-timeout', `Parsing took longer than ${options.taskTimeoutMs} ms and was stopped.`);
+        throw new KbError('parse-timeout', `${what} took longer than ${options.taskTimeoutMs} ms and was stopped.`);
       }
       if (reason === 'start') {
         throw new KbError('timeout', 'No parser thread could start the task in time.');
@@ -178,8 +180,35 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
       clearTimeout(parseTimer);
       channel.port1.close();
     }
+  };
+
+  const run = async (input: ParseInput): Promise<ParsedDocument> => {
+    // A private copy is transferred to the thread, so the caller's buffer stays usable.
+    const bytes = new Uint8Array(input.bytes.byteLength);
+    bytes.set(input.bytes);
+    const result = await runTask<ParseTaskResult>(
+      'Parsing',
+      (started) => ({
+        bytes,
+        mimeType: input.mimeType,
+        ...(input.filename === undefined ? {} : { filename: input.filename }),
+        timeLimitMs: options.taskTimeoutMs,
+        started,
+      }),
+      [bytes.buffer as ArrayBuffer],
+    );
     if (!result.ok) throw toError(result);
     return result.document;
+  };
+
+  const chunk = async (document: ParsedDocument, chunkerOptions: ChunkerOptions): Promise<ChunkingResult> => {
+    const result = await runTask<ChunkTaskResult>(
+      'Chunking',
+      (started) => ({ kind: 'chunk', document, options: chunkerOptions, started }),
+      [],
+    );
+    if (!result.ok) throw toError(result);
+    return result.result;
   };
 
   return {
@@ -193,6 +222,14 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
       await acquire();
       try {
         return await run(input);
+      } finally {
+        release();
+      }
+    },
+    async chunk(document, chunkerOptions) {
+      await acquire();
+      try {
+        return await chunk(document, chunkerOptions);
       } finally {
         release();
       }

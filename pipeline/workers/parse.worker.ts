@@ -1,5 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import { workerData } from 'piscina';
+import { type ChunkerOptions, type ChunkingResult, chunkDocument } from '../chunking/chunker.ts';
 import { KbError } from '../errors/kb-error.ts';
 import { createOcrEngine, type OcrEngine } from '../parsing/ocr.ts';
 import { type ParseLimitOverrides, parseDocument } from '../parsing/parse-document.ts';
@@ -15,6 +16,18 @@ export interface ParseTask {
   /** Told as soon as this thread starts the task, so the time limit counts parsing only. */
   readonly started?: MessagePort;
 }
+
+/** Chunking of a parsed document, run in the same threads so a long text never blocks the event loop. */
+export interface ChunkTask {
+  readonly kind: 'chunk';
+  readonly document: ParsedDocument;
+  readonly options: ChunkerOptions;
+  readonly started?: MessagePort;
+}
+
+export type ChunkTaskResult =
+  | { readonly ok: true; readonly result: ChunkingResult }
+  | { readonly ok: false; readonly code: string; readonly message: string };
 
 /** Set once per pool, passed to every thread. */
 export interface ParseWorkerData {
@@ -43,8 +56,26 @@ const ocr = (): OcrEngine | null => {
   return ocrEngine;
 };
 
+/** Runs one task in this thread: a parse or a chunking. */
+export default async function runTask(task: ParseTask | ChunkTask): Promise<ParseTaskResult | ChunkTaskResult> {
+  return 'kind' in task && task.kind === 'chunk' ? chunkTask(task) : parseTask(task as ParseTask);
+}
+
+/** Chunks one parsed document in this thread; reports errors instead of throwing. */
+function chunkTask(task: ChunkTask): ChunkTaskResult {
+  task.started?.postMessage('started');
+  task.started?.close();
+  try {
+    return { ok: true, result: chunkDocument(task.document, task.options) };
+  } catch (error) {
+    if (error instanceof KbError) return { ok: false, code: error.code, message: error.message };
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, code: 'internal-error', message: `Chunking failed: ${message}` };
+  }
+}
+
 /** Parses one file in this thread; never throws for a bad file, only reports. */
-export default async function parseTask(task: ParseTask): Promise<ParseTaskResult> {
+async function parseTask(task: ParseTask): Promise<ParseTaskResult> {
   task.started?.postMessage('started');
   task.started?.close();
   const ocrDeadline =

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DeadLetter } from '../../pipeline/events/events.ts';
 import type { DocumentView } from '../../pipeline/services/views.ts';
-import { deeplyNestedJson, fixture, longLineCsv, manyRowsXlsx } from '../fixtures/hostile-files.ts';
+import {
+  deeplyNestedJson,
+  fixture,
+  longLineCsv,
+  manyRowsXlsx,
+  manySharedStringsXlsx,
+} from '../fixtures/hostile-files.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 
 /**
@@ -89,6 +95,14 @@ const CASES: readonly HostileCase[] = [
     make: () => manyRowsXlsx(1_000_000),
     code: 'content-too-large',
     message: /rows/,
+  },
+  {
+    title: 'XLSX with 400,000 shared strings',
+    file: 'strings.xlsx',
+    declared: XLSX,
+    make: () => manySharedStringsXlsx(400_000),
+    code: 'content-too-large',
+    message: /shared-string table has more than 200000 strings/,
   },
   {
     title: 'CSV with a 10 MB line',

@@ -9,7 +9,7 @@ describe('configuration', () => {
     expect(config.port).toBe(8080);
     expect(config.dataDir.endsWith('/data')).toBe(true);
     expect(config.maxUploadBytes).toBe(52428800);
-    expect(config.chunking).toEqual({ chunkTokens: 512, overlapTokens: 64 });
+    expect(config.chunking).toEqual({ chunkTokens: 512, overlapTokens: 64, maxChunks: 20000 });
   });
 
   it('lists every invalid variable in one error', () => {
