@@ -1,6 +1,23 @@
 import type { ChunkRecord, DocumentRecord, VersionRecord } from '../ports/document-store/document-store.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
-import type { ChunkView, DocumentListItemView, DocumentView, VersionDetailView, VersionView } from './views.ts';
+import type {
+  ChunkView,
+  DocumentListItemView,
+  DocumentView,
+  ProgressView,
+  VersionDetailView,
+  VersionView,
+} from './views.ts';
+
+const PROGRESS_STAGES: ReadonlySet<string> = new Set(['parse', 'chunk', 'embed', 'index']);
+
+/** How far a `processing` version is (the parse stage until a stage records more), else undefined. */
+function progressView(v: VersionRecord): ProgressView | undefined {
+  if (v.status !== 'processing') return undefined;
+  const p = v.progress;
+  if (!p || !PROGRESS_STAGES.has(p.stage)) return { stage: 'parse', chunks_done: 0, chunks_total: 0 };
+  return { stage: p.stage as ProgressView['stage'], chunks_done: p.chunksDone, chunks_total: p.chunksTotal };
+}
 
 export function listItemView(doc: DocumentRecord): DocumentListItemView {
   return {
@@ -16,6 +33,7 @@ export function listItemView(doc: DocumentRecord): DocumentListItemView {
 }
 
 export function documentView(doc: DocumentRecord, objects: ObjectStore): DocumentView {
+  const progress = progressView(doc.latest);
   return {
     ...listItemView(doc),
     name: doc.latest.name,
@@ -27,6 +45,7 @@ export function documentView(doc: DocumentRecord, objects: ObjectStore): Documen
     source: doc.source,
     served_version: doc.servedVersion,
     error: doc.latest.error,
+    ...(progress === undefined ? {} : { progress }),
   };
 }
 

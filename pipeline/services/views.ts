@@ -32,6 +32,14 @@ export interface DocumentView extends DocumentListItemView {
   source: string;
   served_version: number | null;
   error: IngestError | null;
+  /** Only while the version is `processing`. */
+  progress?: ProgressView;
+}
+
+export interface ProgressView {
+  stage: 'parse' | 'chunk' | 'embed' | 'index';
+  chunks_done: number;
+  chunks_total: number;
 }
 
 /** POST /documents response (seed "Document (upload response)"). */

@@ -244,6 +244,7 @@ export function describeDocumentStoreContract(name: string, make: () => Promise<
           tokens: 0,
           embeddingModel: null,
           error: null,
+          progress: null,
           archivedAt: null,
         });
         expect(await store.getDocument(workspaceId, id)).toEqual(created);
@@ -363,6 +364,11 @@ export function describeDocumentStoreContract(name: string, make: () => Promise<
         expect(failed).toEqual({ ...doc.latest, status: 'failed', error, chunkCount: 2, tokens: 7 });
         const modelled = await store.updateVersion(doc.id, 1, { embeddingModel: MODEL.model, error: null });
         expect(modelled).toMatchObject({ status: 'failed', error: null, embeddingModel: MODEL.model, chunkCount: 2 });
+        const progress = { stage: 'embed', chunksDone: 64, chunksTotal: 300 };
+        const progressed = await store.updateVersion(doc.id, 1, { progress });
+        expect(progressed).toMatchObject({ status: 'failed', progress, chunkCount: 2 });
+        expect((await store.getDocument(workspaceId, doc.id))?.latest.progress).toEqual(progress);
+        expect(await store.updateVersion(doc.id, 1, { progress: null })).toMatchObject({ progress: null });
 
         await store.appendVersion(workspaceId, doc.id, () => newVersion());
         await store.updateVersion(doc.id, 1, { status: 'completed' });

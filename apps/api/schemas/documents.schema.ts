@@ -28,6 +28,16 @@ export const Document = Type.Composite(
       source: Type.String(),
       served_version: Nullable(Type.Integer({ description: 'Version current search serves, if any.' })),
       error: Nullable(IngestError),
+      progress: Type.Optional(
+        Type.Object(
+          {
+            stage: StringEnum(['parse', 'chunk', 'embed', 'index'] as const),
+            chunks_done: Type.Integer({ minimum: 0, description: 'Chunks the stage has finished.' }),
+            chunks_total: Type.Integer({ minimum: 0, description: 'Chunks of the version; 0 until it is chunked.' }),
+          },
+          { description: 'Present while the version is `processing`: how far its ingestion is.' },
+        ),
+      ),
     }),
   ],
   { description: 'The document with its current version.' },

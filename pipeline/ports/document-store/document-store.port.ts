@@ -11,6 +11,14 @@ export interface IngestError {
   readonly at: string;
 }
 
+/** How far an unfinished version's ingestion is: the stage at work and the chunks it has done. */
+export interface IngestProgress {
+  readonly stage: string;
+  readonly chunksDone: number;
+  /** 0 until the chunk stage has cut the text. */
+  readonly chunksTotal: number;
+}
+
 export type Metadata = Record<string, unknown>;
 
 export interface VersionRecord {
@@ -40,6 +48,8 @@ export interface VersionRecord {
   readonly tokens: number;
   readonly embeddingModel: string | null;
   readonly error: IngestError | null;
+  /** Last progress the pipeline recorded (kept after completion; shown while processing). */
+  readonly progress: IngestProgress | null;
   /** Set once retention dropped the version's chunks from the index (its file is kept). */
   readonly archivedAt: string | null;
 }
@@ -83,6 +93,7 @@ export interface NewDocument {
 export interface VersionPatch {
   readonly status?: VersionStatus;
   readonly error?: IngestError | null;
+  readonly progress?: IngestProgress | null;
   readonly chunkCount?: number;
   readonly tokens?: number;
   readonly embeddingModel?: string | null;

@@ -119,6 +119,7 @@ const VERSION_PROPERTIES = {
   tokens: STORED_INTEGER,
   embedding_model: KEYWORD,
   error: OPAQUE,
+  progress: OPAQUE,
   archived_at: DATE,
 };
 

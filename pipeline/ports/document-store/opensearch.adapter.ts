@@ -53,6 +53,7 @@ import {
   requireIndexModel,
   toChunkRecord,
   toStoredChunkFields,
+  toStoredProgress,
   toVersionRecord,
 } from './stored-records.ts';
 
@@ -704,6 +705,7 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
       const fields: Json = {};
       if (patch.status !== undefined) fields.status = patch.status;
       if (patch.error !== undefined) fields.error = patch.error;
+      if (patch.progress !== undefined) fields.progress = toStoredProgress(patch.progress);
       if (patch.chunkCount !== undefined) fields.chunk_count = patch.chunkCount;
       if (patch.tokens !== undefined) fields.tokens = patch.tokens;
       if (patch.embeddingModel !== undefined) fields.embedding_model = patch.embeddingModel;

@@ -8,16 +8,18 @@ import type {
 } from './document-store.port.ts';
 import {
   type StoredChunkFields,
+  type StoredProgress,
   type StoredVersionFields,
   toChunkRecord as storedChunkRecord,
   toVersionRecord as storedVersionRecord,
 } from './stored-records.ts';
 
 /** A `versions` row as SQLite returns it: the stored version fields, `metadata` and `error` as JSON text. */
-export interface VersionRow extends Omit<StoredVersionFields, 'status' | 'metadata' | 'error'> {
+export interface VersionRow extends Omit<StoredVersionFields, 'status' | 'metadata' | 'error' | 'progress'> {
   readonly status: string;
   readonly metadata: string;
   readonly error: string | null;
+  readonly progress: string | null;
 }
 
 /** A `documents` row (columns prefixed `d_`) joined with its latest version's row. */
@@ -57,6 +59,7 @@ export function toVersionRecord(row: VersionRow): VersionRecord {
     status: row.status as VersionStatus,
     metadata: parseMetadata(row.metadata),
     error: row.error === null ? null : (JSON.parse(row.error) as IngestError),
+    progress: row.progress === null ? null : (JSON.parse(row.progress) as StoredProgress),
   });
 }
 

@@ -3,7 +3,7 @@
  *
  * - `documents`: one row per document; `status`/`name` mirror the latest version for list filters.
  * - `versions`: one row per (document, version) with every `VersionRecord` field (JSON for
- *   `metadata` and `error`).
+ *   `metadata`, `error` and `progress`).
  * - `chunks`: one row per chunk; `seq` is the rowid the FTS5 index points at, `id` is the public
  *   `<document_id>:<version>:<index>`; `vector` is a float32 BLOB of the index model or NULL.
  * - `chunks_fts`: FTS5 external-content index over `chunks.content`, kept in sync by triggers.
@@ -116,5 +116,10 @@ export const DOCUMENT_STORE_MIGRATIONS: readonly { readonly name: string; readon
           INSERT INTO vector_changes (seq) VALUES (old.seq);
         END`,
     ],
+  },
+  {
+    // How far an unfinished version's ingestion is (IngestProgress as JSON).
+    name: 'document-store-003-version-progress',
+    statements: ['ALTER TABLE versions ADD COLUMN progress TEXT'],
   },
 ];

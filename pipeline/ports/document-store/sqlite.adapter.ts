@@ -29,7 +29,14 @@ import {
 import { DOCUMENT_STORE_MIGRATIONS } from './sqlite-schema.ts';
 import { ftsQuery, searchConditions, servedAt } from './sqlite-search.ts';
 import { createVectorIndex, type VectorIndex } from './sqlite-vector-index.ts';
-import { bytesToVector, canonicalTime, requireIndexModel, toStoredChunkFields, vectorBytes } from './stored-records.ts';
+import {
+  bytesToVector,
+  canonicalTime,
+  requireIndexModel,
+  toStoredChunkFields,
+  toStoredProgress,
+  vectorBytes,
+} from './stored-records.ts';
 
 export interface SqliteDocumentStoreOptions {
   /** Database file (created with its directory if missing), or `:memory:`. */
@@ -521,6 +528,10 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
         if (patch.error !== undefined) {
           sets.push('error = @error');
           params.error = patch.error === null ? null : JSON.stringify(patch.error);
+        }
+        if (patch.progress !== undefined) {
+          sets.push('progress = @progress');
+          params.progress = patch.progress === null ? null : JSON.stringify(toStoredProgress(patch.progress));
         }
         if (patch.chunkCount !== undefined) {
           sets.push('chunk_count = @chunk_count');

@@ -4,6 +4,7 @@ import type {
   ChunkRecord,
   IndexModel,
   IngestError,
+  IngestProgress,
   Metadata,
   VersionRecord,
   VersionStatus,
@@ -36,7 +37,22 @@ export interface StoredVersionFields {
   readonly tokens: number;
   readonly embedding_model: string | null;
   readonly error: IngestError | null;
+  /** Absent on versions stored before progress was recorded. */
+  readonly progress?: StoredProgress | null;
   readonly archived_at: string | null;
+}
+
+/** {@link IngestProgress} as stored. */
+export interface StoredProgress {
+  readonly stage: string;
+  readonly chunks_done: number;
+  readonly chunks_total: number;
+}
+
+export function toStoredProgress(progress: IngestProgress | null): StoredProgress | null {
+  return progress === null
+    ? null
+    : { stage: progress.stage, chunks_done: progress.chunksDone, chunks_total: progress.chunksTotal };
 }
 
 /** The stored (snake_case) fields of a chunk, with `metadata` already decoded. */
@@ -79,6 +95,13 @@ export function toVersionRecord(source: StoredVersionFields): VersionRecord {
     tokens: source.tokens ?? 0,
     embeddingModel: source.embedding_model ?? null,
     error: source.error ?? null,
+    progress: source.progress
+      ? {
+          stage: source.progress.stage,
+          chunksDone: source.progress.chunks_done,
+          chunksTotal: source.progress.chunks_total,
+        }
+      : null,
     archivedAt: source.archived_at ?? null,
   };
 }
