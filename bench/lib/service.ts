@@ -136,10 +136,10 @@ export async function startTimedStages(
   for (const stage of definitions) {
     const timed = {
       ...stage,
-      async handle(event: Record<string, unknown>, attempt: number) {
+      async handle(event: Record<string, unknown>, attempt: number, signal: AbortSignal) {
         const started = performance.now();
         try {
-          await stage.handle(event, attempt);
+          await stage.handle(event, attempt, signal);
         } finally {
           busyMs[stage.name] += performance.now() - started;
           handled[stage.name] += 1;

@@ -68,6 +68,7 @@ export const ERROR_CATALOGUE = {
   'embedding-failed': entry(503, 'service-unavailable', 'Embedding provider failed', true),
   'model-mismatch': entry(409, 'conflict', 'Embedding model differs from the index model'),
   'invalid-event': entry(422, 'validation-error', 'Event does not match its schema'),
+  superseded: entry(409, 'conflict', 'A newer version replaced this one before its ingestion finished'),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

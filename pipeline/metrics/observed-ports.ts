@@ -16,10 +16,10 @@ export function observeStage(stage: StageDefinition, metrics: Metrics): StageDef
   return {
     name: stage.name,
     inputTopic: stage.inputTopic,
-    async handle(event, attempt) {
+    async handle(event, attempt, signal) {
       const startedAt = process.hrtime.bigint();
       try {
-        await stage.handle(event, attempt);
+        await stage.handle(event, attempt, signal);
         metrics.stageAttempt(stage.name, attempt, 'processed', seconds(startedAt));
       } catch (error) {
         metrics.stageAttempt(stage.name, attempt, 'failed', seconds(startedAt));

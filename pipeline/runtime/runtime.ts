@@ -205,6 +205,7 @@ export function stageDependencies(config: Config, ports: Ports, topics: Topics):
     topics,
     chunking: config.chunking,
     embeddingBatchSize: config.embedding.batchSize,
+    embedSliceChunks: config.embedSliceChunks,
     getParser: ports.getParser,
     getEmbeddings: ports.getEmbeddings,
   };

@@ -20,6 +20,7 @@ import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import { storageKeys } from '../util/storage-keys.ts';
 import { isoNow } from '../util/time.ts';
 import type { StageDefinition } from './stage.ts';
+import { IngestionCancelled, type Standing, shuttingDown, standingOf } from './version-standing.ts';
 
 /** Parses a file's bytes and chunks parsed text; runs in a worker pool with a timeout and memory limits. */
 export interface Parser {
@@ -35,6 +36,8 @@ export interface StageDeps {
   readonly topics: Topics;
   readonly chunking: Config['chunking'];
   readonly embeddingBatchSize: number;
+  /** Most missing chunks the embed stage embeds per event (fair scheduling). */
+  readonly embedSliceChunks: number;
   getParser(): Promise<Parser>;
   getEmbeddings(): Promise<EmbeddingProvider>;
 }
@@ -74,24 +77,70 @@ async function writeJson(objects: ObjectStore, key: string, value: unknown): Pro
   await objects.put(key, JSON.stringify(value), { contentType: 'application/json' });
 }
 
+/** Records how far a version's ingestion is; a failure to record it never fails the stage. */
+async function recordProgress(
+  deps: StageDeps,
+  event: EventBase,
+  stage: StageName,
+  chunksDone: number,
+  chunksTotal: number,
+): Promise<void> {
+  await deps.documents
+    .updateVersion(event.document_id, event.version, { progress: { stage, chunksDone, chunksTotal } })
+    .catch(() => undefined);
+}
+
 /**
- * A stage handling events of type `E` on `inputTopic`. An event of a version that no longer
- * exists (purged) is skipped: nothing to do, nothing to fail.
+ * Ends the work on a version that is no longer wanted: a superseded version that has not completed
+ * is marked failed with `superseded` (so nothing stays `processing` for ever); a purged version or
+ * one of a deleted document is left as it is.
+ */
+async function settleCancelled(deps: StageDeps, event: EventBase, stage: StageName, standing: Standing): Promise<void> {
+  if (standing !== 'superseded') return;
+  const current = await deps.documents.getVersion(event.document_id, event.version);
+  if (!current || current.status === 'completed' || current.status === 'failed') return;
+  await deps.documents.updateVersion(event.document_id, event.version, {
+    status: 'failed',
+    error: {
+      code: 'superseded',
+      message: 'A newer version of the document was created before this one finished ingestion; its work was stopped.',
+      stage,
+      attempts: 1,
+      at: isoNow(),
+    },
+  });
+}
+
+/**
+ * A stage handling events of type `E` on `inputTopic`. An event of a version that is gone (purged,
+ * or its document deleted) or superseded by a newer version is not worked on; `checkpoint`, called
+ * by long handlers between batches, stops the work there when that happens meanwhile, and throws
+ * while the process shuts down so that the event is delivered again after a restart.
  */
 function versionStage<E extends EventBase>(
   deps: StageDeps,
   name: StageName,
   inputTopic: string,
-  handle: (event: E, version: VersionRecord) => Promise<void>,
+  handle: (event: E, version: VersionRecord, checkpoint: () => Promise<void>) => Promise<void>,
 ): StageDefinition {
   return {
     name,
     inputTopic,
-    async handle(raw) {
+    async handle(raw, _attempt, signal) {
       const event = raw as unknown as E;
-      const version = await deps.documents.getVersion(event.document_id, event.version);
-      if (!version) return;
-      await handle(event, version);
+      const checkpoint = async (): Promise<void> => {
+        if (signal.aborted) throw shuttingDown();
+        const { standing } = await standingOf(deps.documents, event);
+        if (standing !== 'current') throw new IngestionCancelled(standing);
+      };
+      const { standing, version } = await standingOf(deps.documents, event);
+      try {
+        if (standing !== 'current') throw new IngestionCancelled(standing);
+        await handle(event, version as VersionRecord, checkpoint);
+      } catch (error) {
+        if (!(error instanceof IngestionCancelled)) throw error;
+        await settleCancelled(deps, event, name, error.standing);
+      }
     },
   };
 }
@@ -99,7 +148,11 @@ function versionStage<E extends EventBase>(
 export function createParseStage(deps: StageDeps): StageDefinition {
   return versionStage<DocumentUploaded>(deps, 'parse', deps.topics.uploaded, async (event, version) => {
     if (version.status === 'pending' || version.status === 'failed') {
-      await deps.documents.updateVersion(event.document_id, event.version, { status: 'processing', error: null });
+      await deps.documents.updateVersion(event.document_id, event.version, {
+        status: 'processing',
+        error: null,
+        progress: { stage: 'parse', chunksDone: 0, chunksTotal: 0 },
+      });
     }
     const bytes = await deps.objects.getBuffer(event.storage_key);
     const parser = await deps.getParser();
@@ -120,6 +173,7 @@ export function createParseStage(deps: StageDeps): StageDefinition {
 
 export function createChunkStage(deps: StageDeps): StageDefinition {
   return versionStage<DocumentParsed>(deps, 'chunk', deps.topics.parsed, async (event) => {
+    await recordProgress(deps, event, 'chunk', 0, 0);
     const parsed = await readJson<ParsedDocument>(deps.objects, event.text_ref);
     const parser = await deps.getParser();
     const { chunks, tokens } = await parser.chunk(parsed, deps.chunking);
@@ -138,12 +192,36 @@ export function createChunkStage(deps: StageDeps): StageDefinition {
  * Embeds only what the vector cache (model, chunk-content hash) lacks, so an update that edits
  * one paragraph re-embeds only the chunks around it. Vectors go to the cache; the event carries
  * the chunk batch reference (claim check), never the vectors.
+ *
+ * Fairness: one event embeds at most `embedSliceChunks` missing chunks. When more remain, the
+ * stage publishes the same event again (same key, so the same partition, behind whatever was
+ * queued meanwhile) and ends; the next turn finds the vectors done so far in the cache. Between
+ * batches it records progress and stops if the version was deleted, purged or superseded, or the
+ * process is shutting down.
  */
 export function createEmbedStage(deps: StageDeps): StageDefinition {
-  return versionStage<DocumentChunked>(deps, 'embed', deps.topics.chunked, async (event) => {
+  return versionStage<DocumentChunked>(deps, 'embed', deps.topics.chunked, async (event, _version, checkpoint) => {
     const chunks = await readJson<StoredChunk[]>(deps.objects, event.chunks_ref);
     const provider = await deps.getEmbeddings();
-    const { embedded, cached } = await embedMissing(deps.documents, provider, chunks, deps.embeddingBatchSize);
+    const { embedded, cached, remaining } = await embedMissing(
+      deps.documents,
+      provider,
+      chunks,
+      deps.embeddingBatchSize,
+      {
+        limit: deps.embedSliceChunks,
+        beforeBatch: checkpoint,
+        afterBatch: (done) => recordProgress(deps, event, 'embed', done, chunks.length),
+      },
+    );
+    if (remaining > 0) {
+      await publishNext<DocumentChunked>(deps, deps.topics.chunked, event, {
+        chunks_ref: event.chunks_ref,
+        chunk_count: event.chunk_count,
+        tokens: event.tokens,
+      });
+      return;
+    }
     await publishNext<DocumentEmbedded>(deps, deps.topics.embedded, event, {
       chunks_ref: event.chunks_ref,
       chunk_count: event.chunk_count,
@@ -156,26 +234,49 @@ export function createEmbedStage(deps: StageDeps): StageDefinition {
   });
 }
 
-/** Fills the vector cache for the given chunk texts; returns how many were embedded and cached. */
+export interface EmbedMissingOptions {
+  /** Most missing texts to embed in this call; the rest is left (`remaining`). Default: all. */
+  readonly limit?: number;
+  /** Called before each provider batch (e.g. to stop there by throwing). */
+  readonly beforeBatch?: () => Promise<void>;
+  /** Called after each batch with how many of `chunks` now have a cached vector. */
+  readonly afterBatch?: (chunksDone: number) => Promise<void>;
+}
+
+/**
+ * Fills the vector cache for the given chunk texts, in batches of `batchSize`; returns how many
+ * were embedded and cached, and how many missing ones were left for a later call (`limit`).
+ */
 export async function embedMissing(
   documents: DocumentStore,
   provider: EmbeddingProvider,
   chunks: ReadonlyArray<{ content: string; contentHash: string }>,
   batchSize: number,
-): Promise<{ embedded: number; cached: number }> {
+  options: EmbedMissingOptions = {},
+): Promise<{ embedded: number; cached: number; remaining: number }> {
   const unique = new Map<string, string>();
-  for (const chunk of chunks) unique.set(chunk.contentHash, chunk.content);
+  const uses = new Map<string, number>();
+  for (const chunk of chunks) {
+    unique.set(chunk.contentHash, chunk.content);
+    uses.set(chunk.contentHash, (uses.get(chunk.contentHash) ?? 0) + 1);
+  }
   const have = await documents.getCachedVectors(provider.model, [...unique.keys()]);
   const missing = [...unique].filter(([hash]) => !have.has(hash));
-  for (let i = 0; i < missing.length; i += batchSize) {
-    const batch = missing.slice(i, i + batchSize);
+  let done = 0;
+  for (const hash of have.keys()) done += uses.get(hash) ?? 0;
+  const todo = Math.min(missing.length, options.limit ?? missing.length);
+  for (let i = 0; i < todo; i += batchSize) {
+    await options.beforeBatch?.();
+    const batch = missing.slice(i, Math.min(todo, i + batchSize));
     const vectors = await provider.embedDocuments(batch.map(([, content]) => content));
     await documents.putCachedVectors(
       provider.model,
       new Map(batch.map(([hash], j) => [hash, vectors[j] as Float32Array])),
     );
+    for (const [hash] of batch) done += uses.get(hash) ?? 0;
+    await options.afterBatch?.(done);
   }
-  return { embedded: missing.length, cached: unique.size - missing.length };
+  return { embedded: todo, cached: unique.size - missing.length, remaining: missing.length - todo };
 }
 
 /**
@@ -202,6 +303,7 @@ async function useIndexModel(documents: DocumentStore, model: string, dimensions
 
 export function createIndexStage(deps: StageDeps): StageDefinition {
   return versionStage<DocumentEmbedded>(deps, 'index', deps.topics.embedded, async (event) => {
+    await recordProgress(deps, event, 'index', event.chunk_count, event.chunk_count);
     const chunks = await readJson<StoredChunk[]>(deps.objects, event.chunks_ref);
     const vectors = await deps.documents.getCachedVectors(event.model, [...new Set(chunks.map((c) => c.contentHash))]);
     await useIndexModel(deps.documents, event.model, event.dimensions);

@@ -50,7 +50,7 @@ async function handleMessage(
   const { maxAttempts, baseDelayMs, maxDelayMs } = deps.retry;
   for (let attempt = 1; ; attempt++) {
     try {
-      await stage.handle(event, attempt);
+      await stage.handle(event, attempt, signal);
       return;
     } catch (thrown) {
       const error = toKbError(thrown);

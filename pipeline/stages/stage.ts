@@ -18,5 +18,9 @@ export const silentLogger: Logger = { info() {}, warn() {}, error() {}, debug() 
 export interface StageDefinition {
   readonly name: StageName;
   readonly inputTopic: string;
-  handle(event: Record<string, unknown>, attempt: number): Promise<void>;
+  /**
+   * `signal` aborts when the process is shutting down: a long handler stops at its next batch
+   * boundary by throwing, which leaves the event uncommitted for redelivery.
+   */
+  handle(event: Record<string, unknown>, attempt: number, signal: AbortSignal): Promise<void>;
 }

@@ -43,6 +43,11 @@ export interface CohereFake {
   readonly violations: string[];
   /** Answers the next `count` well-formed requests with `failure` instead of vectors. */
   failNext(count: number, failure: CohereFakeFailure): void;
+  /**
+   * From now on, answers document embeddings (`search_document`) this many milliseconds late, as a
+   * slow provider would; queries stay immediate. 0 (the default) answers at once.
+   */
+  setLatency(ms: number): void;
   /** Forgets the recorded calls and violations and any failures still queued. */
   reset(): void;
   /** The vector the fake answers for `text` (the same for documents and queries), unit length. */
@@ -108,6 +113,7 @@ export async function startCohereFake(options: CohereFakeOptions = {}): Promise<
     return sum.map((x) => x / norm);
   };
 
+  let latencyMs = 0;
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -157,13 +163,16 @@ export async function startCohereFake(options: CohereFakeOptions = {}): Promise<
         return answer(failure.status, { message: `injected failure ${failure.status}` }, headers);
       }
       const texts = body.texts as string[];
-      answer(200, {
-        id: `fake-${calls.length + 1}`,
-        response_type: 'embeddings_by_type',
-        texts,
-        embeddings: { float: texts.map((text) => Array.from(vectorFor(text))) },
-        meta: { api_version: { version: '2' }, billed_units: { input_tokens: texts.join(' ').split(/\s+/).length } },
-      });
+      const respond = () =>
+        answer(200, {
+          id: `fake-${calls.length + 1}`,
+          response_type: 'embeddings_by_type',
+          texts,
+          embeddings: { float: texts.map((text) => Array.from(vectorFor(text))) },
+          meta: { api_version: { version: '2' }, billed_units: { input_tokens: texts.join(' ').split(/\s+/).length } },
+        });
+      if (latencyMs > 0 && body.input_type === 'search_document') setTimeout(respond, latencyMs);
+      else respond();
     });
   });
 
@@ -179,6 +188,9 @@ export async function startCohereFake(options: CohereFakeOptions = {}): Promise<
     dimensions,
     calls,
     violations,
+    setLatency(ms) {
+      latencyMs = ms;
+    },
     failNext(count, failure) {
       for (let i = 0; i < count; i += 1) failures.push(failure);
     },
