@@ -36,6 +36,36 @@ export function table(rows: readonly (readonly string[])[]): string {
     .join('\n')}\n`;
 }
 
+/**
+ * After the first signal: gives the shutdown `graceMs` (then exits anyway, saying so) and makes a
+ * second SIGINT/SIGTERM exit at once, saying so. Unfinished pipeline work is redelivered after a
+ * restart either way (its events were never committed). `exit` is for tests.
+ */
+export function boundShutdown(
+  err: Writable,
+  first: NodeJS.Signals,
+  graceMs: number,
+  exit: (code: number) => void = (code) => process.exit(code),
+): void {
+  const timer = setTimeout(() => {
+    print(
+      err,
+      `Shutdown did not finish within ${graceMs} ms; exiting now. Unfinished ingestion work is delivered again after a restart.`,
+    );
+    exit(1);
+  }, graceMs);
+  timer.unref();
+  const again = (signal: NodeJS.Signals) => {
+    print(
+      err,
+      `Received ${signal} again during shutdown (after ${first}); exiting at once. Unfinished ingestion work is delivered again after a restart.`,
+    );
+    exit(130);
+  };
+  process.once('SIGINT', again);
+  process.once('SIGTERM', again);
+}
+
 /** Resolves on SIGINT/SIGTERM. */
 export function untilSignal(): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {

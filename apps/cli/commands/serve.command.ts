@@ -4,7 +4,7 @@ import { configuredModelTag } from '../../../pipeline/ports/embedding/create-emb
 import { createRuntime, type Runtime } from '../../../pipeline/runtime/runtime.ts';
 import { startMetricsServer } from '../../api/metrics-server.ts';
 import { type RunningServer, startServer } from '../../api/server.ts';
-import { type Command, print, untilSignal } from './command.ts';
+import { boundShutdown, type Command, print, untilSignal } from './command.ts';
 import { fetchModelWithProgress } from './models.command.ts';
 
 export function parseStages(value: string | undefined, fallback: readonly StageName[]): StageName[] {
@@ -100,7 +100,11 @@ export const serveCommand: Command = {
       );
       if (metricsServer) print(out, `Metrics on ${metricsServer.url}/metrics`);
       const signal = await untilSignal();
-      print(out, `Received ${signal}; finishing in-flight work…`);
+      print(
+        out,
+        `Received ${signal}; stopping ingestion at its next batch boundary and closing (at most ${config.shutdownGraceMs} ms; a second signal exits at once)…`,
+      );
+      boundShutdown(err, signal, config.shutdownGraceMs);
       await metricsServer?.close();
       await server.close();
     } finally {
@@ -155,7 +159,11 @@ export const workerCommand: Command = {
         `kb worker running stages ${stages.join(', ')} (${config.runtime} runtime); metrics on ${metricsServer.url}/metrics`,
       );
       const signal = await untilSignal();
-      print(out, `Received ${signal}; committing in-flight work and leaving the consumer groups…`);
+      print(
+        out,
+        `Received ${signal}; stopping at the next batch boundary and leaving the consumer groups (at most ${config.shutdownGraceMs} ms; a second signal exits at once)…`,
+      );
+      boundShutdown(err, signal, config.shutdownGraceMs);
       await metricsServer.close();
     } finally {
       await runtime.close();
