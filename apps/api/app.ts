@@ -2,6 +2,7 @@
  * The HTTP API as a Fastify application: everything registered, nothing listening (see
  * `server.ts`). Tests build it with their own services; `kb serve` builds it with the runtime's.
  */
+import http from 'node:http';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
@@ -9,7 +10,10 @@ import type { Config } from '../../pipeline/config/config.ts';
 import { catalogueEntry } from '../../pipeline/errors/error-catalogue.ts';
 import type { Metrics } from '../../pipeline/metrics/metrics.port.ts';
 import type { Services } from '../../pipeline/services/services.ts';
+import { createClientErrorHandler } from './lib/client-error.ts';
+import { parseJsonBody } from './lib/json-body.ts';
 import { MULTIPART_LIMITS } from './lib/upload-form.ts';
+import { createUploadSlots } from './lib/upload-slots.ts';
 import { installValidators } from './lib/validation.ts';
 import metricsPlugin from './plugins/metrics.plugin.ts';
 import openApiPlugin from './plugins/openapi.plugin.ts';
@@ -61,7 +65,21 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
     requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'trace_id' }),
     bodyLimit: JSON_BODY_LIMIT,
-    http: { maxHeaderSize: MAX_HEADER_BYTES },
+    requestTimeout: config.requestTimeoutMs,
+    // Node checks request timeouts every `connectionsCheckingInterval` (30 s by default, which would
+    // let a slow body run well past a short timeout).
+    serverFactory: (handler) => {
+      const server = http.createServer(
+        {
+          maxHeaderSize: MAX_HEADER_BYTES,
+          requestTimeout: config.requestTimeoutMs,
+          connectionsCheckingInterval: Math.min(30_000, Math.max(250, Math.floor(config.requestTimeoutMs / 4))),
+        },
+        handler,
+      );
+      return server;
+    },
+    clientErrorHandler: createClientErrorHandler(config.problemBaseUrl, config.requestTimeoutMs, MAX_HEADER_BYTES),
     frameworkErrors: (error, request, reply) => {
       reply.header('x-request-id', request.id);
       if ((error as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH') {
@@ -83,6 +101,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   installValidators(app);
   // JSON is the only non-multipart body the API takes; anything else is a 400 (see problem plugin).
   app.removeContentTypeParser('text/plain');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, parseJsonBody);
 
   await app.register(requestIdPlugin);
   app.addHook('onRequest', redirectBrowsersToDashboard);
@@ -104,8 +124,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(dashboardKeysRoutes, { services, config });
   await app.register(dashboardInsightsRoutes, { services, config });
   await app.register(dashboardPagesRoutes, deps.dashboardDir === undefined ? {} : { dir: deps.dashboardDir });
+  const uploadSlots = createUploadSlots(config.maxConcurrentUploads);
   for (const prefix of API_PREFIXES) {
-    await app.register(v1Routes, { prefix, services });
+    await app.register(v1Routes, { prefix, services, uploadSlots });
   }
   return app;
 }

@@ -20,6 +20,10 @@ export interface Config {
   readonly bootstrapKey: boolean;
   readonly topicPrefix: string;
   readonly maxUploadBytes: number;
+  /** Time a request (headers and body) has to arrive completely; then 408. */
+  readonly requestTimeoutMs: number;
+  /** Uploads (POST/PUT with a file) one API key may have in progress at once in one API process. */
+  readonly maxConcurrentUploads: number;
   readonly kafka: { readonly brokers: string[]; readonly clientId: string; readonly partitions: number };
   readonly schemaRegistryUrl: string | null;
   readonly s3: {
@@ -153,6 +157,20 @@ export const CONFIG_VARIABLES = [
     'Prefix of every topic and consumer-group name (lets several deployments or test runs share one log).',
   ),
   v('KB_MAX_UPLOAD_BYTES', 'integer', '52428800', 'Largest accepted upload in bytes.', { min: 1 }),
+  v(
+    'KB_REQUEST_TIMEOUT_MS',
+    'integer',
+    '120000',
+    'Time a request, body included, has to arrive completely; a slower one is answered 408 and closed, and its staged file removed. Also the age after which start-up removes staging files left by a crash.',
+    { min: 1000 },
+  ),
+  v(
+    'KB_MAX_CONCURRENT_UPLOADS',
+    'integer',
+    '8',
+    'Uploads (POST or PUT with a file) one API key may have in progress at once in one API process; one more is answered 429.',
+    { min: 1 },
+  ),
   v('KB_KAFKA_BROKERS', 'list', '127.0.0.1:9092', 'Comma-separated Kafka bootstrap brokers (distributed).'),
   v('KB_KAFKA_CLIENT_ID', 'string', 'kb-document-service', 'Kafka client id (distributed).'),
   v(
@@ -449,6 +467,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     bootstrapKey: bool('KB_BOOTSTRAP_KEY'),
     topicPrefix: str('KB_TOPIC_PREFIX'),
     maxUploadBytes: int('KB_MAX_UPLOAD_BYTES'),
+    requestTimeoutMs: int('KB_REQUEST_TIMEOUT_MS'),
+    maxConcurrentUploads: int('KB_MAX_CONCURRENT_UPLOADS'),
     kafka: {
       brokers: list('KB_KAFKA_BROKERS'),
       clientId: str('KB_KAFKA_CLIENT_ID'),

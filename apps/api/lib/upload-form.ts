@@ -139,8 +139,26 @@ export async function withUploadedFile<V, T>(
   } catch (err) {
     if (staged) await discard(documents, staged, request);
     drain(request);
-    throw err;
+    throw malformedBody(err) ?? err;
   }
+}
+
+/** The multipart parser's own complaints (busboy): a body that is not well-formed multipart. */
+const MULTIPART_FAULT = /boundary|unexpected end of (form|file)|malformed|multipart/i;
+
+/**
+ * A 400 for an error the multipart parser raised (missing or wrong boundary, truncated body,
+ * broken part headers), or null for any other error.
+ */
+function malformedBody(error: unknown): KbError | null {
+  if (error instanceof KbError || !(error instanceof Error)) return null;
+  if (typeof (error as { statusCode?: unknown }).statusCode === 'number') return null;
+  if (!MULTIPART_FAULT.test(error.message)) return null;
+  return new KbError(
+    'bad-request',
+    `The multipart body is malformed (${error.message}): send multipart/form-data with a boundary that matches the body, and the whole body.`,
+    { cause: error },
+  );
 }
 
 /** A form field as a trimmed string, or undefined when absent. */

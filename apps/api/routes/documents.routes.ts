@@ -4,6 +4,7 @@ import { type FieldError, KbError } from '../../../pipeline/errors/kb-error.ts';
 import type { ListDocumentsQuery, Services } from '../../../pipeline/services/services.ts';
 import { type MetadataInput, readMetadataInput } from '../lib/metadata-input.ts';
 import { stringField, withUploadedFile } from '../lib/upload-form.ts';
+import type { UploadSlots } from '../lib/upload-slots.ts';
 import { requestContext } from '../plugins/auth.plugin.ts';
 import { isUuid } from '../plugins/request-id.plugin.ts';
 import { AUTHENTICATED_ERRORS, DocumentIdParams, problemResponses } from '../schemas/common.schema.ts';
@@ -21,6 +22,8 @@ import {
 
 export interface RoutesOptions {
   readonly services: Services;
+  /** Concurrent uploads per key (shared by both prefixes); none: unbounded. */
+  readonly uploadSlots?: UploadSlots;
 }
 
 /** A path id that is not a UUID names no document: 404, like any unknown id. */
@@ -31,8 +34,19 @@ export function documentIdOf(id: string): string {
 
 const SOURCE_MAX = 256;
 
-const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { services }) => {
+const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { services, uploadSlots }) => {
   const documents = services.documents;
+  /** Holds one of the key's upload slots until the response is sent (or the connection drops). */
+  const takeUploadSlot = (
+    request: { raw: NodeJS.EventEmitter },
+    keyId: string,
+    reply: { raw: NodeJS.EventEmitter },
+  ) => {
+    if (!uploadSlots) return;
+    const release = uploadSlots.acquire(keyId);
+    reply.raw.once('close', release);
+    request.raw.once('close', release);
+  };
 
   app.post(
     '/documents',
@@ -50,6 +64,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
     },
     async (request, reply) => {
       const ctx = requestContext(request);
+      takeUploadSlot(request, ctx.keyId, reply);
       const view = await withUploadedFile(
         request,
         documents,
@@ -163,9 +178,10 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
         response: { 200: Document, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 404, 413, 422) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const ctx = requestContext(request);
       const documentId = documentIdOf(request.params.id);
+      takeUploadSlot(request, ctx.keyId, reply);
       // Fail fast on an unknown document before streaming a file that would be thrown away.
       await documents.get(ctx, documentId);
       return withUploadedFile(

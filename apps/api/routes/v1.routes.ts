@@ -13,7 +13,10 @@ import versionsRoutes from './versions.routes.ts';
 
 const v1Routes: FastifyPluginAsync<RoutesOptions> = async (app, opts) => {
   // Only the services go down: passing `opts` on would repeat this plugin's prefix.
-  const deps: RoutesOptions = { services: opts.services };
+  const deps: RoutesOptions = {
+    services: opts.services,
+    ...(opts.uploadSlots ? { uploadSlots: opts.uploadSlots } : {}),
+  };
   await app.register(authPlugin, deps);
   // A JSON route called without any body: the request is malformed (400), not a body that
   // failed validation (422).
