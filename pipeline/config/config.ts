@@ -22,6 +22,8 @@ export interface Config {
   readonly maxUploadBytes: number;
   /** Time a request (headers and body) has to arrive completely; then 408. */
   readonly requestTimeoutMs: number;
+  /** How often the object store is swept for leftovers of crashes (0: only at start-up). */
+  readonly sweepIntervalMs: number;
   /** Uploads (POST/PUT with a file) one API key may have in progress at once in one API process. */
   readonly maxConcurrentUploads: number;
   readonly kafka: { readonly brokers: string[]; readonly clientId: string; readonly partitions: number };
@@ -163,6 +165,13 @@ export const CONFIG_VARIABLES = [
     '120000',
     'Time a request, body included, has to arrive completely; a slower one is answered 408 and closed, and its staged file removed. Also the age after which start-up removes staging files left by a crash.',
     { min: 1000 },
+  ),
+  v(
+    'KB_SWEEP_INTERVAL_MS',
+    'integer',
+    '3600000',
+    'How often a process running the API or a stage removes what crashes left in the object store (temporary files, uploads no version references, outputs of versions that no longer exist), besides once at start-up; 0 means only at start-up.',
+    { min: 0 },
   ),
   v(
     'KB_MAX_CONCURRENT_UPLOADS',
@@ -469,6 +478,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxUploadBytes: int('KB_MAX_UPLOAD_BYTES'),
     requestTimeoutMs: int('KB_REQUEST_TIMEOUT_MS'),
     maxConcurrentUploads: int('KB_MAX_CONCURRENT_UPLOADS'),
+    sweepIntervalMs: int('KB_SWEEP_INTERVAL_MS'),
     kafka: {
       brokers: list('KB_KAFKA_BROKERS'),
       clientId: str('KB_KAFKA_CLIENT_ID'),

@@ -17,6 +17,7 @@ import { createAuditService } from '../services/audit.service.ts';
 import { createDocumentsService } from '../services/documents.service.ts';
 import { createHealthService } from '../services/health.service.ts';
 import { createKeysService } from '../services/keys.service.ts';
+import { createLeftoversService } from '../services/leftovers.service.ts';
 import { createPipelineOverviewService } from '../services/pipeline-overview.service.ts';
 import { createRateLimiter } from '../services/rate-limiter.ts';
 import { createSearchService } from '../services/search.service.ts';
@@ -62,6 +63,11 @@ export interface RuntimeOptions {
   readonly logger?: Logger;
   /** Use this provider instead of the configured one (benchmarks and tests that count calls). */
   readonly embeddings?: EmbeddingProvider;
+  /**
+   * Sweep the object store for what crashes left behind, once now (in the background) and every
+   * `KB_SWEEP_INTERVAL_MS` (`kb serve` and `kb worker` do; one-shot commands do not).
+   */
+  readonly sweepLeftovers?: boolean;
 }
 
 export function serviceVersion(): string {
@@ -167,6 +173,27 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const requested = options.stages ?? 'none';
   const initial = requested === 'all' ? STAGE_NAMES : requested === 'none' ? [] : requested;
 
+  let sweepTimer: NodeJS.Timeout | undefined;
+  let sweeping: Promise<unknown> = Promise.resolve();
+  if (options.sweepLeftovers) {
+    const leftovers = createLeftoversService({
+      objects: ports.objects,
+      documents: ports.documents,
+      olderThanMs: config.requestTimeoutMs,
+      logger,
+    });
+    const sweep = () => {
+      sweeping = sweeping
+        .then(() => leftovers.sweep())
+        .catch((error: unknown) => logger.warn({ err: String(error) }, 'the sweep for leftovers failed; next time'));
+    };
+    sweep();
+    if (config.sweepIntervalMs > 0) {
+      sweepTimer = setInterval(sweep, config.sweepIntervalMs);
+      sweepTimer.unref();
+    }
+  }
+
   let closed = false;
   const runtime: Runtime = {
     config,
@@ -181,7 +208,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     async close() {
       if (closed) return;
       closed = true;
+      clearInterval(sweepTimer);
       await Promise.allSettled(running.map((s) => s.stop()));
+      await sweeping;
       await rateLimiter.close();
       await keys.close();
       await ports.close();

@@ -192,3 +192,16 @@ describe('concurrent uploads per key', () => {
     expect(again.status, again.text).toBe(201);
   });
 });
+
+describe('storage_url', () => {
+  it('names the object in the store, never a path of the server', async () => {
+    const res = await svc.upload('where.txt', 'Where is this file kept?');
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.storage_url).toMatch(
+      /^kb:\/\/workspaces\/[^/]+\/documents\/[0-9a-f-]{36}\/uploads\/[0-9a-f-]{36}$/,
+    );
+    expect(res.body.storage_url).not.toContain(svc.dataDir);
+    const doc = await svc.request('GET', `/api/v1/documents/${res.body.document_id}`);
+    expect(doc.body.storage_url).toBe(res.body.storage_url);
+  });
+});

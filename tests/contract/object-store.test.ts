@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -44,11 +44,23 @@ describe('filesystem object store', () => {
     expect(await readFile(path.join(root, 'ws', 'doc', '1', 'original.pdf'), 'utf8')).toBe('pdf bytes');
   });
 
-  it('gives a file:// URL that points at the stored file', async () => {
+  it('gives a kb:// URL relative to the store, never a path of the server', async () => {
     await store.put('ws/url/thing.txt', 'content');
-    const url = store.url('ws/url/thing.txt');
-    expect(url.startsWith('file://')).toBe(true);
-    expect(await readFile(fileURLToPath(url), 'utf8')).toBe('content');
+    expect(store.url('ws/url/thing.txt')).toBe('kb://ws/url/thing.txt');
+    expect(store.url('ws/url/thing.txt')).not.toContain(root);
+  });
+
+  it('sweeps temporary files of interrupted puts once they are older than asked, and nothing else', async () => {
+    await store.put('ws/sweep/kept.txt', 'kept');
+    const stale = path.join(root, 'ws', 'sweep', '.gone.txt~1234.tmp');
+    const fresh = path.join(root, 'ws', 'sweep', '.young.txt~5678.tmp');
+    await writeFile(stale, 'half');
+    await writeFile(fresh, 'half');
+    const old = new Date(Date.now() - 3_600_000);
+    await utimes(stale, old, old);
+    expect(await store.sweepTemporary(60_000)).toBe(1);
+    expect((await readdir(path.join(root, 'ws', 'sweep'))).sort()).toEqual(['.young.txt~5678.tmp', 'kept.txt']);
+    expect(await store.getBuffer('ws/sweep/kept.txt')).toEqual(Buffer.from('kept'));
   });
 
   it('removes the temporary file of a failed put', async () => {

@@ -4,7 +4,6 @@ import { access, constants, mkdir, open, readdir, readFile, rename, rm, rmdir, s
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { pathToFileURL } from 'node:url';
 import { KbError } from '../../errors/kb-error.ts';
 import {
   OBJECT_KEY_SEGMENT as SEGMENT,
@@ -37,7 +36,8 @@ function notFound(key: string): KbError {
  *   and a failed or aborted source stream leaves neither the object nor the temporary file.
  * - `contentType` is accepted and not stored (the service keeps MIME types in its own records).
  * - `delete`/`deletePrefix` remove directories they leave empty (never `root` itself).
- * - `url` is the object's `file://` URL.
+ * - `url` is `kb://<key>`: where the object is in the store, not where the server keeps it.
+ * - `sweepTemporary` removes temporary files (`.<name>~<uuid>.tmp`) of puts a crash interrupted.
  */
 export function createFilesystemObjectStore(options: FilesystemObjectStoreOptions): ObjectStore {
   const root = path.resolve(options.root);
@@ -110,7 +110,7 @@ export function createFilesystemObjectStore(options: FilesystemObjectStoreOption
     }
     await syncDirectory(dir);
     const info = await stat(target);
-    return { key, size: info.size };
+    return { key, size: info.size, modifiedAt: info.mtimeMs };
   }
 
   async function get(key: string): Promise<Readable> {
@@ -145,7 +145,7 @@ export function createFilesystemObjectStore(options: FilesystemObjectStoreOption
     validateKey(key);
     try {
       const info = await stat(filePath(key));
-      return info.isFile() ? { key, size: info.size } : null;
+      return info.isFile() ? { key, size: info.size, modifiedAt: info.mtimeMs } : null;
     } catch (error) {
       if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return null;
       throw error;
@@ -230,7 +230,35 @@ export function createFilesystemObjectStore(options: FilesystemObjectStoreOption
     list,
     url(key) {
       validateKey(key);
-      return pathToFileURL(filePath(key)).href;
+      return `kb://${key}`;
+    },
+    async sweepTemporary(olderThanMs) {
+      const cutoff = Date.now() - olderThanMs;
+      let removed = 0;
+      const visit = async (dir: string): Promise<void> => {
+        let entries: import('node:fs').Dirent[];
+        try {
+          entries = await readdir(dir, { withFileTypes: true });
+        } catch (error) {
+          if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return;
+          throw error;
+        }
+        for (const entry of entries) {
+          const full = path.join(dir, entry.name);
+          if (entry.isDirectory()) {
+            await visit(full);
+          } else if (entry.isFile() && entry.name.includes(TEMP_MARKER) && entry.name.endsWith('.tmp')) {
+            const info = await stat(full).catch(() => null);
+            if (info && info.mtimeMs < cutoff) {
+              await rm(full, { force: true });
+              removed += 1;
+            }
+          }
+        }
+        if (dir !== root) await pruneEmptyDirectories(dir);
+      };
+      await visit(root);
+      return removed;
     },
     async ping() {
       await mkdir(root, { recursive: true });

@@ -4,6 +4,8 @@ import type { Readable } from 'node:stream';
 export interface ObjectInfo {
   readonly key: string;
   readonly size: number;
+  /** When the object was last written, epoch milliseconds. */
+  readonly modifiedAt: number;
 }
 
 /**
@@ -34,8 +36,17 @@ export interface ObjectStore {
   /** Deletes every object whose key starts with `prefix`; returns how many were removed. */
   deletePrefix(prefix: string): Promise<number>;
   list(prefix: string): AsyncIterable<string>;
-  /** Where the object lives, for `storage_url` (e.g. `s3://bucket/key`, `file:///…/key`). */
+  /**
+   * Where the object lives, for `storage_url`: `s3://bucket/key` on S3, `kb://key` (relative to the
+   * store, never a path of the server's disk) on the filesystem.
+   */
   url(key: string): string;
+  /**
+   * Removes what interrupted writes left behind that is older than `olderThanMs` (the temporary
+   * files of a process killed mid-`put`); returns how many were removed. Idempotent. An S3 `put`
+   * leaves nothing behind of its own (incomplete multipart uploads are the bucket lifecycle's).
+   */
+  sweepTemporary(olderThanMs: number): Promise<number>;
   /** Resolves if the storage answers; rejects otherwise. */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -249,9 +249,9 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
       if (head.length < 2) {
         const whole = head[0] ?? Buffer.alloc(0);
         await call(`writing ${key}`, () => client.putObject(bucket, key, whole, whole.length, headers));
-        return { key, size: whole.length };
+        return { key, size: whole.length, modifiedAt: Date.now() };
       }
-      return { key, size: await uploadMultipart(key, headers, head, parts) };
+      return { key, size: await uploadMultipart(key, headers, head, parts), modifiedAt: Date.now() };
     } finally {
       // If S3 failed first, stops reading and destroys the body stream; a no-op once it has ended.
       await parts.return(undefined).catch(() => undefined);
@@ -283,7 +283,7 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
     validateObjectKey(key);
     try {
       const info = await client.statObject(bucket, key);
-      return { key, size: info.size };
+      return { key, size: info.size, modifiedAt: info.lastModified.getTime() };
     } catch (error) {
       if (MISSING_S3_CODES.has(s3Code(error) ?? '')) return null;
       throw storeError(error, `reading ${key}`);
@@ -352,6 +352,10 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
     url(key) {
       validateObjectKey(key);
       return `s3://${bucket}/${key}`;
+    },
+    async sweepTemporary() {
+      // A single PUT lands whole or not at all; incomplete multipart uploads are the lifecycle's.
+      return 0;
     },
     async ping() {
       const exists = await call(`checking bucket ${bucket}`, () => client.bucketExists(bucket));
