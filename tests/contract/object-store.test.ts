@@ -2,7 +2,6 @@ import { mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFilesystemObjectStore } from '../../pipeline/ports/object-store/filesystem.adapter.ts';
 import type { ObjectStore } from '../../pipeline/ports/object-store/object-store.port.ts';
