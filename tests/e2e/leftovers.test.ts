@@ -58,7 +58,19 @@ describe('leftovers of a crash', () => {
     };
     const { key } = JSON.parse(
       await kb(
-        ['keys', 'create', '--workspace', 'crash', '--name', 'e2e', '--permissions', 'read,write', '--json'],
+        [
+          'keys',
+          'create',
+          '--workspace',
+          'crash',
+          '--name',
+          'e2e',
+          '--permissions',
+          'read,write',
+          '--plan',
+          'enterprise',
+          '--json',
+        ],
         env,
       ),
     ) as { key: string };

@@ -66,7 +66,19 @@ export function describeShutdown(
     };
     const created = JSON.parse(
       await kb(
-        ['keys', 'create', '--workspace', 'stop', '--name', 'e2e', '--permissions', 'read,write', '--json'],
+        [
+          'keys',
+          'create',
+          '--workspace',
+          'stop',
+          '--name',
+          'e2e',
+          '--permissions',
+          'read,write',
+          '--plan',
+          'enterprise',
+          '--json',
+        ],
         env,
       ),
     ) as { key: string };
@@ -91,10 +103,12 @@ export function describeShutdown(
     const deadline = Date.now() + 60_000;
     for (;;) {
       const res = await fetch(`${s.service.url}/api/v1/documents/${id}`, { headers: { 'X-API-Key': s.key } });
-      const doc = (await res.json()) as { progress?: { stage: string; chunks_done: number } };
+      const doc = (await res.json()) as { status: string; progress?: { stage: string; chunks_done: number } };
       if (doc.progress?.stage === 'embed' && doc.progress.chunks_done >= BATCH) return;
-      if (Date.now() > deadline) throw new Error(`no embedding progress: ${JSON.stringify(doc)}`);
-      await new Promise((r) => setTimeout(r, 50));
+      if (doc.status === 'completed' || doc.status === 'failed' || Date.now() > deadline) {
+        throw new Error(`no embedding progress seen before the document was ${doc.status}: ${JSON.stringify(doc)}`);
+      }
+      await new Promise((r) => setTimeout(r, 100));
     }
   }
 
@@ -132,7 +146,7 @@ export function describeShutdown(
     it('exits when the grace period is over even though a provider call still hangs, and says so', async () => {
       fake.setLatency(300);
       const s = await serve({ KB_SHUTDOWN_GRACE_MS: '2000' });
-      const id = await upload(s, 'grace', 1500);
+      const id = await upload(s, 'grace', 3000);
       await waitForEmbedding(s, id);
       fake.setLatency(30_000);
       await new Promise((r) => setTimeout(r, 700)); // the next batch is now with the provider
@@ -146,7 +160,7 @@ export function describeShutdown(
     it('exits at once on a second signal, and says so', async () => {
       fake.setLatency(300);
       const s = await serve();
-      const id = await upload(s, 'twice', 1500);
+      const id = await upload(s, 'twice', 3000);
       await waitForEmbedding(s, id);
       fake.setLatency(30_000);
       await new Promise((r) => setTimeout(r, 700));
