@@ -1,6 +1,7 @@
 import { inflateRawSync } from 'node:zlib';
 import { createJsonScanner } from './json-scan.ts';
 import type { AllowedMimeType } from './parsed-document.ts';
+import { createUtf8Validator } from './utf8-validator.ts';
 
 /** Bytes of the file's start that the sniffer keeps for magic-byte and zip inspection. */
 export const SNIFF_HEAD_BYTES = 64 * 1024;
@@ -41,8 +42,9 @@ export interface ContentSniffer {
 /**
  * Creates an incremental sniffer for the upload path: feed it every chunk as the file streams to
  * storage, then pass `finish()`'s result to {@link detectType}. It keeps only the head, validates
- * UTF-8 with a streaming fatal `TextDecoder`, looks for NUL bytes and validates JSON grammar, all in
- * constant memory (apart from the JSON nesting stack: one byte per level).
+ * UTF-8 without decoding (`buffer.isUtf8` per chunk, a sequence cut at a chunk's end carried over),
+ * looks for NUL bytes and validates JSON grammar, all in constant memory (apart from the JSON
+ * nesting stack: one byte per level).
  */
 export function createContentSniffer(options: { headBytes?: number } = {}): ContentSniffer {
   const headLimit = options.headBytes ?? SNIFF_HEAD_BYTES;
@@ -51,7 +53,7 @@ export function createContentSniffer(options: { headBytes?: number } = {}): Cont
   let size = 0;
   let utf8Valid = true;
   let hasNul = false;
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const utf8 = createUtf8Validator();
   const json = createJsonScanner();
   let finished = false;
 
@@ -67,24 +69,16 @@ export function createContentSniffer(options: { headBytes?: number } = {}): Cont
       }
       if (!hasNul && chunk.indexOf(0) !== -1) hasNul = true;
       if (utf8Valid) {
-        try {
-          decoder.decode(chunk, { stream: true });
-        } catch {
-          utf8Valid = false;
-        }
+        utf8.update(chunk);
+        // Only a definite failure counts here; an unfinished sequence is settled by `finish`.
+        if (!utf8.valid) utf8Valid = false;
       }
       if (utf8Valid && !hasNul) json.update(chunk);
     },
     finish(): SniffResult {
       if (finished) throw new Error('sniffer already finished');
       finished = true;
-      if (utf8Valid) {
-        try {
-          decoder.decode();
-        } catch {
-          utf8Valid = false;
-        }
-      }
+      if (utf8Valid) utf8Valid = utf8.finish();
       const scan = json.finish();
       return {
         head: Buffer.concat(headParts, headSize),
