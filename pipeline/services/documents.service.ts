@@ -9,6 +9,7 @@ import { ALLOWED_MIME_TYPES } from '../parsing/parsed-document.ts';
 import type { AuditAction, ControlStore } from '../ports/control-store/control-store.port.ts';
 import type {
   ChunkRecord,
+  DocumentListQuery,
   DocumentRecord,
   DocumentStore,
   Metadata,
@@ -21,6 +22,7 @@ import { storageKeys } from '../util/storage-keys.ts';
 import { isoNow } from '../util/time.ts';
 import { diffChunks } from './chunk-diff.ts';
 import { chunkView, documentView, listItemView, versionDetailView, versionView } from './document-views.ts';
+import { createListTotalCache } from './list-total-cache.ts';
 import type { DocumentsService, RequestContext } from './services.ts';
 import type { ContextView, ContextWindowView } from './views.ts';
 
@@ -48,6 +50,24 @@ const isIndexCursor = (v: unknown): v is { a: number } =>
 
 export function createDocumentsService(deps: DocumentsServiceDeps): DocumentsService {
   const { documents, objects, control, log, topics } = deps;
+  const totals = createListTotalCache();
+
+  /** The store's list under `filters`, counting the total only when the change mark moved since. */
+  async function listPage(
+    filters: Omit<DocumentListQuery, 'limit' | 'after' | 'offset' | 'knownTotal'>,
+    page: Pick<DocumentListQuery, 'limit' | 'after' | 'offset'>,
+  ): Promise<{ documents: DocumentRecord[]; total: number }> {
+    // Read before the list: a write landing meanwhile moves the mark, so nothing older is kept under it.
+    const mark = documents.changeMark();
+    const knownTotal = totals.get(filters, mark);
+    const result = await documents.listDocuments({
+      ...filters,
+      ...page,
+      ...(knownTotal !== undefined ? { knownTotal } : {}),
+    });
+    if (knownTotal === undefined) totals.set(filters, mark, result.total);
+    return result;
+  }
 
   async function loadDocument(ctx: RequestContext, documentId: string): Promise<DocumentRecord> {
     if (!UUID.test(documentId)) throw notFound(documentId);
@@ -327,6 +347,10 @@ export function createDocumentsService(deps: DocumentsServiceDeps): DocumentsSer
       return documentView(await loadDocument(ctx, documentId), objects);
     },
 
+    listChangeMark() {
+      return documents.changeMark();
+    },
+
     async list(ctx, query) {
       if (query.cursor !== undefined && (query.page !== undefined || query.pageSize !== undefined)) {
         throw new KbError(
@@ -344,7 +368,7 @@ export function createDocumentsService(deps: DocumentsServiceDeps): DocumentsSer
       if (query.page !== undefined || query.pageSize !== undefined) {
         const page = query.page ?? 1;
         const pageSize = query.pageSize ?? 20;
-        const result = await documents.listDocuments({ ...filters, limit: pageSize, offset: (page - 1) * pageSize });
+        const result = await listPage(filters, { limit: pageSize, offset: (page - 1) * pageSize });
         return {
           mode: 'offset',
           documents: result.documents.map(listItemView),
@@ -355,8 +379,7 @@ export function createDocumentsService(deps: DocumentsServiceDeps): DocumentsSer
       }
       const limit = query.limit ?? 20;
       const after = query.cursor ? decodeCursor(query.cursor, isPosition) : undefined;
-      const result = await documents.listDocuments({
-        ...filters,
+      const result = await listPage(filters, {
         limit: limit + 1,
         ...(after ? { after: { createdAt: after.c, id: after.i } } : {}),
       });

@@ -123,6 +123,12 @@ export interface DocumentsService {
   ): Promise<DocumentView>;
   get(ctx: RequestContext, documentId: string): Promise<DocumentView>;
   list(ctx: RequestContext, query: ListDocumentsQuery): Promise<ListDocumentsResult>;
+  /**
+   * A token that changes whenever a write may have changed what `list` answers for any workspace
+   * (the document store's change mark): an answer of `list` read after the token stays right
+   * while the token is the same, so a caller may cache it (and its serialised form) under it.
+   */
+  listChangeMark(): string;
   remove(ctx: RequestContext, documentId: string, options: { purge: boolean }): Promise<void>;
   reprocess(ctx: RequestContext, documentId: string): Promise<DocumentView>;
   chunks(

@@ -42,6 +42,7 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
       patchMetadata: unexpected,
       get: behaviour.get ?? unexpected,
       list: unexpected,
+      listChangeMark: unexpected,
       remove: unexpected,
       reprocess: unexpected,
       chunks: unexpected,

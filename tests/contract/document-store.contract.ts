@@ -15,6 +15,11 @@ import type {
 /** What a contract run needs: a store and a way to dispose of it and its storage. */
 export interface DocumentStoreHarness {
   readonly store: DocumentStore;
+  /**
+   * Another instance on the same storage (as another process would open it), closed by `cleanup`,
+   * and how soon the adapter promises that `store.changeMark()` notices that instance's writes.
+   */
+  readonly second?: { readonly store: DocumentStore; readonly changeBoundMs: number };
   cleanup(): Promise<void>;
 }
 
@@ -293,6 +298,38 @@ export function describeDocumentStoreContract(name: string, make: () => Promise<
         expect(seen).toEqual(listIds(all.documents));
         expect(pageSizes).toEqual([2, 2, 1, 0]);
         expect(all.documents.map((doc) => doc.createdAt)).toEqual([at(5), at(4), at(3), at(2), at(1)]);
+      });
+
+      it('moves its change mark by the time a write resolves, and trusts a known total', async () => {
+        const workspaceId = newWorkspace();
+        const before = store.changeMark();
+        expect(store.changeMark()).toBe(before);
+        const doc = await createDoc(workspaceId);
+        const afterCreate = store.changeMark();
+        expect(afterCreate).not.toBe(before);
+        await store.updateVersion(doc.id, 1, { status: 'processing' });
+        expect(store.changeMark()).not.toBe(afterCreate);
+        expect((await store.listDocuments({ workspaceId, limit: 10 })).total).toBe(1);
+        const known = await store.listDocuments({ workspaceId, limit: 10, knownTotal: 7 });
+        expect(known.total).toBe(7);
+        expect(listIds(known.documents)).toEqual([doc.id]);
+      });
+
+      it('moves its change mark within the stated bound when another instance writes', async (context) => {
+        const second = harness?.second;
+        if (second === undefined) return context.skip();
+        const workspaceId = newWorkspace();
+        const before = store.changeMark();
+        const doc = await second.store.createDocument({
+          id: randomUUID(),
+          workspaceId,
+          source: 'upload',
+          firstVersion: newVersion(),
+        });
+        const deadline = Date.now() + second.changeBoundMs + 2000;
+        while (store.changeMark() === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+        expect(store.changeMark()).not.toBe(before);
+        expect(listIds((await store.listDocuments({ workspaceId, limit: 10 })).documents)).toEqual([doc.id]);
       });
 
       it('pages with an offset', async () => {

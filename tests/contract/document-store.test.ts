@@ -11,9 +11,13 @@ import { describeDocumentStoreContract } from './document-store.contract.ts';
 describeDocumentStoreContract('sqlite', async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'kb-document-store-'));
   const store = createSqliteDocumentStore({ file: path.join(dir, 'documents.sqlite') });
+  // Another connection to the same file sees a write at once (`PRAGMA data_version`).
+  const second = createSqliteDocumentStore({ file: path.join(dir, 'documents.sqlite') });
   return {
     store,
+    second: { store: second, changeBoundMs: 0 },
     async cleanup() {
+      await second.close();
       await store.close();
       await rm(dir, { recursive: true, force: true });
     },

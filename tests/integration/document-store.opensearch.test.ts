@@ -30,15 +30,19 @@ async function deleteIndexes(prefix: string): Promise<void> {
 describeDocumentStoreContract('opensearch', async () => {
   const prefix = `kbtest-${randomUUID()}`;
   let store: DocumentStore;
+  let second: DocumentStore;
   try {
-    store = await createOpenSearchDocumentStore({ url: opensearchUrl, indexPrefix: prefix });
+    store = await createOpenSearchDocumentStore({ url: opensearchUrl, indexPrefix: prefix, changePollMs: 200 });
+    second = await createOpenSearchDocumentStore({ url: opensearchUrl, indexPrefix: prefix });
   } catch (error) {
     await deleteIndexes(prefix);
     throw error;
   }
   return {
     store,
+    second: { store: second, changeBoundMs: 200 },
     async cleanup() {
+      await second.close();
       await store.close();
       await deleteIndexes(prefix);
     },

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { type FieldError, KbError } from '../../../pipeline/errors/kb-error.ts';
 import type { ListDocumentsQuery, Services } from '../../../pipeline/services/services.ts';
+import { createListPageCache, sendJsonText } from '../lib/list-page-cache.ts';
 import { type MetadataInput, readMetadataInput } from '../lib/metadata-input.ts';
 import { stringField, withUploadedFile } from '../lib/upload-form.ts';
 import type { UploadSlots } from '../lib/upload-slots.ts';
@@ -47,6 +48,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
     reply.raw.once('close', release);
     request.raw.once('close', release);
   };
+  const listPages = createListPageCache();
 
   app.post(
     '/documents',
@@ -116,7 +118,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
       const offsetMode = q.page !== undefined || q.page_size !== undefined;
       if (offsetMode && q.cursor !== undefined) {
@@ -131,6 +133,13 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
           '`limit` (cursor paging) cannot be combined with `page`/`page_size` (offset paging); use `page_size`.',
         );
       }
+      const ctx = requestContext(request);
+      // Read before the list, so a write landing meanwhile retires what is stored under it.
+      const mark = documents.listChangeMark();
+      const questionMark = request.url.indexOf('?');
+      const queryString = questionMark === -1 ? '' : request.url.slice(questionMark + 1);
+      const cached = listPages.get(ctx.workspaceId, queryString, mark);
+      if (cached !== undefined) return sendJsonText(reply, cached);
       const query: ListDocumentsQuery = {
         ...(q.status !== undefined ? { status: q.status } : {}),
         ...(q.source !== undefined ? { source: q.source } : {}),
@@ -140,11 +149,15 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
           ? { page: q.page ?? 1, pageSize: q.page_size ?? 20 }
           : { limit: q.limit ?? 20, ...(q.cursor !== undefined ? { cursor: q.cursor } : {}) }),
       };
-      const result = await documents.list(requestContext(request), query);
-      if (result.mode === 'offset') {
-        return { documents: result.documents, total: result.total, page: result.page, page_size: result.page_size };
-      }
-      return { documents: result.documents, pagination: result.pagination };
+      const result = await documents.list(ctx, query);
+      const body =
+        result.mode === 'offset'
+          ? { documents: result.documents, total: result.total, page: result.page, page_size: result.page_size }
+          : { documents: result.documents, pagination: result.pagination };
+      const serialised = reply.serialize(body);
+      const text = typeof serialised === 'string' ? serialised : JSON.stringify(body);
+      listPages.set(ctx.workspaceId, queryString, mark, text);
+      return sendJsonText(reply, text);
     },
   );
 

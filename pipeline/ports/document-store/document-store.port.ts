@@ -131,6 +131,11 @@ export interface DocumentListQuery {
   readonly after?: { readonly createdAt: string; readonly id: string };
   /** Offset mode: skip this many. */
   readonly offset?: number;
+  /**
+   * The total of the same filters as the caller counted it under the current
+   * {@link DocumentStore.changeMark}: the adapter returns it instead of counting again.
+   */
+  readonly knownTotal?: number;
 }
 
 export interface SearchFilters {
@@ -201,6 +206,15 @@ export interface DocumentStore {
   ): Promise<VersionRecord>;
   getDocument(workspaceId: string, documentId: string): Promise<DocumentRecord | null>;
   listDocuments(query: DocumentListQuery): Promise<{ documents: DocumentRecord[]; total: number }>;
+  /**
+   * A token that changes whenever a write may have changed what `listDocuments` answers (for any
+   * workspace; it may also change when nothing did). A list page or total read under a token
+   * stays right while the token is the same, so callers may cache them under it. Writes through
+   * this instance change it before their promise resolves; writes of other processes change it
+   * within the adapter's stated bound. Answers from memory or the local database file, without a
+   * network request, so it may be asked on every request.
+   */
+  changeMark(): string;
   /** Newest first. Empty when the document does not exist in the workspace. */
   listVersions(workspaceId: string, documentId: string): Promise<VersionRecord[]>;
   /** Any workspace; also for soft-deleted documents (stages and history use it). */

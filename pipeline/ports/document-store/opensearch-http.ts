@@ -79,11 +79,22 @@ export interface EngineHttp {
   request<T>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<EngineResponse<T>>;
   /** Sends the actions in batches; returns one result per action, in order. Throws only for transport errors. */
   bulk(actions: readonly BulkAction[], refresh: RefreshPolicy | false): Promise<BulkItemResult[]>;
+  /** Requests that may have written (anything but a lookup, search, count or stats), counted once answered. */
+  readonly writes: number;
   close(): Promise<void>;
+}
+
+/** Endpoints that only read, whatever the method (`POST /_search` is a read). */
+const READ_ENDPOINT = /\/(_search|_count|_mget|_stats|_mapping|_settings|_cluster\/health)(\/|\?|$)/;
+
+function isWrite(method: string, path: string): boolean {
+  if (method === 'GET' || method === 'HEAD') return false;
+  return !(READ_ENDPOINT.test(path) && method !== 'PUT');
 }
 
 export function createEngineHttp(options: { url: string; requestTimeoutMs: number }): EngineHttp {
   const client = new Client({ node: options.url, maxRetries: 2, requestTimeout: options.requestTimeoutMs });
+  let writes = 0;
 
   function unavailable(error: unknown, what: string): KbError {
     const message = error instanceof Error ? error.message : String(error);
@@ -101,6 +112,7 @@ export function createEngineHttp(options: { url: string; requestTimeoutMs: numbe
   ): Promise<EngineResponse<T>> {
     const what = `${method} ${path}`;
     let response: { statusCode: number | null; body: unknown };
+    const writing = isWrite(method, path);
     try {
       response = await client.transport.request(
         {
@@ -128,6 +140,8 @@ export function createEngineHttp(options: { url: string; requestTimeoutMs: numbe
         );
       }
       throw error;
+    } finally {
+      if (writing) writes += 1;
     }
     return { status: response.statusCode ?? 0, body: response.body as T };
   }
@@ -158,6 +172,8 @@ export function createEngineHttp(options: { url: string; requestTimeoutMs: numbe
           throw new KbError('internal-error', `OpenSearch ${what} failed with ${error.statusCode}`, { cause: error });
         }
         throw unavailable(error, what);
+      } finally {
+        writes += 1;
       }
       const items = (response.body as { items: Record<string, BulkItemBody>[] }).items;
       for (const item of items) {
@@ -177,6 +193,9 @@ export function createEngineHttp(options: { url: string; requestTimeoutMs: numbe
   return {
     request,
     bulk,
+    get writes() {
+      return writes;
+    },
     async close() {
       await client.close();
     },

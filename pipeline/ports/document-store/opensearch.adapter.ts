@@ -76,6 +76,12 @@ export interface OpenSearchDocumentStoreOptions {
    */
   readonly efSearch?: number;
   /**
+   * How often, once {@link DocumentStore.changeMark} has been asked, the store asks the cluster
+   * whether the documents and versions indexes changed (default 500 ms): the bound on how late the
+   * mark notices another process's writes.
+   */
+  readonly changePollMs?: number;
+  /**
    * `index.max_result_window` of the indexes (default 10000, OpenSearch's own): the
    * largest search answer, and the offset up to which list pages are read directly rather than
    * walked to.
@@ -538,7 +544,7 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
     if (query.createdBefore !== undefined) created.lt = canonicalTime(query.createdBefore, 'createdBefore');
     if (Object.keys(created).length > 0) filter.push({ range: { created_at: created } });
     // The total counts the whole filtered list, whatever the cursor or offset.
-    const total = await count(names.documents, { bool: { filter } });
+    const total = query.knownTotal ?? (await count(names.documents, { bool: { filter } }));
 
     const page = [...filter];
     if (query.after !== undefined) {
@@ -618,8 +624,54 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
 
   let closed = false;
 
+  // ---- Change mark: this instance's writes, and the indexing and refresh counters of the list's indexes ----
+
+  let remoteMark = 'start';
+  let pollFailures = 0;
+  let poller: ReturnType<typeof setInterval> | null = null;
+  let polling = false;
+  const statsPath = `/${names.documents},${names.versions}/_stats/indexing,refresh`;
+  interface IndexStats {
+    readonly _all?: {
+      readonly primaries?: {
+        readonly indexing?: { readonly index_total?: number; readonly delete_total?: number };
+        readonly refresh?: { readonly total?: number; readonly external_total?: number };
+      };
+    };
+  }
+  async function pollChanges(): Promise<void> {
+    if (polling || closed) return;
+    polling = true;
+    try {
+      const stats = (await http.request<IndexStats>('GET', statsPath)).body._all?.primaries;
+      // A write counts once indexed, and again once a refresh made it visible to the list.
+      remoteMark = [
+        stats?.indexing?.index_total ?? 0,
+        stats?.indexing?.delete_total ?? 0,
+        stats?.refresh?.total ?? 0,
+        stats?.refresh?.external_total ?? 0,
+      ].join('-');
+    } catch {
+      // Unknown state: a new mark each time, so nothing read before is trusted.
+      pollFailures += 1;
+      remoteMark = `unreachable-${pollFailures}`;
+    } finally {
+      polling = false;
+    }
+  }
+  function changeMark(): string {
+    if (poller === null && !closed) {
+      poller = setInterval(() => void pollChanges(), options.changePollMs ?? 500);
+      poller.unref();
+      void pollChanges();
+    }
+    return `${http.writes}.${remoteMark}`;
+  }
+
   return {
     kind: 'opensearch',
+
+    changeMark,
 
     async createDocument(input: NewDocument): Promise<DocumentRecord> {
       const version = newVersionSource(input.id, input.workspaceId, 1, input.firstVersion);
@@ -1123,6 +1175,7 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
     async close() {
       if (closed) return;
       closed = true;
+      if (poller !== null) clearInterval(poller);
       await http.close();
     },
   };

@@ -1,3 +1,4 @@
+import type { Statement } from 'better-sqlite3';
 import * as sqliteVec from 'sqlite-vec';
 import { KbError } from '../../errors/kb-error.ts';
 import { type Database, migrate, openDatabase } from '../sqlite/open-database.ts';
@@ -222,6 +223,7 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
       'SELECT status, count(*) AS n FROM documents WHERE deleted_at IS NULL GROUP BY status',
     ),
     ping: db.prepare('SELECT 1'),
+    dataVersion: db.prepare<[], number>('PRAGMA data_version').pluck(),
   };
 
   let closed = false;
@@ -266,9 +268,27 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
     }
   }
 
+  /** Transactions this connection committed (or tried to): one half of {@link DocumentStore.changeMark}. */
+  let writes = 0;
+
   /** Runs `body` in an IMMEDIATE transaction (takes the write lock first, so no upgrade deadlocks). */
   function write<T>(body: () => T): T {
-    return run(() => db.transaction(body).immediate());
+    try {
+      return run(() => db.transaction(body).immediate());
+    } finally {
+      writes += 1;
+    }
+  }
+
+  /** List statements by their SQL: the filters combine into a few shapes, each prepared once. */
+  const listStatements = new Map<string, Statement>();
+  function listStatement(sql: string): Statement {
+    let statement = listStatements.get(sql);
+    if (statement === undefined) {
+      statement = db.prepare(sql);
+      listStatements.set(sql, statement);
+    }
+    return statement;
   }
 
   function readIndexModel(): IndexModel | null {
@@ -432,8 +452,9 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
       params.push(canonicalTime(query.createdBefore, 'createdBefore'));
     }
     const filter = conditions.join(' AND ');
-    const total = (db.prepare(`SELECT count(*) AS n FROM documents d WHERE ${filter}`).get(...params) as { n: number })
-      .n;
+    const total =
+      query.knownTotal ??
+      (listStatement(`SELECT count(*) AS n FROM documents d WHERE ${filter}`).get(...params) as { n: number }).n;
     const limit = Math.max(0, Math.floor(query.limit));
     if (limit === 0) return { documents: [], total };
     const pageConditions = [filter];
@@ -444,15 +465,13 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
       pageParams.push(createdAt, createdAt, query.after.id);
     }
     const offset = Math.max(0, Math.floor(query.offset ?? 0));
-    const rows = db
-      .prepare(
-        `SELECT ${DOCUMENT_COLUMNS} FROM documents d
-         JOIN versions v ON v.document_id = d.id AND v.version = d.latest_version
-         WHERE ${pageConditions.join(' AND ')}
-         ORDER BY d.created_at DESC, d.id DESC
-         LIMIT ? OFFSET ?`,
-      )
-      .all(...pageParams, limit, offset) as DocumentRow[];
+    const rows = listStatement(
+      `SELECT ${DOCUMENT_COLUMNS} FROM documents d
+       JOIN versions v ON v.document_id = d.id AND v.version = d.latest_version
+       WHERE ${pageConditions.join(' AND ')}
+       ORDER BY d.created_at DESC, d.id DESC
+       LIMIT ? OFFSET ?`,
+    ).all(...pageParams, limit, offset) as DocumentRow[];
     return { documents: rows.map(toDocumentRecord), total };
   }
 
@@ -502,6 +521,12 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
 
     async listDocuments(query) {
       return run(() => listDocuments(query));
+    },
+
+    changeMark() {
+      // This connection's own writes, and `data_version`, which moves when another connection
+      // (another process sharing the file) commits.
+      return `${writes}.${run(() => statements.dataVersion.get())}`;
     },
 
     async listVersions(workspaceId, documentId) {
