@@ -35,7 +35,14 @@ export interface Config {
     readonly region: string;
     readonly bucket: string;
   };
-  readonly opensearch: { readonly url: string | null; readonly indexPrefix: string; readonly efSearch: number };
+  readonly opensearch: {
+    readonly url: string | null;
+    readonly indexPrefix: string;
+    readonly efSearch: number;
+    readonly shards: number;
+    readonly replicas: number;
+    readonly changePollMs: number;
+  };
   readonly clickhouse: {
     readonly url: string | null;
     readonly user: string;
@@ -213,6 +220,27 @@ export const CONFIG_VARIABLES = [
     '200',
     'HNSW beam width of OpenSearch vector queries (distributed; at least the candidate count): higher is closer to exact and slower.',
     { min: 1, max: 10000 },
+  ),
+  v(
+    'KB_OPENSEARCH_SHARDS',
+    'integer',
+    '1',
+    'Primary shards of each OpenSearch index the service creates (distributed; an existing index keeps its own).',
+    { min: 1, max: 1024 },
+  ),
+  v(
+    'KB_OPENSEARCH_REPLICAS',
+    'integer',
+    '0',
+    'Replicas of each OpenSearch index the service creates (distributed; 0 suits one node, 1 or more a cluster).',
+    { min: 0, max: 16 },
+  ),
+  v(
+    'KB_OPENSEARCH_CHANGE_POLL_MS',
+    'integer',
+    '500',
+    'How often an API process asks OpenSearch whether documents changed (distributed): a list answered from its cache shows a change another process made at most this much later.',
+    { min: 50, max: 60000 },
   ),
   v('KB_CLICKHOUSE_URL', 'url', '', 'ClickHouse HTTP URL (distributed).'),
   v('KB_CLICKHOUSE_USER', 'string', 'default', 'ClickHouse user (distributed).'),
@@ -496,6 +524,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       url: url('KB_OPENSEARCH_URL'),
       indexPrefix: str('KB_OPENSEARCH_INDEX_PREFIX'),
       efSearch: int('KB_OPENSEARCH_EF_SEARCH'),
+      shards: int('KB_OPENSEARCH_SHARDS'),
+      replicas: int('KB_OPENSEARCH_REPLICAS'),
+      changePollMs: int('KB_OPENSEARCH_CHANGE_POLL_MS'),
     },
     clickhouse: {
       url: url('KB_CLICKHOUSE_URL'),

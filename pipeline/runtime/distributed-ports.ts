@@ -39,6 +39,9 @@ export async function createDistributedPorts(config: Config, embeddings?: Embedd
     url: required(config.opensearch.url, 'KB_OPENSEARCH_URL'),
     indexPrefix: config.opensearch.indexPrefix,
     efSearch: config.opensearch.efSearch,
+    shards: config.opensearch.shards,
+    replicas: config.opensearch.replicas,
+    changePollMs: config.opensearch.changePollMs,
   });
   const control = await createClickHouseControlStore({
     url: required(config.clickhouse.url, 'KB_CLICKHOUSE_URL'),
