@@ -6,6 +6,7 @@ import { Client, S3Error } from 'minio';
 import { KbError } from '../../errors/kb-error.ts';
 import { isObjectKey, validateObjectKey, validateObjectKeyPrefix } from './object-key.ts';
 import type { ObjectInfo, ObjectStore } from './object-store.port.ts';
+import { budgetedParts, createByteBudget, type Part } from './s3-parts.ts';
 
 export interface S3ObjectStoreOptions {
   /** Endpoint URL, e.g. `http://127.0.0.1:9000` (MinIO) or `https://s3.eu-west-1.amazonaws.com`. */
@@ -17,12 +18,19 @@ export interface S3ObjectStoreOptions {
   readonly bucket: string;
   /**
    * Bytes per multipart-upload part, and the largest body sent as a single PUT (default 8 MiB,
-   * at least 5 MiB as S3 requires). A `put` holds about two parts in memory.
+   * at least 5 MiB as S3 requires). A streamed `put` holds one part in memory at a time.
    */
   readonly partSize?: number;
+  /**
+   * Bytes of parts all streamed `put`s of this store may hold at once (default 40 MiB, at least
+   * one part): more concurrent uploads than fit wait for a part's room, which slows their senders
+   * instead of growing the process.
+   */
+  readonly partMemoryBytes?: number;
 }
 
 const DEFAULT_PART_SIZE = 8 * 1024 * 1024;
+const DEFAULT_PART_MEMORY = 40 * 1024 * 1024;
 const MIN_PART_SIZE = 5 * 1024 * 1024;
 /** Most keys one DeleteObjects request accepts. */
 const DELETE_BATCH = 1000;
@@ -76,28 +84,6 @@ function notFound(key: string): KbError {
   return new KbError('not-found', `Object ${key} does not exist`);
 }
 
-/** Cuts a byte stream into parts of exactly `size` bytes, the last one shorter; yields nothing for an empty stream. */
-async function* partsOf(source: AsyncIterable<unknown> | Iterable<unknown>, size: number): AsyncGenerator<Buffer> {
-  let held: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of source) {
-    let bytes = Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk as string | Uint8Array);
-    while (length + bytes.length >= size) {
-      const take = size - length;
-      held.push(bytes.subarray(0, take));
-      yield Buffer.concat(held, size);
-      held = [];
-      length = 0;
-      bytes = bytes.subarray(take);
-    }
-    if (bytes.length > 0) {
-      held.push(bytes);
-      length += bytes.length;
-    }
-  }
-  if (length > 0) yield Buffer.concat(held, length);
-}
-
 function parseEndpoint(endpoint: string): { host: string; port: number; useSSL: boolean } {
   let url: URL;
   try {
@@ -123,7 +109,8 @@ function parseEndpoint(endpoint: string): { host: string; port: number; useSSL: 
  * An object store in an S3 bucket (MinIO, AWS S3 or any S3-compatible service), through the
  * `minio` client. Creates the bucket if missing before resolving.
  *
- * - `put` reads the body in parts of `partSize` bytes. A body that fits one part is sent as one
+ * - `put` reads the body in parts of `partSize` bytes, one part at a time, within a memory budget
+ *   shared by all puts (`partMemoryBytes`). A body that fits one part is sent as one
  *   PUT once it has been read whole; a larger one as a multipart upload of its own (never resuming
  *   another upload of the same key), completed only after the body ended. S3 shows an object only
  *   once its PUT or its multipart completion succeeds, so readers never see a partial object and
@@ -144,6 +131,11 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
   if (!Number.isSafeInteger(partSize) || partSize < MIN_PART_SIZE) {
     throw new KbError('bad-request', `S3 part size must be at least ${MIN_PART_SIZE} bytes`);
   }
+  const partMemory = options.partMemoryBytes ?? Math.max(DEFAULT_PART_MEMORY, partSize);
+  if (!Number.isSafeInteger(partMemory) || partMemory < partSize) {
+    throw new KbError('bad-request', `S3 part memory must hold at least one part (${partSize} bytes)`);
+  }
+  const budget = createByteBudget(partMemory);
   const { host, port, useSSL } = parseEndpoint(options.endpoint);
   const agent = useSSL ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
   let client: Client;
@@ -194,8 +186,8 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
   async function uploadMultipart(
     key: string,
     headers: Record<string, string>,
-    head: Buffer[],
-    rest: AsyncIterator<Buffer>,
+    first: Part,
+    rest: AsyncIterator<Part>,
   ): Promise<number> {
     const uploadId = await call(`starting upload of ${key}`, () =>
       client.initiateNewMultipartUpload(bucket, key, headers),
@@ -220,9 +212,13 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
         etags.push({ part, etag: result.etag });
         size += body.length;
       };
-      // Parts leave `head` as they are sent, so only the part in flight stays in memory.
-      for (let body = head.shift(); body !== undefined; body = head.shift()) await upload(body);
-      for (let next = await rest.next(); !next.done; next = await rest.next()) await upload(next.value);
+      // Each part goes back to the budget once sent, before the next is read.
+      await upload(first.bytes);
+      first.release();
+      for (let next = await rest.next(); !next.done; next = await rest.next()) {
+        await upload(next.value.bytes);
+        next.value.release();
+      }
       await call(`completing upload of ${key}`, () => client.completeMultipartUpload(bucket, key, uploadId, etags));
       return size;
     } catch (error) {
@@ -236,22 +232,25 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
     const headers = { 'Content-Type': contentType ?? 'application/octet-stream' };
     const source: AsyncIterable<unknown> | Iterable<unknown> =
       typeof body === 'string' ? [Buffer.from(body)] : Buffer.isBuffer(body) ? [body] : body;
-    const parts = partsOf(source, partSize);
-    try {
-      // Errors of the body itself come out of `parts` unchanged; S3 errors come out of `call`.
-      // Up to two parts are read first: one part or less is a single PUT, more a multipart upload.
-      const head: Buffer[] = [];
-      while (head.length < 2) {
-        const next = await parts.next();
-        if (next.done) break;
-        head.push(next.value);
-      }
-      if (head.length < 2) {
-        const whole = head[0] ?? Buffer.alloc(0);
+    if (typeof body === 'string' || Buffer.isBuffer(body)) {
+      // Already in memory whole: nothing to bound.
+      const whole = typeof body === 'string' ? Buffer.from(body) : body;
+      if (whole.length <= partSize) {
         await call(`writing ${key}`, () => client.putObject(bucket, key, whole, whole.length, headers));
         return { key, size: whole.length, modifiedAt: Date.now() };
       }
-      return { key, size: await uploadMultipart(key, headers, head, parts), modifiedAt: Date.now() };
+    }
+    const parts = budgetedParts(source, partSize, budget);
+    try {
+      // Errors of the body itself come out of `parts` unchanged; S3 errors come out of `call`.
+      // A first part that is also the last is a single PUT; otherwise a multipart upload.
+      const first = await parts.next();
+      if (first.done || first.value.last) {
+        const whole = first.done ? Buffer.alloc(0) : first.value.bytes;
+        await call(`writing ${key}`, () => client.putObject(bucket, key, whole, whole.length, headers));
+        return { key, size: whole.length, modifiedAt: Date.now() };
+      }
+      return { key, size: await uploadMultipart(key, headers, first.value, parts), modifiedAt: Date.now() };
     } finally {
       // If S3 failed first, stops reading and destroys the body stream; a no-op once it has ended.
       await parts.return(undefined).catch(() => undefined);
