@@ -209,6 +209,21 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
   const resultWindow = options.maxResultWindow ?? 10_000;
   const scanPage = Math.min(SCAN_PAGE, resultWindow);
   const refreshQuery = { refresh: String(refresh) };
+  /** `now`: the write is visible to search when it resolves; `later`: the caller refreshes (once) itself. */
+  type Visibility = 'now' | 'later';
+  const refreshFor = (visibility: Visibility): RefreshPolicy | false => (visibility === 'now' ? refresh : false);
+
+  /** Chunks this instance wrote without a refresh: its next search of the chunks index refreshes first. */
+  let chunksPending = false;
+  async function refreshIndexes(indexes: readonly string[]): Promise<void> {
+    await http.request('POST', `/${indexes.join(',')}/_refresh`);
+  }
+  /** Makes this instance's unrefreshed chunk writes visible to its own searches of them. */
+  async function settleChunks(): Promise<void> {
+    if (!chunksPending) return;
+    chunksPending = false;
+    await refreshIndexes([names.chunks]);
+  }
   const path = (index: string, endpoint: string, id: string) => `/${index}/${endpoint}/${encodeURIComponent(id)}`;
 
   // ---- Low-level reads and writes ----
@@ -231,8 +246,14 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
    * Writes a whole source: `create` only if the id is free, a guard only if unchanged since read.
    * Resolves false when the condition failed (409).
    */
-  async function put(index: string, id: string, source: object, condition: 'create' | Guarded<unknown> | null) {
-    const query: Record<string, string | number> = { ...refreshQuery };
+  async function put(
+    index: string,
+    id: string,
+    source: object,
+    condition: 'create' | Guarded<unknown> | null,
+    visibility: Visibility = 'now',
+  ) {
+    const query: Record<string, string | number> = visibility === 'now' ? { ...refreshQuery } : {};
     if (condition === 'create') query.op_type = 'create';
     else if (condition !== null) {
       query.if_seq_no = condition.seqNo;
@@ -243,9 +264,9 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
   }
 
   /** Partial update or script; resolves false when the record does not exist. */
-  async function update(index: string, id: string, body: Json): Promise<boolean> {
+  async function update(index: string, id: string, body: Json, visibility: Visibility = 'now'): Promise<boolean> {
     const response = await http.request('POST', path(index, '_update', id), body, {
-      query: { ...refreshQuery, retry_on_conflict: 10 },
+      query: { ...(visibility === 'now' ? refreshQuery : {}), retry_on_conflict: 10 },
       allow: [404],
     });
     return response.status !== 404;
@@ -270,10 +291,12 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
   }
 
   async function search<S>(index: string, body: Json): Promise<SearchBody<S>> {
+    if (index === names.chunks) await settleChunks();
     return (await http.request<SearchBody<S>>('POST', `/${index}/_search`, body)).body;
   }
 
   async function count(index: string, query: Json): Promise<number> {
+    if (index === names.chunks) await settleChunks();
     return (await http.request<CountBody>('POST', `/${index}/_count`, { query })).body.count;
   }
 
@@ -312,12 +335,17 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
   }
 
   /** Runs bulk updates, retrying the ones that still conflicted after the engine's own retries. */
-  async function bulkUpdate(index: string, updates: readonly { id: string; body: Json }[], what: string) {
+  async function bulkUpdate(
+    index: string,
+    updates: readonly { id: string; body: Json }[],
+    what: string,
+    visibility: Visibility = 'now',
+  ) {
     let pending = updates;
     for (let attempt = 0; pending.length > 0; attempt += 1) {
       const results = await http.bulk(
         pending.map((entry): BulkAction => ({ kind: 'update', index, id: entry.id, body: entry.body })),
-        refresh,
+        refreshFor(visibility),
       );
       const conflicted = new Set(results.filter((result) => result.status === 409).map((result) => result.id));
       requireBulkSuccess(results, what, [404, 409]);
@@ -329,7 +357,12 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
   // ---- Served state: copies from the document record to versions and chunks ----
 
   /** Copies a version's derived fields onto every chunk of it that exists now. */
-  async function syncChunks(documentId: string, version: number, fields: DerivedChunkFields): Promise<void> {
+  async function syncChunks(
+    documentId: string,
+    version: number,
+    fields: DerivedChunkFields,
+    visibility: Visibility = 'now',
+  ): Promise<void> {
     const ids = await chunkIds(versionChunksQuery(documentId, version));
     const body = {
       script: { lang: 'painless', source: SYNC_CHUNK_SCRIPT, params: { rev: fields.served_rev, fields } },
@@ -338,22 +371,32 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
       names.chunks,
       ids.map((id) => ({ id, body })),
       `sync chunks of ${versionId(documentId, version)}`,
+      visibility,
     );
   }
 
   /** Copies the served intervals of `versions` from the document onto their version and chunk records. */
-  async function propagate(document: DocumentSource, versions: readonly number[]): Promise<void> {
+  async function propagate(
+    document: DocumentSource,
+    versions: readonly number[],
+    visibility: Visibility = 'now',
+  ): Promise<void> {
     for (const version of new Set(versions)) {
       const interval = servedInterval(document, version);
-      await update(names.versions, versionId(document.id, version), {
-        script: {
-          lang: 'painless',
-          source: SYNC_VERSION_SCRIPT,
-          params: { rev: document.rev, from: interval.from, until: interval.until },
+      await update(
+        names.versions,
+        versionId(document.id, version),
+        {
+          script: {
+            lang: 'painless',
+            source: SYNC_VERSION_SCRIPT,
+            params: { rev: document.rev, from: interval.from, until: interval.until },
+          },
         },
-      });
+        visibility,
+      );
       const source = await getVersionSource(document.id, version);
-      await syncChunks(document.id, version, derivedChunkFields(document, version, source));
+      await syncChunks(document.id, version, derivedChunkFields(document, version, source), visibility);
     }
   }
 
@@ -364,7 +407,12 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
   }
 
   /** Sets the document's mirrored status to its latest version's, if `version` is the latest. */
-  async function mirrorStatus(documentId: string, version: number, at: string): Promise<void> {
+  async function mirrorStatus(
+    documentId: string,
+    version: number,
+    at: string,
+    visibility: Visibility = 'now',
+  ): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
       // The document is read before the version, so a write guarded by this read saw the newest status.
       const document = await getDocument(documentId);
@@ -377,7 +425,7 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
         updated_at: at,
         rev: document.source.rev + 1,
       };
-      if (await put(names.documents, documentId, next, document)) return;
+      if (await put(names.documents, documentId, next, document, visibility)) return;
       await backoff(attempt, `status of ${documentId}`);
     }
   }
@@ -404,6 +452,26 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
   async function readIndexModel(): Promise<IndexModel | null> {
     const meta = await getGuarded<IndexModel>(names.meta, INDEX_MODEL_ID);
     return meta === null ? null : { model: meta.source.model, dimensions: meta.source.dimensions };
+  }
+
+  /**
+   * The index model for queries, read at most once per change-poll interval: a query asks for it
+   * twice (the search service, then the vector search), and it changes only when the model is
+   * switched. A switch through this instance shows at once, through another within the interval.
+   */
+  const modelTtlMs = options.changePollMs ?? 500;
+  let modelRead: { at: number; model: Promise<IndexModel | null> } | null = null;
+  function queryIndexModel(): Promise<IndexModel | null> {
+    const now = Date.now();
+    if (modelRead === null || now - modelRead.at > modelTtlMs) {
+      const model = readIndexModel();
+      modelRead = { at: now, model };
+      // A failed read is not kept.
+      model.catch(() => {
+        if (modelRead?.model === model) modelRead = null;
+      });
+    }
+    return modelRead.model;
   }
 
   /** {@link requireIndexModel}, and the vector must also be finite and non-zero (cosine needs both). */
@@ -443,9 +511,14 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
           source: { ...chunk, ...derived.get(versionKey(chunk.document_id, chunk.version)) },
         }),
       ),
-      refresh,
+      // Chunks of a version are searched only once it is served, and `completeVersion` refreshes
+      // before it serves them: no refresh per batch of chunks (chunks of a version served already
+      // are refreshed at the end, below).
+      false,
     );
+    chunksPending = true;
     requireBulkSuccess(results, 'write chunks');
+    const servedAlready = [...derived.values()].some((fields) => fields.served_from !== null);
 
     const after = await mget<DocumentSource>(names.documents, documentIds);
     for (const { documentId, version } of keys.values()) {
@@ -455,6 +528,7 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
       const source = await getVersionSource(documentId, version);
       await syncChunks(documentId, version, derivedChunkFields(now ?? null, version, source));
     }
+    if (servedAlready) await settleChunks();
   }
 
   /** The written part of a stored chunk: everything but the copied fields (vectors included). */
@@ -761,12 +835,13 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
       if (patch.chunkCount !== undefined) fields.chunk_count = patch.chunkCount;
       if (patch.tokens !== undefined) fields.tokens = patch.tokens;
       if (patch.embeddingModel !== undefined) fields.embedding_model = patch.embeddingModel;
-      if (Object.keys(fields).length > 0) {
-        if (!(await update(names.versions, versionId(documentId, version), { doc: fields }))) return null;
-      }
+      if (Object.keys(fields).length === 0) return toVersionRecord(current);
+      if (!(await update(names.versions, versionId(documentId, version), { doc: fields }, 'later'))) return null;
       if (patch.status !== undefined && patch.status !== current.status) {
-        await mirrorStatus(documentId, version, new Date().toISOString());
+        await mirrorStatus(documentId, version, new Date().toISOString(), 'later');
       }
+      // One refresh for the version and its document's mirrored status.
+      await refreshIndexes([names.versions, names.documents]);
       const updated = await getVersionSource(documentId, version);
       return updated === null ? null : toVersionRecord(updated);
     },
@@ -794,7 +869,7 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
             served_version: version,
             rev: source.rev + 1,
           };
-          if (!(await put(names.documents, documentId, next, document))) {
+          if (!(await put(names.documents, documentId, next, document, 'later'))) {
             await backoff(attempt, `complete ${versionId(documentId, version)}`);
             continue;
           }
@@ -802,21 +877,32 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
           served = true;
         }
         if (served) {
+          // The version's chunks were written without a refresh (by this or another process):
+          // one refresh makes them all findable before their served interval is copied onto them.
+          chunksPending = false;
+          await refreshIndexes([names.chunks]);
           const position = source.served.findIndex((entry) => entry.version === version);
           const previous = source.served[position - 1];
-          await propagate(source, previous === undefined ? [version] : [previous.version, version]);
+          await propagate(source, previous === undefined ? [version] : [previous.version, version], 'later');
         }
-        await update(names.versions, versionId(documentId, version), {
-          doc: {
-            status: 'completed',
-            completed_at: at,
-            chunk_count: result.chunkCount,
-            tokens: result.tokens,
-            embedding_model: result.embeddingModel,
-            error: null,
+        await update(
+          names.versions,
+          versionId(documentId, version),
+          {
+            doc: {
+              status: 'completed',
+              completed_at: at,
+              chunk_count: result.chunkCount,
+              tokens: result.tokens,
+              embedding_model: result.embeddingModel,
+              error: null,
+            },
           },
-        });
-        await mirrorStatus(documentId, version, at);
+          'later',
+        );
+        await mirrorStatus(documentId, version, at, 'later');
+        // One refresh for the whole completion: searchable and listed as completed when this resolves.
+        await refreshIndexes([names.documents, names.versions, names.chunks]);
         return { served };
       }
     },
@@ -892,7 +978,7 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
     },
 
     async getIndexModel() {
-      return readIndexModel();
+      return queryIndexModel();
     },
 
     async setIndexModel(model: IndexModel, setOptions?: { replace?: boolean }) {
@@ -919,7 +1005,10 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
           }
         }
         await ensureVectorField(wanted.dimensions);
-        if (!(await put(names.meta, INDEX_MODEL_ID, wanted, current ?? 'create'))) {
+        modelRead = null;
+        const written = await put(names.meta, INDEX_MODEL_ID, wanted, current ?? 'create');
+        modelRead = null;
+        if (!written) {
           await backoff(attempt, 'set the index model');
           continue;
         }
@@ -1005,7 +1094,7 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
       const filter = [...servedAtClauses(query.asOf), ...searchFilterClauses(query.workspaceId, query.filters)];
       const vector = query.vector;
       if (vector === undefined) throw new KbError('bad-request', 'Vector search needs a query vector');
-      const model = await readIndexModel();
+      const model = await queryIndexModel();
       if (model === null) return [];
       if (vector.length !== model.dimensions) {
         throw new KbError(
