@@ -188,7 +188,9 @@ export interface IndexModel {
  *   index model (`setIndexModel`); otherwise it rejects with `model-mismatch`.
  * - Search returns only chunks of versions served at the requested instant, of the given
  *   workspace, matching every filter; results are sorted by score, best first. Writes are
- *   visible to search once the write's promise resolves (adapters refresh as needed).
+ *   visible to search once the write's promise resolves (adapters refresh as needed); chunks of a
+ *   version not yet served may reach other instances' `listChunks`/`scanChunks`/`hasVectors` up
+ *   to the engine's refresh interval late (they are searchable from `completeVersion` on).
  * - A soft-deleted document is invisible to `getDocument`/`listDocuments` and to current search
  *   at once; `asOf` searches before the deletion still see it. `purge` removes everything.
  * - Reads of another workspace's document behave as if it did not exist.

@@ -176,7 +176,12 @@ function cacheId(model: string, contentHash: string): string {
  *   returns `2024-01-01T00:00:00.000Z` for an input of `2024-01-01T00:00:00Z`, and ranges compare
  *   instants. Unparseable timestamps reject with `bad-request`.
  * - Every write whose result a search or list must see resolves after a refresh (`refresh`
- *   option, default `true`). Lookups by id are real-time and need none.
+ *   option, default `true`). Lookups by id are real-time and need none. Chunks are bulk-written
+ *   without a refresh (this instance refreshes before its own next search of them); a completion
+ *   refreshes the chunks once before copying the served interval onto them and all three indexes
+ *   once at its end, so a version is searchable and listed as completed when it resolves.
+ * - `changeMark` joins this instance's answered writes with the documents and versions indexes'
+ *   indexing and refresh counters, polled every `changePollMs` once the mark has been asked for.
  * - Without transactions, each change is ordered so that the document record decides and the rest
  *   follows: `appendVersion` creates version `n+1` (`op_type=create`, the allocation) and then
  *   advances the document with a sequence-number guard; an append that finds `n+1` taken advances
