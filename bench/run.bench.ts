@@ -56,6 +56,7 @@ function readOptions(): { options: BenchOptions; only: Scenario[]; runtimes: str
       rounds: { type: 'string' },
       'local-docs': { type: 'string' },
       'search-sizes': { type: 'string' },
+      'api-docs': { type: 'string' },
       seed: { type: 'string' },
     },
   });
@@ -75,6 +76,7 @@ function readOptions(): { options: BenchOptions; only: Scenario[]; runtimes: str
     ingressFiles: 16,
     ingressBytes: 50_000_000,
     apiSeconds: quick ? 3 : 10,
+    apiDocuments: Number(values['api-docs'] ?? 1000),
     seed: Number(values.seed ?? DEFAULT_SEED),
   };
   for (const [name, value] of Object.entries(options)) {

@@ -23,6 +23,8 @@ export interface BenchOptions {
   readonly ingressBytes: number;
   /** Seconds of each autocannon run. */
   readonly apiSeconds: number;
+  /** Documents in the store the API-overhead row lists. */
+  readonly apiDocuments: number;
   readonly seed: number;
 }
 

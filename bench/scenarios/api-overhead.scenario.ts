@@ -1,7 +1,7 @@
 /**
  * API overhead: autocannon (50 connections) against a `kb serve --stages none` child process —
  * `GET /health/live` (no authentication, no store) against an authenticated
- * `GET /api/v1/documents?limit=20` over 1,000 documents, and a bare Fastify route in a process of
+ * `GET /api/v1/documents?limit=20` over 1,000 documents (`--api-docs`), and a bare Fastify route in a process of
  * its own (`bench/peers/bare-fastify.server.mjs`) as the ceiling. Each request of every run
  * carries an API key, taken in turn from 100 keys so no key reaches its plan's rate limit
  * (10,000 a minute).
@@ -18,7 +18,6 @@ import type { Target } from '../lib/target.ts';
 
 const CONNECTIONS = 50;
 const KEYS = 100;
-const DOCUMENTS = 1000;
 const PAGE = 20;
 const BARE_FASTIFY = fileURLToPath(new URL('../peers/bare-fastify.server.mjs', import.meta.url));
 
@@ -74,18 +73,19 @@ async function cannon(url: string, keys: readonly string[], seconds: number): Pr
 }
 
 export async function apiOverhead(ctx: BenchContext, target: Target): Promise<Row> {
-  const row = createRow('API overhead', target.runtime, `${DOCUMENTS} docs`);
+  const documents = ctx.options.apiDocuments;
+  const row = createRow('API overhead', target.runtime, `${documents} docs`);
   const instance = await target.fresh();
   try {
     const open = await openInstance(instance, { embeddings: ctx.provider, keys: KEYS });
     let child: ChildService | null = null;
     let bareServer: Awaited<ReturnType<typeof startBareFastify>> | null = null;
     try {
-      ctx.progress(`API overhead (${target.runtime}): writing ${DOCUMENTS} documents`);
+      ctx.progress(`API overhead (${target.runtime}): writing ${documents} documents`);
       const store = open.runtime.ports.documents;
       await writeSyntheticChunks(store, {
         workspaceId: open.workspaceId,
-        chunks: DOCUMENTS,
+        chunks: documents,
         perDocument: 1,
         model: ctx.provider,
         base: await baseVectors(ctx.provider, ctx.vectors.values(), 8, ctx.options.seed),
