@@ -54,6 +54,19 @@ export interface KeysServiceDeps {
   readonly touchIntervalMs?: number;
 }
 
+/** A looked-up key: the record (null: unknown), when it was read, and a lookup in flight, if any. */
+interface CachedKey {
+  record: ApiKeyRecord | null;
+  at: number;
+  refreshing: Promise<ApiKeyRecord | null> | null;
+}
+
+/**
+ * Keys are read from the control store at most once per `cacheMs` each, and never trusted for
+ * longer (the revocation bound). A key used in the second half of that window is read again in
+ * the background while its cached record keeps answering, so a busy key never waits for the
+ * store; concurrent requests for a key nobody has looked up yet share one lookup.
+ */
 export function createKeysService(deps: KeysServiceDeps): KeysService & { close(): Promise<void> } {
   /** A `key_create`/`key_revoke` audit entry: no document; the key's public fields in `after.metadata`. */
   const audit = (action: 'key_create' | 'key_revoke', key: ApiKeyRecord, by: AccountActor) =>
@@ -80,7 +93,28 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
       traceId: by.traceId,
     });
 
-  const cache = new Map<string, { record: ApiKeyRecord | null; at: number }>();
+  const cache = new Map<string, CachedKey>();
+  /** Lookups in flight for keys with no usable cache entry, shared by concurrent requests. */
+  const lookups = new Map<string, Promise<ApiKeyRecord | null>>();
+  const lookUp = (hash: string): Promise<ApiKeyRecord | null> => {
+    const startedAt = Date.now();
+    return deps.control.findKeyByHash(hash).then((record) => {
+      if (cache.size > 10_000) cache.clear();
+      const current = cache.get(hash);
+      // A revocation in this process (`revoke` clears the cache) after the read started wins.
+      if (current === undefined || current.at <= startedAt)
+        cache.set(hash, { record, at: startedAt, refreshing: null });
+      return record;
+    });
+  };
+  const awaitLookup = (hash: string): Promise<ApiKeyRecord | null> => {
+    let pending = lookups.get(hash);
+    if (pending === undefined) {
+      pending = lookUp(hash).finally(() => lookups.delete(hash));
+      lookups.set(hash, pending);
+    }
+    return pending;
+  };
   const pendingTouches = new Map<string, string>();
   const flush = async () => {
     if (pendingTouches.size === 0) return;
@@ -147,10 +181,16 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
       let record: ApiKeyRecord | null;
       if (cached && now - cached.at < deps.cacheMs) {
         record = cached.record;
+        if (cached.refreshing === null && now - cached.at >= deps.cacheMs / 2) {
+          const entry = cached;
+          entry.refreshing = lookUp(hash).catch(() => {
+            // The record stays until it expires; the next use after that waits for the store.
+            entry.refreshing = null;
+            return null;
+          });
+        }
       } else {
-        record = await deps.control.findKeyByHash(hash);
-        if (cache.size > 10_000) cache.clear();
-        cache.set(hash, { record, at: now });
+        record = await awaitLookup(hash);
       }
       if (!record || record.revokedAt !== null) return null;
       pendingTouches.set(record.id, new Date(now).toISOString());
