@@ -54,18 +54,19 @@ export interface KeysServiceDeps {
   readonly touchIntervalMs?: number;
 }
 
-/** A looked-up key: the record (null: unknown), when it was read, and a lookup in flight, if any. */
+/** A looked-up key: the record (null: unknown), when its read started, and whether it was used since the last sweep. */
 interface CachedKey {
-  record: ApiKeyRecord | null;
-  at: number;
-  refreshing: Promise<ApiKeyRecord | null> | null;
+  readonly record: ApiKeyRecord | null;
+  readonly at: number;
+  used: boolean;
 }
 
 /**
- * Keys are read from the control store at most once per `cacheMs` each, and never trusted for
- * longer (the revocation bound). A key used in the second half of that window is read again in
- * the background while its cached record keeps answering, so a busy key never waits for the
- * store; concurrent requests for a key nobody has looked up yet share one lookup.
+ * Keys are trusted for at most `cacheMs` after the read that returned them started (the
+ * revocation bound). Reads are batched: every `cacheMs / 2` one query re-reads all the keys used
+ * since the previous sweep, so a busy key never waits for the store, and keys nobody has read yet
+ * (or whose record expired) are read together, one query per event-loop turn, however many
+ * requests present them.
  */
 export function createKeysService(deps: KeysServiceDeps): KeysService & { close(): Promise<void> } {
   /** A `key_create`/`key_revoke` audit entry: no document; the key's public fields in `after.metadata`. */
@@ -94,27 +95,60 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
     });
 
   const cache = new Map<string, CachedKey>();
-  /** Lookups in flight for keys with no usable cache entry, shared by concurrent requests. */
-  const lookups = new Map<string, Promise<ApiKeyRecord | null>>();
-  const lookUp = (hash: string): Promise<ApiKeyRecord | null> => {
+
+  /** Reads `hashes` in one query and caches what it found (an older read never replaces a newer one). */
+  const readBatch = async (hashes: readonly string[]): Promise<Map<string, ApiKeyRecord>> => {
     const startedAt = Date.now();
-    return deps.control.findKeyByHash(hash).then((record) => {
-      if (cache.size > 10_000) cache.clear();
+    const found = await deps.control.findKeysByHash(hashes);
+    if (cache.size > 10_000) cache.clear();
+    for (const hash of hashes) {
       const current = cache.get(hash);
-      // A revocation in this process (`revoke` clears the cache) after the read started wins.
-      if (current === undefined || current.at <= startedAt)
-        cache.set(hash, { record, at: startedAt, refreshing: null });
-      return record;
-    });
-  };
-  const awaitLookup = (hash: string): Promise<ApiKeyRecord | null> => {
-    let pending = lookups.get(hash);
-    if (pending === undefined) {
-      pending = lookUp(hash).finally(() => lookups.delete(hash));
-      lookups.set(hash, pending);
+      if (current !== undefined && current.at > startedAt) continue;
+      cache.set(hash, { record: found.get(hash) ?? null, at: startedAt, used: current?.used ?? false });
     }
-    return pending;
+    return found;
   };
+
+  /** Hashes wanted now, answered by one read at the end of this event-loop turn. */
+  let wanted: { readonly hashes: Set<string>; readonly read: Promise<Map<string, ApiKeyRecord>> } | null = null;
+  const lookUp = async (hash: string): Promise<ApiKeyRecord | null> => {
+    if (wanted === null) {
+      const hashes = new Set<string>();
+      const read = new Promise<Map<string, ApiKeyRecord>>((resolve, reject) =>
+        setImmediate(() => {
+          wanted = null;
+          readBatch([...hashes]).then(resolve, reject);
+        }),
+      );
+      wanted = { hashes, read };
+    }
+    const batch = wanted;
+    batch.hashes.add(hash);
+    return (await batch.read).get(hash) ?? null;
+  };
+
+  let sweeping = false;
+  const sweep = async () => {
+    if (sweeping) return;
+    const due: string[] = [];
+    for (const [hash, entry] of cache) {
+      if (!entry.used) continue;
+      entry.used = false;
+      due.push(hash);
+    }
+    if (due.length === 0) return;
+    sweeping = true;
+    try {
+      await readBatch(due);
+    } catch {
+      // The records stay until they expire; a request after that reads its key itself.
+    } finally {
+      sweeping = false;
+    }
+  };
+  const sweeper = setInterval(() => void sweep(), Math.max(50, deps.cacheMs / 2));
+  sweeper.unref();
+
   const pendingTouches = new Map<string, string>();
   const flush = async () => {
     if (pendingTouches.size === 0) return;
@@ -181,16 +215,11 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
       let record: ApiKeyRecord | null;
       if (cached && now - cached.at < deps.cacheMs) {
         record = cached.record;
-        if (cached.refreshing === null && now - cached.at >= deps.cacheMs / 2) {
-          const entry = cached;
-          entry.refreshing = lookUp(hash).catch(() => {
-            // The record stays until it expires; the next use after that waits for the store.
-            entry.refreshing = null;
-            return null;
-          });
-        }
+        cached.used = true;
       } else {
-        record = await awaitLookup(hash);
+        record = await lookUp(hash);
+        const entry = cache.get(hash);
+        if (entry) entry.used = true;
       }
       if (!record || record.revokedAt !== null) return null;
       pendingTouches.set(record.id, new Date(now).toISOString());
@@ -199,6 +228,7 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
 
     async close() {
       clearInterval(timer);
+      clearInterval(sweeper);
       await flush();
     },
   };

@@ -111,6 +111,20 @@ export function describeControlStoreContract(name: string, make: () => Promise<C
         expect(await store.findKeyByHash(createHash('sha256').update(randomUUID()).digest('hex'))).toBeNull();
       });
 
+      it('finds several keys by hash at once, revoked ones too, unknown ones absent', async () => {
+        const a = keyRecord();
+        const b = keyRecord({ plan: 'pro' });
+        await store.createKey(a);
+        await store.createKey(b);
+        await store.revokeKey(b.id, '2024-06-01T00:00:00.000Z');
+        const unknown = createHash('sha256').update(randomUUID()).digest('hex');
+        const found = await store.findKeysByHash([a.hash, b.hash, unknown, a.hash]);
+        expect([...found.keys()].sort()).toEqual([a.hash, b.hash].sort());
+        expect(found.get(a.hash)).toEqual(a);
+        expect(found.get(b.hash)?.revokedAt).toBe('2024-06-01T00:00:00.000Z');
+        expect((await store.findKeysByHash([])).size).toBe(0);
+      });
+
       it('rejects a second key with the same id or the same hash with conflict', async () => {
         const key = keyRecord();
         await store.createKey(key);

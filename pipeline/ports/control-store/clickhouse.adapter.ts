@@ -270,6 +270,15 @@ export async function createClickHouseControlStore(options: ClickHouseControlSto
       return keys[0] ?? null;
     },
 
+    async findKeysByHash(hashes) {
+      const found = new Map<string, ApiKeyRecord>();
+      if (hashes.length === 0) return found;
+      const keys = await readKeys('reading keys', 'hash IN {hashes:Array(String)}', { hashes: [...new Set(hashes)] });
+      // Ordered by creation: the earlier created wins a (racy) duplicate hash, as in findKeyByHash.
+      for (const key of keys) if (!found.has(key.hash)) found.set(key.hash, key);
+      return found;
+    },
+
     async getKey(id) {
       const keys = await readKeys('reading a key', 'id = {id:String}', { id });
       return keys[0] ?? null;

@@ -119,6 +119,8 @@ export interface ControlStore {
   readonly kind: string;
   createKey(key: ApiKeyRecord): Promise<void>;
   findKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
+  /** The keys of the given hashes, by hash, read together (unknown hashes are absent; revoked keys are there). */
+  findKeysByHash(hashes: readonly string[]): Promise<Map<string, ApiKeyRecord>>;
   getKey(id: string): Promise<ApiKeyRecord | null>;
   listKeys(workspaceId?: string): Promise<ApiKeyRecord[]>;
   revokeKey(id: string, at: string): Promise<boolean>;

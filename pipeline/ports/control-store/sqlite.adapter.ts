@@ -223,6 +223,15 @@ export function createSqliteControlStore(options: SqliteControlStoreOptions): Co
       return row ? toKey(row) : null;
     },
 
+    async findKeysByHash(hashes) {
+      const found = new Map<string, ApiKeyRecord>();
+      for (const hash of new Set(hashes)) {
+        const row = keyByHash.get(hash);
+        if (row) found.set(hash, toKey(row));
+      }
+      return found;
+    },
+
     async getKey(id) {
       const row = keyById.get(id);
       return row ? toKey(row) : null;

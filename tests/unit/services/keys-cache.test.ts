@@ -1,7 +1,7 @@
 /**
  * The key cache in front of the control store (a real SQLite one, shared with a second connection
  * the way a `kb keys revoke` process shares it): revocation is honoured within the cache bound,
- * concurrent first uses share one lookup, and a busy key is re-read in the background.
+ * keys wanted at the same time are read in one query, and busy keys are re-read in the background.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -14,20 +14,27 @@ import { createKeysService } from '../../../pipeline/services/keys.service.ts';
 let dir: string;
 let store: ControlStore;
 let other: ControlStore;
-let lookups: number;
-/** The store as the service sees it: every key lookup counted. */
+/** The hashes of each key read the service made. */
+let reads: string[][];
+/** The store as the service sees it: every key read recorded. */
 let counted: ControlStore;
 
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'kb-keys-cache-'));
   store = createSqliteControlStore({ file: path.join(dir, 'control.db') });
   other = createSqliteControlStore({ file: path.join(dir, 'control.db') });
-  lookups = 0;
+  reads = [];
   counted = Object.create(store, {
     findKeyByHash: {
       value: (hash: string) => {
-        lookups += 1;
+        reads.push([hash]);
         return store.findKeyByHash(hash);
+      },
+    },
+    findKeysByHash: {
+      value: (hashes: readonly string[]) => {
+        reads.push([...hashes]);
+        return store.findKeysByHash(hashes);
       },
     },
   }) as ControlStore;
@@ -42,13 +49,9 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function newKey(cacheMs: number) {
   const keys = createKeysService({ control: counted, cacheMs });
-  const { key, record } = await keys.create({
-    workspaceId: 'w',
-    name: 'k',
-    permissions: ['read'],
-    plan: 'starter',
-  });
-  return { keys, key, id: record.id };
+  const create = () => keys.create({ workspaceId: 'w', name: 'k', permissions: ['read'], plan: 'starter' });
+  const [first, second] = [await create(), await create()];
+  return { keys, key: first.key, id: first.record.id, otherKey: second.key, otherId: second.record.id };
 }
 
 describe('API key cache', () => {
@@ -69,30 +72,36 @@ describe('API key cache', () => {
     }
   });
 
-  it('looks a key up once for many concurrent first uses', async () => {
-    const { keys, key, id } = await newKey(5000);
+  it('reads the keys many concurrent requests present in one query', async () => {
+    const { keys, key, id, otherKey, otherId } = await newKey(5000);
     try {
-      const records = await Promise.all(Array.from({ length: 20 }, () => keys.authenticate(key)));
-      expect(records.every((r) => r?.id === id)).toBe(true);
-      expect(lookups).toBe(1);
+      const presented = Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? key : otherKey));
+      const records = await Promise.all(presented.map((k) => keys.authenticate(k)));
+      expect(records.map((r) => r?.id)).toEqual(presented.map((k) => (k === key ? id : otherId)));
+      expect(reads).toHaveLength(1);
+      expect(reads[0]).toHaveLength(2);
     } finally {
       await keys.close();
     }
   });
 
-  it('re-reads a key used in the second half of its window once, in the background', async () => {
-    const { keys, key, id } = await newKey(600);
+  it('re-reads the keys in use in the background, and only those', async () => {
+    const { keys, key, otherKey } = await newKey(400);
     try {
-      await keys.authenticate(key);
-      expect(lookups).toBe(1);
-      await sleep(350);
-      const records = await Promise.all(Array.from({ length: 10 }, () => keys.authenticate(key)));
-      expect(records.every((r) => r?.id === id)).toBe(true);
-      expect(lookups).toBe(2);
-      // The refreshed record starts a new window: no lookup right after.
-      await sleep(50);
-      await keys.authenticate(key);
-      expect(lookups).toBe(2);
+      await Promise.all([keys.authenticate(key), keys.authenticate(otherKey)]);
+      expect(reads).toHaveLength(1);
+      // Only `key` stays in use, for three cache windows.
+      const until = Date.now() + 1200;
+      while (Date.now() < until) {
+        expect(await keys.authenticate(key)).not.toBeNull();
+        await sleep(25);
+      }
+      // The first sweep re-reads both (both were used since the first read); later ones only `key`.
+      const later = reads.slice(2);
+      expect(reads[1]).toHaveLength(2);
+      expect(later.length).toBeGreaterThanOrEqual(2);
+      expect(later.every((hashes) => hashes.length === 1)).toBe(true);
+      expect(new Set(later.flat()).size).toBe(1);
     } finally {
       await keys.close();
     }
