@@ -1,60 +1,62 @@
 /**
  * How the S3 adapter reads a streamed body into upload parts without holding more than a bounded
- * number of bytes across all the uploads of the process.
+ * number of part buffers across all the uploads of the process.
  */
 
-/** Bytes of part buffers the uploads of a process may hold at once; waiters queue in order. */
-export interface ByteBudget {
-  acquire(bytes: number): Promise<void>;
-  release(bytes: number): void;
+/**
+ * The part buffers the uploads of a process share: at most `count` buffers of `size` bytes, made
+ * on first need and reused (so a long run of uploads neither grows the process nor churns the
+ * allocator); waiters queue in order.
+ */
+export interface PartBuffers {
+  readonly size: number;
+  acquire(): Promise<Buffer>;
+  release(buffer: Buffer): void;
 }
 
-export function createByteBudget(limit: number): ByteBudget {
-  let free = limit;
-  const waiting: { bytes: number; resume: () => void }[] = [];
-  const wake = () => {
-    while (waiting.length > 0 && (waiting[0] as { bytes: number }).bytes <= free) {
-      const next = waiting.shift() as { bytes: number; resume: () => void };
-      free -= next.bytes;
-      next.resume();
-    }
-  };
+export function createPartBuffers(size: number, count: number): PartBuffers {
+  const free: Buffer[] = [];
+  let made = 0;
+  const waiting: ((buffer: Buffer) => void)[] = [];
   return {
-    acquire(bytes) {
-      if (bytes > limit) return Promise.reject(new Error(`a part of ${bytes} bytes exceeds the budget of ${limit}`));
-      if (waiting.length === 0 && bytes <= free) {
-        free -= bytes;
-        return Promise.resolve();
+    size,
+    acquire() {
+      const buffer = free.pop();
+      if (buffer !== undefined) return Promise.resolve(buffer);
+      if (made < count) {
+        made += 1;
+        return Promise.resolve(Buffer.allocUnsafeSlow(size));
       }
-      return new Promise((resume) => waiting.push({ bytes, resume }));
+      return new Promise((resume) => waiting.push(resume));
     },
-    release(bytes) {
-      free += bytes;
-      wake();
+    release(buffer) {
+      const next = waiting.shift();
+      if (next !== undefined) next(buffer);
+      else free.push(buffer);
     },
   };
 }
 
-/** One part: its bytes (a view of a buffer charged to the budget) and whether the body ended with it. */
+/** One part: its bytes (a view of a shared buffer) and whether the body ended with it. */
 export interface Part {
   readonly bytes: Buffer;
   readonly last: boolean;
-  /** Gives the part's buffer back to the budget; call once the part is sent (or abandoned). */
+  /** Gives the part's buffer back; call once the part is sent (or abandoned). Its bytes are invalid after. */
   release(): void;
 }
 
 /**
- * Cuts a body into parts of exactly `size` bytes (the last one shorter), each filled into one
- * buffer charged to `budget` before any of its bytes are read, so a process never holds more
- * than the budget in parts however many uploads run. Reads at most one chunk beyond a full part
- * to tell whether it is the last. Yields nothing for an empty body. The caller must release each
- * part, and at most one part is taken from the budget at a time per body.
+ * Cuts a body into parts of exactly `buffers.size` bytes (the last one shorter), each filled into
+ * a shared buffer taken before any of its bytes are read, so a process never holds more part
+ * bytes than its buffers however many uploads run. Reads at most one chunk beyond a full part to
+ * tell whether it is the last. Yields nothing for an empty body. A part's buffer goes back when
+ * the caller releases it or asks for the next part (each body holds at most one at a time).
  */
 export async function* budgetedParts(
   source: AsyncIterable<unknown> | Iterable<unknown>,
-  size: number,
-  budget: ByteBudget,
+  buffers: PartBuffers,
 ): AsyncGenerator<Part> {
+  const size = buffers.size;
   const iterator =
     Symbol.asyncIterator in source
       ? (source as AsyncIterable<unknown>)[Symbol.asyncIterator]()
@@ -70,16 +72,15 @@ export async function* budgetedParts(
   let pending = await nextChunk();
   try {
     while (pending !== null) {
-      await budget.acquire(size);
+      const buffer = await buffers.acquire();
       let released = false;
       const release = () => {
         if (!released) {
           released = true;
-          budget.release(size);
+          buffers.release(buffer);
         }
       };
       try {
-        const buffer = Buffer.allocUnsafe(size);
         let filled = 0;
         while (pending !== null && filled < size) {
           const take = Math.min(size - filled, pending.length);

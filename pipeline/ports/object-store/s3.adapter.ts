@@ -6,7 +6,7 @@ import { Client, S3Error } from 'minio';
 import { KbError } from '../../errors/kb-error.ts';
 import { isObjectKey, validateObjectKey, validateObjectKeyPrefix } from './object-key.ts';
 import type { ObjectInfo, ObjectStore } from './object-store.port.ts';
-import { budgetedParts, createByteBudget, type Part } from './s3-parts.ts';
+import { budgetedParts, createPartBuffers, type Part } from './s3-parts.ts';
 
 export interface S3ObjectStoreOptions {
   /** Endpoint URL, e.g. `http://127.0.0.1:9000` (MinIO) or `https://s3.eu-west-1.amazonaws.com`. */
@@ -135,7 +135,7 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
   if (!Number.isSafeInteger(partMemory) || partMemory < partSize) {
     throw new KbError('bad-request', `S3 part memory must hold at least one part (${partSize} bytes)`);
   }
-  const budget = createByteBudget(partMemory);
+  const partBuffers = createPartBuffers(partSize, Math.floor(partMemory / partSize));
   const { host, port, useSSL } = parseEndpoint(options.endpoint);
   const agent = useSSL ? new https.Agent({ keepAlive: true }) : new http.Agent({ keepAlive: true });
   let client: Client;
@@ -240,7 +240,7 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
         return { key, size: whole.length, modifiedAt: Date.now() };
       }
     }
-    const parts = budgetedParts(source, partSize, budget);
+    const parts = budgetedParts(source, partBuffers);
     try {
       // Errors of the body itself come out of `parts` unchanged; S3 errors come out of `call`.
       // A first part that is also the last is a single PUT; otherwise a multipart upload.

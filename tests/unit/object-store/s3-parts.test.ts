@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { budgetedParts, createByteBudget } from '../../../pipeline/ports/object-store/s3-parts.ts';
+import { budgetedParts, createPartBuffers } from '../../../pipeline/ports/object-store/s3-parts.ts';
 
 /** A body of `length` bytes (a repeating pattern) streamed in chunks of `chunk` bytes. */
 function body(length: number, chunk: number): { bytes: Buffer; stream: Readable } {
@@ -22,7 +22,7 @@ describe('S3 upload parts within a memory budget', () => {
       const { bytes, stream } = body(length, chunk);
       const seen: { size: number; last: boolean }[] = [];
       const copies: Buffer[] = [];
-      for await (const part of budgetedParts(stream, 32, createByteBudget(32))) {
+      for await (const part of budgetedParts(stream, createPartBuffers(32, 1))) {
         seen.push({ size: part.bytes.length, last: part.last });
         copies.push(Buffer.from(part.bytes));
         part.release();
@@ -34,20 +34,20 @@ describe('S3 upload parts within a memory budget', () => {
       expect(seen.map((p) => p.last)).toEqual(seen.map((_, i) => i === seen.length - 1));
     }
     const empty: unknown[] = [];
-    for await (const part of budgetedParts(Readable.from([]), 32, createByteBudget(32))) empty.push(part);
+    for await (const part of budgetedParts(Readable.from([]), createPartBuffers(32, 1))) empty.push(part);
     expect(empty).toEqual([]);
   });
 
   it('never holds more parts than the budget across concurrent bodies, and finishes them all', async () => {
     const size = 16;
-    const budget = createByteBudget(2 * size);
+    const budget = createPartBuffers(size, 2);
     let held = 0;
     let most = 0;
     const results = await Promise.all(
       Array.from({ length: 6 }, async (_, n) => {
         const { bytes, stream } = body(100 + n, 9);
         const copies: Buffer[] = [];
-        for await (const part of budgetedParts(stream, size, budget)) {
+        for await (const part of budgetedParts(stream, budget)) {
           held += 1;
           most = Math.max(most, held);
           copies.push(Buffer.from(part.bytes));
@@ -64,8 +64,8 @@ describe('S3 upload parts within a memory budget', () => {
   });
 
   it('gives the budget back when the reader stops early or the body fails', async () => {
-    const budget = createByteBudget(16);
-    for await (const _part of budgetedParts(body(100, 10).stream, 16, budget)) break;
+    const budget = createPartBuffers(16, 1);
+    for await (const _part of budgetedParts(body(100, 10).stream, budget)) break;
     const failing = Readable.from(
       (async function* () {
         yield Buffer.alloc(20);
@@ -74,13 +74,13 @@ describe('S3 upload parts within a memory budget', () => {
     );
     await expect(
       (async () => {
-        for await (const part of budgetedParts(failing, 16, budget)) part.release();
+        for await (const part of budgetedParts(failing, budget)) part.release();
       })(),
     ).rejects.toThrow('client went away');
     // Both released their part: a third body still gets one.
     const { stream } = body(10, 10);
     const parts: number[] = [];
-    for await (const part of budgetedParts(stream, 16, budget)) parts.push(part.bytes.length);
+    for await (const part of budgetedParts(stream, budget)) parts.push(part.bytes.length);
     expect(parts).toEqual([10]);
   });
 });
