@@ -890,24 +890,20 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
           const previous = source.served[position - 1];
           await propagate(source, previous === undefined ? [version] : [previous.version, version], 'later');
         }
-        await update(
-          names.versions,
-          versionId(documentId, version),
-          {
-            doc: {
-              status: 'completed',
-              completed_at: at,
-              chunk_count: result.chunkCount,
-              tokens: result.tokens,
-              embedding_model: result.embeddingModel,
-              error: null,
-            },
-          },
-          'later',
-        );
-        await mirrorStatus(documentId, version, at, 'later');
-        // One refresh for the whole completion: searchable and listed as completed when this resolves.
+        // One refresh for the whole serving change, before the version says `completed`: a reader
+        // that sees the status (lookups by id are real-time) finds the chunks in search too.
         await refreshIndexes([names.documents, names.versions, names.chunks]);
+        await update(names.versions, versionId(documentId, version), {
+          doc: {
+            status: 'completed',
+            completed_at: at,
+            chunk_count: result.chunkCount,
+            tokens: result.tokens,
+            embedding_model: result.embeddingModel,
+            error: null,
+          },
+        });
+        await mirrorStatus(documentId, version, at);
         return { served };
       }
     },
