@@ -178,8 +178,9 @@ function cacheId(model: string, contentHash: string): string {
  * - Every write whose result a search or list must see resolves after a refresh (`refresh`
  *   option, default `true`). Lookups by id are real-time and need none. Chunks are bulk-written
  *   without a refresh (this instance refreshes before its own next search of them); a completion
- *   refreshes the chunks once before copying the served interval onto them and all three indexes
- *   once at its end, so a version is searchable and listed as completed when it resolves.
+ *   refreshes the chunks once before copying the served interval onto them, writes those copies
+ *   without a refresh, and refreshes all three indexes once before it marks the version
+ *   `completed`, so whoever sees that status also finds the chunks in search.
  * - `changeMark` joins this instance's answered writes with the documents and versions indexes'
  *   indexing and refresh counters, polled every `changePollMs` once the mark has been asked for.
  * - Without transactions, each change is ordered so that the document record decides and the rest
