@@ -52,6 +52,9 @@ const MAX_HEADER_BYTES = 64 * 1024;
 /** JSON request bodies (search, patch, rollback) are small; uploads are multipart and not bound by this. */
 const JSON_BODY_LIMIT = 1024 * 1024;
 
+/** How long an idle keep-alive connection stays open (Fastify's default). */
+const KEEP_ALIVE_TIMEOUT_MS = 72_000;
+
 /**
  * Builds the application: request ids, problem details, multipart, validation, OpenAPI, health,
  * error pages, the dashboard (pages and its session, keys, usage and pipeline endpoints under
@@ -77,6 +80,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
         },
         handler,
       );
+      // Fastify's own default, which a server factory does not get: Node's 5 s would close idle
+      // keep-alive connections that clients (which keep them longer) are about to reuse.
+      server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
       return server;
     },
     clientErrorHandler: createClientErrorHandler(config.problemBaseUrl, config.requestTimeoutMs, MAX_HEADER_BYTES),
