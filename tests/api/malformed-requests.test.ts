@@ -79,7 +79,7 @@ describe('malformed requests', () => {
       body: '{"query":"x","filters":{"metadata":{"__proto__":{"admin":true}}}}',
       headers: { 'content-type': 'application/json' },
     });
-    expect(res.status).toBe(400);
-    expect(res.body.detail).toContain('`__proto__`');
+    expect(res.status).toBe(422);
+    expect(res.body.detail).toContain('__proto__');
   });
 });

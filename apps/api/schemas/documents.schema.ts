@@ -131,7 +131,7 @@ export const DocumentListOffset = Type.Object(
 export const PatchBody = Type.Object(
   {
     metadata: Type.Record(Type.String(), Type.Unknown(), {
-      // JSON bodies holding a `__proto__` key are refused before validation (400).
+      // JSON bodies holding a `__proto__` key are refused before validation (422 naming the key).
       propertyNames: { not: { const: '__proto__' } },
       description:
         'The new metadata (replaces the current one). A `change_reason` key is moved to the version. No `__proto__` key, at any depth.',
