@@ -175,7 +175,7 @@ export function describeEmbeddingProviderContract(
       expect(cosine(q, await provider.embedQuery(TEXTS[1] as string))).toBeGreaterThan(SAME);
     });
 
-    it('embeds non-English text and a text far longer than any model window', async () => {
+    it('embeds non-English text and a text far longer than any model window', { timeout: 180_000 }, async () => {
       const long = Array.from({ length: 3000 }, (_, i) => `${TEXTS[i % TEXTS.length]}`).join(' ');
       expect(long.length).toBeGreaterThan(200_000);
       const vectors = await provider.embedDocuments(['naïve café — 東京 🚀 Größe', long]);
