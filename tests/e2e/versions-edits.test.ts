@@ -4,11 +4,9 @@
  * rollback and metadata changes (chunking, update, patch, compare and rollback).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chunkDocument } from '../../pipeline/chunking/chunker.ts';
-import { parseMarkdown } from '../../pipeline/parsing/markdown.parser.ts';
-import { diffChunks } from '../../pipeline/services/chunk-diff.ts';
 import type { ChunkView, CompareView } from '../../pipeline/services/views.ts';
 import { createEmbeddingProbe, type EmbeddingProbe } from '../support/embedding-probe.ts';
+import { reword, type SentenceAt, sentences } from '../support/prose-edits.ts';
 import { cloneProse, generateProse, type ProseDocument, renderMarkdown } from '../support/seeded-prose.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 import { listVersions, type Prefix, putContent, search, waitForVersion } from '../support/version-client.ts';
@@ -62,27 +60,6 @@ async function update(id: string, doc: ProseDocument, version: number, prefix: P
   expect(res.body.version).toBe(version);
   await waitForVersion(svc, id, version, { timeoutMs: 300_000 });
   return probe.texts.length;
-}
-
-/** Where a sentence sits: section, paragraph and position in the paragraph. */
-interface SentenceAt {
-  s: number;
-  p: number;
-  k: number;
-  text: string;
-}
-
-function sentences(doc: ProseDocument): SentenceAt[] {
-  return doc.sections.flatMap((section, s) =>
-    section.paragraphs.flatMap((paragraph, p) => paragraph.map((text, k) => ({ s, p, k, text }))),
-  );
-}
-
-/** The same sentence with one word swapped: a typical small correction. */
-function reword(text: string): string {
-  const edited = text.replace(/\b([a-z]{6,})\b/, (word) => (word === 'surveyed' ? 'measured' : 'surveyed'));
-  expect(edited).not.toBe(text);
-  return edited;
 }
 
 describe('compare after real edits of a ~60-chunk markdown document', { timeout: 300_000 }, () => {
@@ -224,37 +201,6 @@ describe('compare after real edits of a ~60-chunk markdown document', { timeout:
     expect(backward.changes.removed_chunks).toBe(forward.changes.added_chunks);
     expect(backward.changes.modified_chunks).toBe(forward.changes.modified_chunks);
     expect(backward.changes.unchanged_chunks).toBe(forward.changes.unchanged_chunks);
-  });
-});
-
-describe('the chunker keeps single-sentence edits local', () => {
-  // Seeds 5 and 21 hold sections where rewording a paragraph's first sentence removes a cut whose
-  // two sides do not fit in one chunk together; the chunker must move one cut there, not re-cut
-  // the whole section (which once turned two chunks into four).
-  it.each([5, 7, 21])('changes at most three neighbouring chunks for every sentence (seed %i)', (seed) => {
-    // Every sentence of the document reworded in turn (no HTTP: the chunker and the diff the
-    // compare endpoint uses). Content-defined cuts may move at the edit (a reworded paragraph start
-    // re-ranks the break before it, a few tokens more or less can make a cut appear or vanish),
-    // but never shift the chunks after it.
-    const base = generateProse(seed, 25);
-    const chunk = (doc: ProseDocument) => chunkDocument(parseMarkdown(Buffer.from(renderMarkdown(doc)))).chunks;
-    const original = chunk(base);
-    let single = 0;
-    const all = sentences(base);
-    for (const x of all) {
-      const edited = cloneProse(base);
-      (edited.sections[x.s]?.paragraphs[x.p] as string[])[x.k] = reword(x.text);
-      const { diff, unchanged } = diffChunks(original, chunk(edited));
-      expect(diff.length, x.text).toBeLessThanOrEqual(3);
-      expect(unchanged, x.text).toBeGreaterThanOrEqual(original.length - 3);
-      const from = diff.flatMap((d) => (d.from_index === null ? [] : [d.from_index]));
-      const to = diff.flatMap((d) => (d.to_index === null ? [] : [d.to_index]));
-      if (from.length > 0) expect(Math.max(...from) - Math.min(...from), x.text).toBeLessThanOrEqual(2);
-      if (to.length > 0) expect(Math.max(...to) - Math.min(...to), x.text).toBeLessThanOrEqual(2);
-      if (diff.length === 1 && diff[0]?.type === 'modified') single += 1;
-    }
-    // Most edits touch one chunk; the rest mostly reach the next chunk through the overlap.
-    expect(single / all.length).toBeGreaterThan(0.75);
   });
 });
 
