@@ -416,6 +416,9 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
         LIMIT ?`,
     );
     for (;;) {
+      // Visiting much of the index (a filter that keeps a small part of it): the exact scan costs
+      // about the same and is exact, where the graph walk could still miss a match.
+      if (k * 4 > size / 2) return null;
       const matches = ann.search(vector, k);
       const rows = statement.all(
         vectorBytes(vector),
@@ -426,8 +429,6 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
         limit,
       ) as (SearchRow & { distance: number })[];
       if (rows.length >= limit || !matches.more) return rows;
-      // Visiting much of the index: the exact scan costs about the same and is exact.
-      if (k * 4 > size / 2) return null;
       k *= 4;
     }
   }
