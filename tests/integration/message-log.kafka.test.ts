@@ -269,7 +269,9 @@ describe('kafka message log', () => {
     expect(calls).toEqual(['slow', 'after']);
   }, 120_000);
 
-  it('keeps an existing topic and its partition count when ensureTopics asks for more, and warns', async () => {
+  it('keeps an existing topic and its partition count when ensureTopics asks for more, and warns', {
+    timeout: 60_000,
+  }, async () => {
     const topic = newTopic();
     const warnings: { obj: object; msg: string | undefined }[] = [];
     const watched = await createKafkaMessageLog(
