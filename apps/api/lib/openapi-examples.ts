@@ -9,6 +9,26 @@ export interface OperationExamples {
   readonly responses: Readonly<Record<string, unknown>>;
 }
 
+/** Version 1 of the example document, as the version list and the version detail show it. */
+const VERSION_ONE = {
+  version: 1,
+  created_at: '2026-03-02T07:59:43.200Z',
+  created_by: '0f3b8a52-61c9-4d27-b4de-2a9c7e15f084',
+  size_bytes: 66,
+  chunk_count: 1,
+  status: 'completed',
+  change_reason: null,
+  restored_from: null,
+  content_hash: '6699b3c67ed34786abff02058b110439699d25a51c3ae7aa5c33e23b5b9c54d8',
+  name: 'notes.md',
+  mime_type: 'text/markdown',
+  tokens: 12,
+  served_from: '2026-03-02T07:59:52.536Z',
+  served_until: '2026-03-02T07:59:53.680Z',
+  archived: false,
+  error: null,
+};
+
 export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   uploadDocument: {
     request: {
@@ -23,7 +43,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
         name: 'notes.md',
         workspace_id: 'default',
         storage_url:
-          'file:///var/lib/kb/data/objects/workspaces/default/documents/0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20/uploads/0199f1c2-7a41-7001-8001-5b8e3f6a1d22',
+          'kb://workspaces/default/documents/0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20/uploads/0199f1c2-7a41-7001-8001-5b8e3f6a1d22',
         mime_type: 'text/markdown',
         size_bytes: 66,
         content_hash: '6699b3c67ed34786abff02058b110439699d25a51c3ae7aa5c33e23b5b9c54d8',
@@ -83,7 +103,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
         size_bytes: 66,
         content_hash: '6699b3c67ed34786abff02058b110439699d25a51c3ae7aa5c33e23b5b9c54d8',
         storage_url:
-          'file:///var/lib/kb/data/objects/workspaces/default/documents/0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20/uploads/0199f1c2-7a41-7001-8001-5b8e3f6a1d22',
+          'kb://workspaces/default/documents/0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20/uploads/0199f1c2-7a41-7001-8001-5b8e3f6a1d22',
         source: 'upload',
         served_version: 1,
         error: null,
@@ -116,7 +136,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
         size_bytes: 74,
         content_hash: 'c27ceea07f632e4c3a8bebc3eeb4c7216cd4242b82536ad36a8c6f1de75a0d82',
         storage_url:
-          'file:///var/lib/kb/data/objects/workspaces/default/documents/0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20/uploads/0199f1c2-7a44-7004-8004-5b8e3f6a1d25',
+          'kb://workspaces/default/documents/0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20/uploads/0199f1c2-7a44-7004-8004-5b8e3f6a1d25',
         source: 'upload',
         served_version: 1,
         error: null,
@@ -153,7 +173,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
         size_bytes: 74,
         content_hash: 'c27ceea07f632e4c3a8bebc3eeb4c7216cd4242b82536ad36a8c6f1de75a0d82',
         storage_url:
-          'file:///var/lib/kb/data/objects/workspaces/default/documents/0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20/uploads/0199f1c2-7a44-7004-8004-5b8e3f6a1d25',
+          'kb://workspaces/default/documents/0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20/uploads/0199f1c2-7a44-7004-8004-5b8e3f6a1d25',
         source: 'upload',
         served_version: 3,
         error: null,
@@ -185,7 +205,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
         size_bytes: 66,
         content_hash: '6699b3c67ed34786abff02058b110439699d25a51c3ae7aa5c33e23b5b9c54d8',
         storage_url:
-          'file:///var/lib/kb/data/objects/workspaces/default/documents/0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20/uploads/0199f1c2-7a41-7001-8001-5b8e3f6a1d22',
+          'kb://workspaces/default/documents/0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20/uploads/0199f1c2-7a41-7001-8001-5b8e3f6a1d22',
         source: 'upload',
         served_version: 4,
         error: null,
@@ -233,24 +253,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
             archived: false,
             error: null,
           },
-          {
-            version: 1,
-            created_at: '2026-03-02T07:59:43.200Z',
-            created_by: '0f3b8a52-61c9-4d27-b4de-2a9c7e15f084',
-            size_bytes: 66,
-            chunk_count: 1,
-            status: 'completed',
-            change_reason: null,
-            restored_from: null,
-            content_hash: '6699b3c67ed34786abff02058b110439699d25a51c3ae7aa5c33e23b5b9c54d8',
-            name: 'notes.md',
-            mime_type: 'text/markdown',
-            tokens: 12,
-            served_from: '2026-03-02T07:59:52.536Z',
-            served_until: '2026-03-02T07:59:53.680Z',
-            archived: false,
-            error: null,
-          },
+          VERSION_ONE,
         ],
       },
     },
@@ -282,27 +285,12 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   getVersion: {
     responses: {
       '200': {
-        version: 1,
-        created_at: '2026-03-02T07:59:43.200Z',
-        created_by: '0f3b8a52-61c9-4d27-b4de-2a9c7e15f084',
-        size_bytes: 66,
-        chunk_count: 1,
-        status: 'completed',
-        change_reason: null,
-        restored_from: null,
-        content_hash: '6699b3c67ed34786abff02058b110439699d25a51c3ae7aa5c33e23b5b9c54d8',
-        name: 'notes.md',
-        mime_type: 'text/markdown',
-        tokens: 12,
-        served_from: '2026-03-02T07:59:52.536Z',
-        served_until: '2026-03-02T07:59:53.680Z',
-        archived: false,
-        error: null,
+        ...VERSION_ONE,
         metadata: {
           team: 'docs',
         },
         storage_url:
-          'file:///var/lib/kb/data/objects/workspaces/default/documents/0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20/uploads/0199f1c2-7a41-7001-8001-5b8e3f6a1d22',
+          'kb://workspaces/default/documents/0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20/uploads/0199f1c2-7a41-7001-8001-5b8e3f6a1d22',
       },
     },
   },
