@@ -26,7 +26,13 @@ export interface Config {
   readonly sweepIntervalMs: number;
   /** Uploads (POST/PUT with a file) one API key may have in progress at once in one API process. */
   readonly maxConcurrentUploads: number;
-  readonly kafka: { readonly brokers: string[]; readonly clientId: string; readonly partitions: number };
+  readonly kafka: {
+    readonly brokers: string[];
+    readonly clientId: string;
+    readonly partitions: number;
+    readonly partitionConcurrency: number;
+    readonly keyConcurrency: number;
+  };
   readonly schemaRegistryUrl: string | null;
   readonly s3: {
     readonly endpoint: string | null;
@@ -195,6 +201,20 @@ export const CONFIG_VARIABLES = [
     '6',
     'Partitions of each topic the service creates; the ceiling on consumers per stage.',
     { min: 1, max: 1024 },
+  ),
+  v(
+    'KB_KAFKA_PARTITION_CONCURRENCY',
+    'integer',
+    '4',
+    'Partitions of a topic one stage consumer handles at the same time (distributed).',
+    { min: 1, max: 1024 },
+  ),
+  v(
+    'KB_KAFKA_KEY_CONCURRENCY',
+    'integer',
+    '4',
+    "Documents of one partition a stage consumer handles at the same time; each document's events stay in order (distributed).",
+    { min: 1, max: 256 },
   ),
   v(
     'KB_SCHEMA_REGISTRY_URL',
@@ -511,6 +531,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       brokers: list('KB_KAFKA_BROKERS'),
       clientId: str('KB_KAFKA_CLIENT_ID'),
       partitions: int('KB_KAFKA_PARTITIONS'),
+      partitionConcurrency: int('KB_KAFKA_PARTITION_CONCURRENCY'),
+      keyConcurrency: int('KB_KAFKA_KEY_CONCURRENCY'),
     },
     schemaRegistryUrl: url('KB_SCHEMA_REGISTRY_URL'),
     s3: {

@@ -33,6 +33,8 @@ export async function createDistributedPorts(config: Config, embeddings?: Embedd
   const log = await createKafkaMessageLog({
     brokers: config.kafka.brokers,
     clientId: config.kafka.clientId,
+    partitionsConsumedConcurrently: config.kafka.partitionConcurrency,
+    keysConsumedConcurrently: config.kafka.keyConcurrency,
     schemaRegistryUrl: required(config.schemaRegistryUrl, 'KB_SCHEMA_REGISTRY_URL'),
   });
   const documents = await createOpenSearchDocumentStore({

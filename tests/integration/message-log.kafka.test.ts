@@ -269,6 +269,73 @@ describe('kafka message log', () => {
     expect(calls).toEqual(['slow', 'after']);
   }, 120_000);
 
+  it('handles other documents of a partition while one document is slow, and keeps each document in order', async () => {
+    const topic = newTopic();
+    await log.ensureTopics([{ name: topic, partitions: 1, schema: CONTRACT_EVENT_SCHEMA }]);
+    const calls: string[] = [];
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const groupId = `g-${randomUUID()}`;
+    const subscription = await log.subscribe({
+      groupId,
+      topics: [topic],
+      handler: async (m) => {
+        calls.push(String(m.value.id));
+        if (m.value.id === 'slow-1') await released;
+      },
+    });
+    const value = (id: string, seq: number) => ({ id, seq, size: 1, note: null });
+    await log.publish(topic, [
+      { key: 'slow', value: value('slow-1', 1) },
+      { key: 'slow', value: value('slow-2', 2) },
+      ...Array.from({ length: 6 }, (_, i) => ({ key: `quick-${i}`, value: value(`quick-${i}`, 3 + i) })),
+    ]);
+    // Every other document of the partition is handled while the first one is still running…
+    await vi.waitFor(() => expect(calls.filter((id) => id.startsWith('quick-'))).toHaveLength(6), {
+      timeout: 30_000,
+    });
+    // …but the slow document's next event waits for it, and nothing is committed past it.
+    expect(calls).not.toContain('slow-2');
+    expect(await log.lag(groupId, topic)).toBeNull(); // the group has committed nothing yet
+    release();
+    await vi.waitFor(async () => expect(await log.lag(groupId, topic)).toBe(0), { timeout: 30_000 });
+    await subscription.stop();
+    expect(calls.filter((id) => id.startsWith('slow-'))).toEqual(['slow-1', 'slow-2']);
+    expect(calls.indexOf('slow-2')).toBeGreaterThan(calls.indexOf('quick-5'));
+  }, 90_000);
+
+  it('with one document at a time a slow document holds back its partition (KB_KAFKA_KEY_CONCURRENCY=1)', async () => {
+    const topic = newTopic();
+    const serial = await createKafkaMessageLog(options({ keysConsumedConcurrently: 1 }));
+    extra.push(serial);
+    await log.ensureTopics([{ name: topic, partitions: 1, schema: CONTRACT_EVENT_SCHEMA }]);
+    const calls: string[] = [];
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const subscription = await serial.subscribe({
+      groupId: `g-${randomUUID()}`,
+      topics: [topic],
+      handler: async (m) => {
+        calls.push(String(m.value.id));
+        if (m.value.id === 'slow') await released;
+      },
+    });
+    await log.publish(topic, [
+      { key: 'a', value: { id: 'slow', seq: 1, size: 1, note: null } },
+      { key: 'b', value: { id: 'next', seq: 2, size: 1, note: null } },
+    ]);
+    await vi.waitFor(() => expect(calls).toContain('slow'), { timeout: 30_000 });
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(calls).toEqual(['slow']);
+    release();
+    await vi.waitFor(() => expect(calls).toEqual(['slow', 'next']), { timeout: 30_000 });
+    await subscription.stop();
+  }, 90_000);
+
   it('keeps an existing topic and its partition count when ensureTopics asks for more, and warns', {
     timeout: 60_000,
   }, async () => {

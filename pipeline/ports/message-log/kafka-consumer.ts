@@ -1,4 +1,4 @@
-import type { Consumer, EachMessagePayload, IHeaders, Kafka } from 'kafkajs';
+import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
 import { KbError } from '../../errors/kb-error.ts';
 import { kafkaError } from './kafka-errors.ts';
 import type { KafkaLogSink } from './kafka-logging.ts';
@@ -12,6 +12,7 @@ export interface KafkaConsumerSettings {
   readonly rebalanceTimeoutMs: number;
   readonly maxWaitTimeMs: number;
   readonly partitionsConsumedConcurrently: number;
+  readonly keysConsumedConcurrently: number;
   readonly retryDelayMs: number;
   readonly maxHandlerMs: number;
 }
@@ -51,11 +52,14 @@ function headersOf(headers: IHeaders | undefined): Record<string, string> {
 }
 
 /**
- * One kafkajs consumer in group `options.groupId`. Offsets are committed explicitly
- * (`autoCommit: false`): after a handler resolves, `offset + 1` of its message is committed before
- * the next message of that partition is handled. A rejected handler commits nothing: the partition
- * is paused for `retryDelayMs` and seeked back to the same offset, so the message is delivered again
- * and nothing after it on that partition runs first.
+ * One kafkajs consumer in group `options.groupId`, fed batch by batch (`eachBatch`): up to
+ * `partitionsConsumedConcurrently` partitions at once and, within a partition's batch, up to
+ * `keysConsumedConcurrently` keys at once, each key's messages one after another in offset order.
+ * Offsets are committed explicitly (`autoCommit: false`): `offset + 1` of the last message of the
+ * run of handled messages from the batch's start, so a commit never passes an unhandled message. A
+ * rejected handler commits nothing from itself on: no further message of the batch starts, the
+ * partition is paused for `retryDelayMs` and seeked back to the first unhandled message, so it is
+ * delivered again and no later message of its key runs first.
  */
 export async function startKafkaSubscription(deps: Deps, options: SubscribeOptions): Promise<KafkaSubscription> {
   const { kafka, schemas, settings, logger } = deps;
@@ -165,8 +169,8 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
     }
   }
 
-  async function handle({ topic, partition, message, heartbeat }: EachMessagePayload): Promise<void> {
-    if (state !== 'running') return; // Leaving the group: the message stays uncommitted.
+  /** Decodes one fetched message; null when it can never be handled (logged, to be skipped). */
+  async function decode(topic: string, partition: number, message: KafkaMessage): Promise<DeliveredMessage | null> {
     let value: Record<string, unknown>;
     try {
       value = await schemas.decode(message.value);
@@ -177,14 +181,11 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
           { groupId, topic, partition, offset: message.offset, error: error.message },
           'skipping a message that cannot be decoded',
         );
-        await commit(topic, partition, message.offset);
-      } else {
-        redeliverLater(topic, partition, message.offset);
+        return null;
       }
-      return;
+      throw error;
     }
-    if (state !== 'running') return;
-    const delivered: DeliveredMessage = {
+    return {
       topic,
       partition,
       offset: message.offset,
@@ -193,13 +194,80 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
       headers: headersOf(message.headers),
       timestamp: Number(message.timestamp),
     };
-    const outcome = await runHandler(delivered, heartbeat);
-    if (outcome === 'abandoned') return;
-    if (outcome === 'failed') {
-      if (state === 'running') redeliverLater(topic, partition, message.offset);
-      return;
+  }
+
+  /**
+   * Handles one fetched batch of a partition: messages are grouped by key, up to
+   * `keysConsumedConcurrently` keys run at once, and each key's messages run one after another in
+   * offset order. Offsets are committed as the run of handled messages from the batch's start
+   * grows, so a commit never passes a message that is not handled. When a handler rejects, no
+   * further message of the batch starts; once those in flight settle, the partition is rewound to
+   * the first unhandled message and paused for `retryDelayMs` (messages of other keys after it that
+   * did finish are delivered again: at-least-once).
+   */
+  async function handleBatch({ batch, heartbeat, isRunning, isStale, resolveOffset }: EachBatchPayload): Promise<void> {
+    const { topic, partition, messages } = batch;
+    const handled = new Array<boolean>(messages.length).fill(false);
+    let halted = false;
+    const proceed = () => state === 'running' && !halted && isRunning() && !isStale();
+
+    let prefix = -1; // the last index of the run of handled messages from the batch's start
+    let commits = Promise.resolve();
+    const advance = () => {
+      let next = prefix;
+      while (next + 1 < messages.length && handled[next + 1]) next++;
+      if (next === prefix) return commits;
+      prefix = next;
+      const offset = (messages[next] as KafkaMessage).offset;
+      commits = commits.then(async () => {
+        await commit(topic, partition, offset);
+        resolveOffset(offset);
+      });
+      return commits;
+    };
+
+    const lanes = new Map<string, number[]>();
+    messages.forEach((message, index) => {
+      const key = message.key ? message.key.toString('utf8') : '';
+      const lane = lanes.get(key);
+      if (lane) lane.push(index);
+      else lanes.set(key, [index]);
+    });
+    const queue = [...lanes.values()];
+    const runLanes = async () => {
+      for (let lane = queue.shift(); lane; lane = queue.shift()) {
+        for (const index of lane) {
+          if (!proceed()) return;
+          const message = messages[index] as KafkaMessage;
+          let delivered: DeliveredMessage | null;
+          try {
+            delivered = await decode(topic, partition, message);
+          } catch {
+            halted = true; // The registry is unreachable: try again after the pause.
+            return;
+          }
+          if (delivered) {
+            if (!proceed()) return;
+            const outcome = await runHandler(delivered, heartbeat);
+            if (outcome !== 'done') {
+              halted = true;
+              return;
+            }
+          }
+          handled[index] = true;
+          await advance();
+        }
+      }
+    };
+    const width = Math.min(settings.keysConsumedConcurrently, queue.length);
+    const results = await Promise.allSettled(Array.from({ length: width }, runLanes));
+    await commits;
+    const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (failure) throw failure.reason; // A commit failed: kafkajs re-joins the group.
+    const firstUnhandled = messages[prefix + 1];
+    if (firstUnhandled && halted && state === 'running' && isRunning() && !isStale()) {
+      redeliverLater(topic, partition, firstUnhandled.offset);
     }
-    await commit(topic, partition, message.offset);
   }
 
   let ended = false;
@@ -246,8 +314,9 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
     await consumer.run({
       autoCommit: false,
       partitionsConsumedConcurrently: settings.partitionsConsumedConcurrently,
-      eachMessage: (payload) => {
-        const work = handle(payload);
+      eachBatchAutoResolve: false,
+      eachBatch: (payload) => {
+        const work = handleBatch(payload);
         inFlight.add(work);
         return work.finally(() => inFlight.delete(work));
       },

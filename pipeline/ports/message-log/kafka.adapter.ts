@@ -35,8 +35,13 @@ export interface KafkaMessageLogOptions {
   readonly rebalanceTimeoutMs?: number;
   /** Longest broker-side wait of one fetch when there is nothing new (also bounds how long `stop()` waits for an idle fetch). Default 1 000 ms. */
   readonly maxWaitTimeMs?: number;
-  /** Partitions one subscription handles at the same time (one message at a time per partition). Default 4. */
+  /** Partitions one subscription handles at the same time. Default 4. */
   readonly partitionsConsumedConcurrently?: number;
+  /**
+   * Keys (documents) of one partition handled at the same time; each key's messages stay in order,
+   * one at a time. Default 4; 1 handles a partition one message at a time.
+   */
+  readonly keysConsumedConcurrently?: number;
   /** Pause before a message whose handler rejected is delivered again. Default 500 ms. */
   readonly retryDelayMs?: number;
   /**
@@ -127,6 +132,7 @@ export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Pr
       4,
       'partitionsConsumedConcurrently',
     ),
+    keysConsumedConcurrently: positiveInteger(options.keysConsumedConcurrently, 4, 'keysConsumedConcurrently'),
     retryDelayMs: positiveInteger(options.retryDelayMs, 500, 'retryDelayMs'),
     maxHandlerMs: positiveInteger(options.maxHandlerMs, 300_000, 'maxHandlerMs'),
   };

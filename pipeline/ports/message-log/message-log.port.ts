@@ -32,9 +32,10 @@ export interface SubscribeOptions {
   readonly groupId: string;
   readonly topics: readonly string[];
   /**
-   * Called once per message. Within one partition calls are sequential and in offset order;
-   * different partitions may be handled concurrently. The message's offset is committed only
-   * after the returned promise resolves.
+   * Called once per message. Calls for one key are sequential and in offset order; different keys
+   * (on one partition or on different partitions) may be handled concurrently, up to the adapter's
+   * bounds. A message's offset is committed only after its promise and those of every earlier
+   * message of its partition resolved.
    */
   readonly handler: (message: DeliveredMessage) => Promise<void>;
   /** A new group starts at the earliest retained message (default) or only sees new ones. */
@@ -64,8 +65,9 @@ export interface Subscription {
  *   crashes or loses its partition is delivered again (to this or another group member).
  *   Handlers must therefore be idempotent.
  * - If a handler rejects, the adapter does not commit that message; it redelivers it after a short
- *   pause and does not move past it on that partition (stages do their own retry and dead-lettering
- *   and only reject when they cannot record an outcome at all).
+ *   pause, never commits past it on that partition and handles no later message of its key first
+ *   (messages of other keys after it may be delivered again too). Stages do their own retry and
+ *   dead-lettering and only reject when they cannot record an outcome at all.
  * - Outside the contract: exactly-once, ordering across keys, transactions, message retention time.
  */
 export interface MessageLog {
