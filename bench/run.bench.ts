@@ -139,11 +139,12 @@ async function main(): Promise<void> {
       scenario: string,
       runtime: Target['runtime'],
       size: string,
-      body: () => Promise<Row | undefined>,
+      body: () => Promise<Row | readonly Row[] | undefined>,
     ) => {
       try {
         const result = await body();
-        if (result) rows.push(result);
+        if (Array.isArray(result)) rows.push(...result);
+        else if (result) rows.push(result as Row);
       } catch (error) {
         const row = createRow(scenario, runtime, size);
         row.skipped = `failed: ${firstLine(error).slice(0, 600)}`;
