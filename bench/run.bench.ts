@@ -28,7 +28,7 @@ import type { BenchContext, BenchOptions } from './lib/context.ts';
 import { createRow, goals, machine, type Row, renderMarkdown, renderTable, writeResults } from './lib/report.ts';
 import { distributedTarget, embeddedTarget, firstLine, type Target } from './lib/target.ts';
 import { apiOverhead } from './scenarios/api-overhead.scenario.ts';
-import { ingestLocalModel, ingestOverhead } from './scenarios/ingest.scenario.ts';
+import { compareRuntimes, ingestLocalModel, ingestOverhead } from './scenarios/ingest.scenario.ts';
 import { scaleOut } from './scenarios/scale-out.scenario.ts';
 import { searchScenario } from './scenarios/search.scenario.ts';
 import { uploadIngress } from './scenarios/upload-ingress.scenario.ts';
@@ -192,6 +192,7 @@ async function main(): Promise<void> {
         await attempt('API overhead', target.runtime, '1000 docs', () => apiOverhead(ctx, target));
       }
     }
+    compareRuntimes(rows);
     const distributed = targets.find((t) => t.runtime === 'distributed');
     if (only.includes('scale-out') && distributed) {
       await attempt('scale-out', 'distributed', `${options.localDocs} docs`, () => scaleOut(base, distributed));

@@ -227,3 +227,22 @@ export async function ingestOverhead(ctx: BenchContext, target: Target, size: nu
     row.notes.push(`${rounds} round at ${sizeLabel(count)} documents, to bound the run time`);
   return row;
 }
+
+/**
+ * Adds to each distributed pipeline-overhead row its documents/s ÷ the embedded runtime's on the same
+ * corpus, measured earlier in the same run: distributed round i against embedded round i.
+ */
+export function compareRuntimes(rows: Row[]): void {
+  const documents = (row: Row | undefined) => row?.figures.find((f) => f.name === 'documents')?.values ?? [];
+  for (const row of rows) {
+    if (row.scenario !== 'ingest, pipeline overhead' || row.runtime !== 'distributed') continue;
+    const embedded = documents(
+      rows.find((r) => r.scenario === row.scenario && r.runtime === 'embedded' && r.size === row.size),
+    );
+    const distributed = documents(row);
+    if (embedded.length === 0 || distributed.length === 0) continue;
+    const ratios = distributed.map((value, i) => value / (embedded[i % embedded.length] as number));
+    judge(addFigure(row, 'distributed ÷ embedded documents', 'ratio', ratios), { atLeast: 0.5 });
+    row.notes.push('distributed ÷ embedded pairs each distributed round with the embedded round of the same number');
+  }
+}
