@@ -133,7 +133,7 @@ export interface DocumentListQuery {
   readonly offset?: number;
   /**
    * The total of the same filters as the caller counted it under the current
-   * {@link DocumentStore.changeMark}: the adapter returns it instead of counting again.
+   * {@link VersionStore.changeMark}: the adapter returns it instead of counting again.
    */
   readonly knownTotal?: number;
 }
@@ -175,7 +175,8 @@ export interface IndexModel {
 }
 
 /**
- * Documents, their versions, chunks and vectors, with keyword and vector search.
+ * Documents and their versions: creation, version allocation, status, served-time bookkeeping,
+ * listing, deletion.
  *
  * Contract:
  * - Version numbers of a document start at 1 and are gap-free and distinct under concurrent
@@ -184,21 +185,14 @@ export interface IndexModel {
  *   unless a newer version is already served or the document is deleted (a stale completion
  *   never makes an older version current); the previously served version's `servedUntil` and
  *   the new one's `servedFrom` are the same instant. Calling it again changes nothing.
- * - `putChunks` upserts by chunk id, so replays are idempotent. Vectors must belong to the
- *   index model (`setIndexModel`); otherwise it rejects with `model-mismatch`.
- * - Search returns only chunks of versions served at the requested instant, of the given
- *   workspace, matching every filter; results are sorted by score, best first. Writes are
- *   visible to search once the write's promise resolves (adapters refresh as needed); chunks of a
- *   version not yet served may reach other instances' `listChunks`/`scanChunks`/`hasVectors` up
- *   to the engine's refresh interval late (they are searchable from `completeVersion` on).
  * - A soft-deleted document is invisible to `getDocument`/`listDocuments` and to current search
- *   at once; `asOf` searches before the deletion still see it. `purge` removes everything.
+ *   at once; `asOf` searches before the deletion still see it. `purge` removes everything
+ *   (versions, chunks and vectors included).
  * - Reads of another workspace's document behave as if it did not exist.
- * - Outside the contract: full-text language analysis details, score scales across adapters.
+ * - Outside the contract: what happens to chunks (see {@link ChunkIndex}); retention's archiving
+ *   (see {@link RetentionStore}).
  */
-export interface DocumentStore {
-  readonly kind: string;
-
+export interface VersionStore {
   createDocument(input: NewDocument): Promise<DocumentRecord>;
   /** Allocates `latestVersion + 1` atomically; `build` sees the current latest version. Rejects `not-found` for a missing or deleted document. */
   appendVersion(
@@ -228,6 +222,27 @@ export interface DocumentStore {
     result: { at: string; chunkCount: number; tokens: number; embeddingModel: string | null },
   ): Promise<{ served: boolean }>;
 
+  softDelete(workspaceId: string, documentId: string, at: string): Promise<DocumentRecord | null>;
+  purge(workspaceId: string, documentId: string): Promise<boolean>;
+
+  /** Documents not deleted, by their latest version's status, over every workspace (for metrics). */
+  countDocumentsByStatus(): Promise<Record<VersionStatus, number>>;
+}
+
+/**
+ * The chunks of each version, with their vectors, and keyword and vector search over them.
+ *
+ * Contract:
+ * - `putChunks` upserts by chunk id, so replays are idempotent. Vectors must belong to the
+ *   index model (`setIndexModel`); otherwise it rejects with `model-mismatch`.
+ * - Search returns only chunks of versions served at the requested instant, of the given
+ *   workspace, matching every filter; results are sorted by score, best first. Writes are
+ *   visible to search once the write's promise resolves (adapters refresh as needed); chunks of a
+ *   version not yet served may reach other instances' `listChunks`/`scanChunks`/`hasVectors` up
+ *   to the engine's refresh interval late (they are searchable from `completeVersion` on).
+ * - Outside the contract: full-text language analysis details, score scales across adapters.
+ */
+export interface ChunkIndex {
   putChunks(chunks: readonly ChunkInput[]): Promise<void>;
   /** Copies a version's chunks and vectors to another version of the same document (new ids). */
   copyChunks(documentId: string, fromVersion: number, toVersion: number): Promise<number>;
@@ -242,22 +257,50 @@ export interface DocumentStore {
   /** Whether every chunk of the version has a vector of the index model. */
   hasVectors(documentId: string, version: number): Promise<boolean>;
 
+  keywordSearch(query: StoreSearchQuery): Promise<SearchHit[]>;
+  vectorSearch(query: StoreSearchQuery & { vector: Float32Array }): Promise<SearchHit[]>;
+}
+
+/**
+ * The index model (which embedding model's vectors the chunk index holds) and the re-embedding
+ * of every chunk when it changes.
+ *
+ * Contract:
+ * - Setting the model it already is changes nothing; another model on an index that holds vectors
+ *   needs `replace` (else `model-mismatch`), which drops every stored vector.
+ * - `scanChunks` pages in ascending chunk-id order, so a scan that resumes after the last id it
+ *   saw visits every chunk once.
+ * - Outside the contract: how soon another instance sees a switch (within the adapter's bound).
+ */
+export interface IndexModelStore {
   getIndexModel(): Promise<IndexModel | null>;
   /** Sets the model on an empty index; with `replace`, drops every stored vector and switches. */
   setIndexModel(model: IndexModel, options?: { replace?: boolean }): Promise<void>;
   /** Chunks in id order after `afterId` (for re-embedding). */
   scanChunks(page: { afterId: string; limit: number }): Promise<ChunkRecord[]>;
   setChunkVectors(model: string, vectors: ReadonlyMap<string, Float32Array>): Promise<void>;
+}
 
+/**
+ * Vectors by embedding model and content hash, so identical chunk text is embedded once.
+ *
+ * Contract: `putCachedVectors` upserts by (model, content hash), so replays are idempotent;
+ * `getCachedVectors` returns only the hashes it holds for exactly that model. Outside the
+ * contract: eviction (entries are kept).
+ */
+export interface VectorCache {
   getCachedVectors(model: string, contentHashes: readonly string[]): Promise<Map<string, Float32Array>>;
   putCachedVectors(model: string, vectors: ReadonlyMap<string, Float32Array>): Promise<void>;
+}
 
-  keywordSearch(query: StoreSearchQuery): Promise<SearchHit[]>;
-  vectorSearch(query: StoreSearchQuery & { vector: Float32Array }): Promise<SearchHit[]>;
-
-  softDelete(workspaceId: string, documentId: string, at: string): Promise<DocumentRecord | null>;
-  purge(workspaceId: string, documentId: string): Promise<boolean>;
-
+/**
+ * Retention: finding versions that stopped being served long enough ago and dropping their
+ * chunks from the index (their records and files are kept).
+ *
+ * Contract: `listExpiredVersions` orders by `servedUntil`, then document id and version;
+ * `archiveVersion` is idempotent. Outside the contract: deleting files from the object store.
+ */
+export interface RetentionStore {
   /** Versions of the workspace no longer served since before `cutoff` and not yet archived. */
   listExpiredVersions(workspaceId: string, cutoff: string): Promise<VersionRecord[]>;
   /** Drops the version's chunks from the index and marks it archived. Idempotent. */
@@ -266,9 +309,25 @@ export interface DocumentStore {
   archivedHorizon(workspaceId: string): Promise<string | null>;
   /** Workspaces that hold documents (for retention runs). */
   listWorkspaces(): Promise<string[]>;
-  /** Documents not deleted, by their latest version's status, over every workspace (for metrics). */
-  countDocumentsByStatus(): Promise<Record<VersionStatus, number>>;
+}
 
+/** The connection every role of one store shares: which engine, whether it answers, and closing it. */
+export interface StoreConnection {
+  readonly kind: string;
   ping(): Promise<void>;
+  /** Releases the connection; calling it again changes nothing. */
   close(): Promise<void>;
 }
+
+/**
+ * Documents, their versions, chunks and vectors, with keyword and vector search: every role
+ * above, implemented by one adapter over one storage (the roles see each other's writes).
+ * Each role states its own contract.
+ */
+export interface DocumentStore
+  extends StoreConnection,
+    VersionStore,
+    ChunkIndex,
+    IndexModelStore,
+    VectorCache,
+    RetentionStore {}
