@@ -3,26 +3,30 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DocumentStore, SearchFilters } from '../../pipeline/ports/document-store/document-store.port.ts';
+import type { DocumentStore } from '../../pipeline/ports/document-store/document-store.port.ts';
 import { createSqliteDocumentStore } from '../../pipeline/ports/document-store/sqlite.adapter.ts';
 import { createServedDocument, plainVersion } from '../support/document-fixtures.ts';
 import { describeDocumentStoreContract } from './document-store.contract.ts';
 
-describeDocumentStoreContract('sqlite', async () => {
-  const dir = await mkdtemp(path.join(os.tmpdir(), 'kb-document-store-'));
-  const store = createSqliteDocumentStore({ file: path.join(dir, 'documents.sqlite') });
-  // Another connection to the same file sees a write at once (`PRAGMA data_version`).
-  const second = createSqliteDocumentStore({ file: path.join(dir, 'documents.sqlite') });
-  return {
-    store,
-    second: { store: second, changeBoundMs: 0 },
-    async cleanup() {
-      await second.close();
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    },
-  };
-});
+describeDocumentStoreContract(
+  'sqlite',
+  async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'kb-document-store-'));
+    const store = createSqliteDocumentStore({ file: path.join(dir, 'documents.sqlite') });
+    // Another connection to the same file sees a write at once (`PRAGMA data_version`).
+    const second = createSqliteDocumentStore({ file: path.join(dir, 'documents.sqlite') });
+    return {
+      store,
+      second: { store: second, changeBoundMs: 0 },
+      async cleanup() {
+        await second.close();
+        await store.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
+  },
+  { additionalTests: sqliteOnlyTests },
+);
 
 // The same contract with every vector query answered through the HNSW index (no exact-scan shortcut).
 describeDocumentStoreContract('sqlite with the HNSW vector index', async () => {
@@ -41,127 +45,86 @@ describeDocumentStoreContract('sqlite with the HNSW vector index', async () => {
 });
 
 const MODEL = { model: 'sqlite-test/embedding-4d', dimensions: 4 };
-describe('SQLite document store', () => {
-  let dir: string;
-  let file: string;
-  let store: DocumentStore;
 
-  beforeEach(async () => {
-    dir = await mkdtemp(path.join(os.tmpdir(), 'kb-document-store-'));
-    file = path.join(dir, 'nested', 'documents.sqlite');
-    store = createSqliteDocumentStore({ file });
-    await store.setIndexModel(MODEL);
-  });
+/**
+ * Tests of the SQLite adapter alone, each on a database file of its own: data kept across a reopen,
+ * two connections to one file, and its own answers beyond the shared contract.
+ */
+function sqliteOnlyTests(): void {
+  describe('SQLite document store', () => {
+    let dir: string;
+    let file: string;
+    let store: DocumentStore;
 
-  afterEach(async () => {
-    await store.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  const served = (workspaceId: string, content: string, metadata: Record<string, unknown> = {}) =>
-    createServedDocument(store, workspaceId, content, metadata);
-
-  it('keeps its data across close and reopen of the file', async () => {
-    const doc = await served('ws-a', 'persistent lighthouse', { kept: true });
-    await store.close();
-    store = createSqliteDocumentStore({ file });
-    expect(await store.getIndexModel()).toEqual(MODEL);
-    expect((await store.getDocument('ws-a', doc.id))?.servedVersion).toBe(1);
-    const hits = await store.keywordSearch({
-      workspaceId: 'ws-a',
-      text: 'lighthouse',
-      limit: 5,
-      asOf: null,
-      filters: {},
+    beforeEach(async () => {
+      dir = await mkdtemp(path.join(os.tmpdir(), 'kb-document-store-'));
+      file = path.join(dir, 'nested', 'documents.sqlite');
+      store = createSqliteDocumentStore({ file });
+      await store.setIndexModel(MODEL);
     });
-    expect(hits.map((hit) => hit.chunk.id)).toEqual([`${doc.id}:1:0`]);
-  });
 
-  it('lets two connections to one file share documents and version numbers', async () => {
-    const second = createSqliteDocumentStore({ file });
-    try {
-      const doc = await store.createDocument({
-        id: randomUUID(),
+    afterEach(async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+
+    const served = (workspaceId: string, content: string, metadata: Record<string, unknown> = {}) =>
+      createServedDocument(store, workspaceId, content, metadata);
+
+    it('keeps its data across close and reopen of the file', async () => {
+      const doc = await served('ws-a', 'persistent lighthouse', { kept: true });
+      await store.close();
+      store = createSqliteDocumentStore({ file });
+      expect(await store.getIndexModel()).toEqual(MODEL);
+      expect((await store.getDocument('ws-a', doc.id))?.servedVersion).toBe(1);
+      const hits = await store.keywordSearch({
         workspaceId: 'ws-a',
-        source: 'upload',
-        firstVersion: plainVersion(),
+        text: 'lighthouse',
+        limit: 5,
+        asOf: null,
+        filters: {},
       });
-      const appends = await Promise.all(
-        Array.from({ length: 10 }, (_, n) =>
-          (n % 2 === 0 ? store : second).appendVersion('ws-a', doc.id, () => plainVersion()),
-        ),
-      );
-      expect(appends.map((v) => v.version).sort((x, y) => x - y)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
-      expect((await second.getDocument('ws-a', doc.id))?.latestVersion).toBe(11);
-    } finally {
-      await second.close();
-    }
-  });
-
-  it('filters on metadata keys with quotes, dots and backslashes, and on list values by element', async () => {
-    const odd = await served('ws-m', 'harbour one', { 'team "core"': 'x', 'a.b': 1, 'c\\d': true, tags: ['red', 2] });
-    const plain = await served('ws-m', 'harbour two', { a: { b: 1 }, tags: 'red', year: '2024' });
-    const find = async (metadata: NonNullable<SearchFilters['metadata']>) =>
-      (
-        await store.keywordSearch({
-          workspaceId: 'ws-m',
-          text: 'harbour',
-          limit: 10,
-          asOf: null,
-          filters: { metadata },
-        })
-      ).map((hit) => hit.chunk.documentId);
-    expect(await find({ 'team "core"': ['x'] })).toEqual([odd.id]);
-    expect(await find({ 'a.b': [1] })).toEqual([odd.id]);
-    expect(await find({ 'c\\d': [true] })).toEqual([odd.id]);
-    expect((await find({ tags: ['red'] })).sort()).toEqual([odd.id, plain.id].sort());
-    expect(await find({ tags: [2] })).toEqual([odd.id]);
-    expect(await find({ year: [2024] })).toEqual([]);
-    expect(await find({ year: ['2024'] })).toEqual([plain.id]);
-    expect(await find({ 'c\\d': [1] })).toEqual([]);
-  });
-
-  it('stores timestamps in canonical ISO form and rejects unparseable ones', async () => {
-    const doc = await store.createDocument({
-      id: randomUUID(),
-      workspaceId: 'ws-t',
-      source: 'upload',
-      firstVersion: plainVersion({ createdAt: '2024-05-01T12:00:00+02:00' }),
+      expect(hits.map((hit) => hit.chunk.id)).toEqual([`${doc.id}:1:0`]);
     });
-    expect(doc.createdAt).toBe('2024-05-01T10:00:00.000Z');
-    expect(doc.latest.createdAt).toBe('2024-05-01T10:00:00.000Z');
-    await expect(
-      store.keywordSearch({ workspaceId: 'ws-t', text: 'x', limit: 5, asOf: 'yesterday-ish', filters: {} }),
-    ).rejects.toMatchObject({ code: 'bad-request' });
-  });
 
-  it('refuses to archive the version it serves now', async () => {
-    const doc = await served('ws-r', 'current content', {});
-    await expect(store.archiveVersion(doc.id, 1, '2024-06-01T00:00:00.000Z')).rejects.toMatchObject({
-      code: 'conflict',
+    it('lets two connections to one file share documents and version numbers', async () => {
+      const second = createSqliteDocumentStore({ file });
+      try {
+        const doc = await store.createDocument({
+          id: randomUUID(),
+          workspaceId: 'ws-a',
+          source: 'upload',
+          firstVersion: plainVersion(),
+        });
+        const appends = await Promise.all(
+          Array.from({ length: 10 }, (_, n) =>
+            (n % 2 === 0 ? store : second).appendVersion('ws-a', doc.id, () => plainVersion()),
+          ),
+        );
+        expect(appends.map((v) => v.version).sort((x, y) => x - y)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+        expect((await second.getDocument('ws-a', doc.id))?.latestVersion).toBe(11);
+      } finally {
+        await second.close();
+      }
     });
-    expect((await store.listChunks(doc.id, 1, { afterIndex: -1, limit: 5 })).total).toBe(1);
-  });
 
-  it('answers a completion of an unknown version with served false', async () => {
-    expect(
-      await store.completeVersion(randomUUID(), 1, {
-        at: '2024-05-01T10:00:00.000Z',
-        chunkCount: 0,
-        tokens: 0,
-        embeddingModel: null,
-      }),
-    ).toEqual({ served: false });
-  });
-
-  it('rejects a query vector of the wrong dimensions and finds nothing for a zero vector', async () => {
-    const doc = await served('ws-v', 'vector holder', {});
-    await store.setChunkVectors(MODEL.model, new Map([[`${doc.id}:1:0`, new Float32Array([1, 0, 0, 0])]]));
-    const query = { workspaceId: 'ws-v', text: '', limit: 5, asOf: null, filters: {} };
-    await expect(store.vectorSearch({ ...query, vector: new Float32Array(3) })).rejects.toMatchObject({
-      code: 'model-mismatch',
+    it('refuses to archive the version it serves now', async () => {
+      const doc = await served('ws-r', 'current content', {});
+      await expect(store.archiveVersion(doc.id, 1, '2024-06-01T00:00:00.000Z')).rejects.toMatchObject({
+        code: 'conflict',
+      });
+      expect((await store.listChunks(doc.id, 1, { afterIndex: -1, limit: 5 })).total).toBe(1);
     });
-    expect(await store.vectorSearch({ ...query, vector: new Float32Array(4) })).toEqual([]);
-    expect((await store.vectorSearch({ ...query, vector: new Float32Array([0, 1, 0, 0]) })).length).toBe(1);
+
+    it('answers a completion of an unknown version with served false', async () => {
+      expect(
+        await store.completeVersion(randomUUID(), 1, {
+          at: '2024-05-01T10:00:00.000Z',
+          chunkCount: 0,
+          tokens: 0,
+          embeddingModel: null,
+        }),
+      ).toEqual({ served: false });
+    });
   });
-});
+}

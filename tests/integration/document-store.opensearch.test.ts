@@ -3,7 +3,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../pipeline/config/config.ts';
-import type { DocumentStore, SearchFilters } from '../../pipeline/ports/document-store/document-store.port.ts';
+import type { DocumentStore } from '../../pipeline/ports/document-store/document-store.port.ts';
 import { createOpenSearchDocumentStore } from '../../pipeline/ports/document-store/opensearch.adapter.ts';
 import { indexNames } from '../../pipeline/ports/document-store/opensearch-mappings.ts';
 import { describeDocumentStoreContract } from '../contract/document-store.contract.ts';
@@ -27,27 +27,31 @@ async function deleteIndexes(prefix: string): Promise<void> {
   }
 }
 
-describeDocumentStoreContract('opensearch', async () => {
-  const prefix = `kbtest-${randomUUID()}`;
-  let store: DocumentStore;
-  let second: DocumentStore;
-  try {
-    store = await createOpenSearchDocumentStore({ url: opensearchUrl, indexPrefix: prefix, changePollMs: 200 });
-    second = await createOpenSearchDocumentStore({ url: opensearchUrl, indexPrefix: prefix });
-  } catch (error) {
-    await deleteIndexes(prefix);
-    throw error;
-  }
-  return {
-    store,
-    second: { store: second, changeBoundMs: 200 },
-    async cleanup() {
-      await second.close();
-      await store.close();
+describeDocumentStoreContract(
+  'opensearch',
+  async () => {
+    const prefix = `kbtest-${randomUUID()}`;
+    let store: DocumentStore;
+    let second: DocumentStore;
+    try {
+      store = await createOpenSearchDocumentStore({ url: opensearchUrl, indexPrefix: prefix, changePollMs: 200 });
+      second = await createOpenSearchDocumentStore({ url: opensearchUrl, indexPrefix: prefix });
+    } catch (error) {
       await deleteIndexes(prefix);
-    },
-  };
-});
+      throw error;
+    }
+    return {
+      store,
+      second: { store: second, changeBoundMs: 200 },
+      async cleanup() {
+        await second.close();
+        await store.close();
+        await deleteIndexes(prefix);
+      },
+    };
+  },
+  { additionalTests: openSearchOnlyTests },
+);
 
 const MODEL = { model: 'opensearch-test/embedding-4d', dimensions: 4 };
 /** Reads or writes a record the way another process (or an interrupted one) would have left it. */
@@ -127,243 +131,211 @@ async function startGatedProxy(
   };
 }
 
-describe('OpenSearch document store', () => {
-  const prefixes: string[] = [];
-  const stores: DocumentStore[] = [];
-  let prefix: string;
-  let store: DocumentStore;
+/**
+ * Tests of the OpenSearch adapter alone, on indexes of their own: data kept for a store opened
+ * later, concurrent and interrupted writes of several stores, the result window, an unreachable
+ * cluster.
+ */
+function openSearchOnlyTests(): void {
+  describe('OpenSearch document store', () => {
+    const prefixes: string[] = [];
+    const stores: DocumentStore[] = [];
+    let prefix: string;
+    let store: DocumentStore;
 
-  async function open(
-    indexPrefix: string,
-    extra: { maxResultWindow?: number; url?: string } = {},
-  ): Promise<DocumentStore> {
-    if (!prefixes.includes(indexPrefix)) prefixes.push(indexPrefix);
-    const opened = await createOpenSearchDocumentStore({ url: opensearchUrl, indexPrefix, ...extra });
-    stores.push(opened);
-    return opened;
-  }
-
-  beforeAll(async () => {
-    prefix = `kbtest-${randomUUID()}`;
-    store = await open(prefix);
-    await store.setIndexModel(MODEL);
-  });
-
-  afterAll(async () => {
-    for (const opened of stores) await opened.close();
-    for (const indexPrefix of prefixes) await deleteIndexes(indexPrefix);
-  });
-
-  const served = (workspaceId: string, content: string, metadata: Record<string, unknown> = {}) =>
-    createServedDocument(store, workspaceId, content, metadata);
-
-  const keyword = (workspaceId: string, text: string, asOf: string | null = null) =>
-    store.keywordSearch({ workspaceId, text, limit: 20, asOf, filters: {} });
-
-  it('keeps documents and the index model for a store opened later on the same indexes', async () => {
-    const workspaceId = `ws-${randomUUID()}`;
-    const doc = await served(workspaceId, 'persistent lighthouse');
-    const reopened = await open(prefix);
-    expect(await reopened.getIndexModel()).toEqual(MODEL);
-    expect((await reopened.getDocument(workspaceId, doc.id))?.servedVersion).toBe(1);
-    const hits = await reopened.keywordSearch({ workspaceId, text: 'lighthouse', limit: 5, asOf: null, filters: {} });
-    expect(hits.map((hit) => hit.chunk.id)).toEqual([`${doc.id}:1:0`]);
-  });
-
-  it('gives appends from two stores on the same indexes distinct, gap-free numbers', async () => {
-    const workspaceId = `ws-${randomUUID()}`;
-    const second = await open(prefix);
-    const doc = await store.createDocument({
-      id: randomUUID(),
-      workspaceId,
-      source: 'upload',
-      firstVersion: plainVersion(),
-    });
-    const appends = await Promise.all(
-      Array.from({ length: 12 }, (_, n) =>
-        (n % 2 === 0 ? store : second).appendVersion(workspaceId, doc.id, () => plainVersion()),
-      ),
-    );
-    expect(appends.map((v) => v.version).sort((x, y) => x - y)).toEqual(Array.from({ length: 12 }, (_, n) => n + 2));
-    expect((await second.getDocument(workspaceId, doc.id))?.latestVersion).toBe(13);
-  });
-
-  it('serves chunks whose write raced with the completion of their version', async () => {
-    const workspaceId = `ws-${randomUUID()}`;
-    const doc = await store.createDocument({
-      id: randomUUID(),
-      workspaceId,
-      source: 'upload',
-      firstVersion: plainVersion(),
-    });
-    // A second store whose chunk write reaches the engine only after the completion has finished:
-    // it read the version as not yet served, and the completion found no chunks to update.
-    const proxy = await startGatedProxy(
-      opensearchUrl,
-      (method, urlPath, body) => method === 'POST' && urlPath.startsWith('/_bulk') && body.includes('racing kestrel'),
-    );
-    try {
-      const writer = await open(prefix, { url: proxy.url });
-      const writing = writer.putChunks([0, 1, 2].map((index) => plainChunk(doc, 1, index, `racing kestrel ${index}`)));
-      await proxy.held;
-      expect(
-        await store.completeVersion(doc.id, 1, {
-          at: '2024-05-01T10:05:00.000Z',
-          chunkCount: 3,
-          tokens: 6,
-          embeddingModel: null,
-        }),
-      ).toEqual({ served: true });
-      proxy.release();
-      await writing;
-    } finally {
-      proxy.release();
-      await proxy.close();
+    async function open(
+      indexPrefix: string,
+      extra: { maxResultWindow?: number; url?: string } = {},
+    ): Promise<DocumentStore> {
+      if (!prefixes.includes(indexPrefix)) prefixes.push(indexPrefix);
+      const opened = await createOpenSearchDocumentStore({ url: opensearchUrl, indexPrefix, ...extra });
+      stores.push(opened);
+      return opened;
     }
-    const hits = await keyword(workspaceId, 'kestrel');
-    expect(hits.map((hit) => hit.chunk.id).sort()).toEqual([0, 1, 2].map((index) => `${doc.id}:1:${index}`));
-    expect(hits.every((hit) => hit.documentName === 'notes.txt')).toBe(true);
-  });
 
-  it('adopts a version left behind by an interrupted append', async () => {
-    const workspaceId = `ws-${randomUUID()}`;
-    const doc = await store.createDocument({
-      id: randomUUID(),
-      workspaceId,
-      source: 'upload',
-      firstVersion: plainVersion(),
+    beforeAll(async () => {
+      prefix = `kbtest-${randomUUID()}`;
+      store = await open(prefix);
+      await store.setIndexModel(MODEL);
     });
-    // Version 2 was allocated, but its append stopped before advancing the document.
-    const first = (await raw('GET', `/${prefix}-versions/_doc/${doc.id}:1`))._source as Record<string, unknown>;
-    await raw('PUT', `/${prefix}-versions/_doc/${doc.id}:2?refresh=true`, { ...first, version: 2, name: 'orphan.txt' });
-    const appended = await store.appendVersion(workspaceId, doc.id, () => plainVersion({ name: 'third.txt' }));
-    expect(appended.version).toBe(3);
-    expect((await store.listVersions(workspaceId, doc.id)).map((v) => [v.version, v.name])).toEqual([
-      [3, 'third.txt'],
-      [2, 'orphan.txt'],
-      [1, 'notes.txt'],
-    ]);
-    expect((await store.getDocument(workspaceId, doc.id))?.latestVersion).toBe(3);
-  });
 
-  it('finishes an interrupted completion when it is retried', async () => {
-    const workspaceId = `ws-${randomUUID()}`;
-    const doc = await served(workspaceId, 'osprey original');
-    await store.appendVersion(workspaceId, doc.id, () => plainVersion());
-    await store.putChunks([plainChunk(doc, 2, 0, 'osprey revised')]);
-    // The completion of version 2 recorded the hand-over on the document, then stopped.
-    const stored = (await raw('GET', `/${prefix}-documents/_doc/${doc.id}`))._source as Record<string, unknown>;
-    await raw('PUT', `/${prefix}-documents/_doc/${doc.id}?refresh=true`, {
-      ...stored,
-      served: [...(stored.served as unknown[]), { version: 2, from: '2024-05-01T11:00:00.000Z' }],
-      served_version: 2,
-      rev: (stored.rev as number) + 1,
+    afterAll(async () => {
+      for (const opened of stores) await opened.close();
+      for (const indexPrefix of prefixes) await deleteIndexes(indexPrefix);
     });
-    const retried = await store.completeVersion(doc.id, 2, {
-      at: '2024-05-01T11:30:00.000Z',
-      chunkCount: 1,
-      tokens: 2,
-      embeddingModel: null,
-    });
-    expect(retried).toEqual({ served: true });
-    expect((await store.getVersion(doc.id, 1))?.servedUntil).toBe('2024-05-01T11:00:00.000Z');
-    expect(await store.getVersion(doc.id, 2)).toMatchObject({
-      status: 'completed',
-      servedFrom: '2024-05-01T11:00:00.000Z',
-      servedUntil: null,
-    });
-    expect((await keyword(workspaceId, 'osprey')).map((hit) => hit.chunk.id)).toEqual([`${doc.id}:2:0`]);
-    expect((await keyword(workspaceId, 'osprey', '2024-05-01T10:30:00.000Z')).map((hit) => hit.chunk.id)).toEqual([
-      `${doc.id}:1:0`,
-    ]);
-  });
 
-  it('filters on metadata keys with quotes, dots and backslashes, type-exactly, and on list values by element', async () => {
-    const workspaceId = `ws-${randomUUID()}`;
-    const odd = await served(workspaceId, 'harbour one', {
-      'team "core"': 'x',
-      'a.b': 1,
-      'c\\d': true,
-      tags: ['red', 2],
-    });
-    const plain = await served(workspaceId, 'harbour two', { a: { b: 1 }, tags: 'red', year: '2024' });
-    const find = async (metadata: NonNullable<SearchFilters['metadata']>) =>
-      (await store.keywordSearch({ workspaceId, text: 'harbour', limit: 10, asOf: null, filters: { metadata } })).map(
-        (hit) => hit.chunk.documentId,
-      );
-    expect(await find({ 'team "core"': ['x'] })).toEqual([odd.id]);
-    expect(await find({ 'a.b': [1] })).toEqual([odd.id]);
-    expect(await find({ 'c\\d': [true] })).toEqual([odd.id]);
-    expect((await find({ tags: ['red'] })).sort()).toEqual([odd.id, plain.id].sort());
-    expect(await find({ tags: [2] })).toEqual([odd.id]);
-    expect(await find({ year: [2024] })).toEqual([]);
-    expect(await find({ year: ['2024'] })).toEqual([plain.id]);
-    expect(await find({ 'c\\d': [1] })).toEqual([]);
-  });
+    const served = (workspaceId: string, content: string, metadata: Record<string, unknown> = {}) =>
+      createServedDocument(store, workspaceId, content, metadata);
 
-  it('stores timestamps in canonical ISO form and rejects unparseable ones', async () => {
-    const workspaceId = `ws-${randomUUID()}`;
-    const doc = await store.createDocument({
-      id: randomUUID(),
-      workspaceId,
-      source: 'upload',
-      firstVersion: plainVersion({ createdAt: '2024-05-01T12:00:00+02:00' }),
-    });
-    expect(doc.createdAt).toBe('2024-05-01T10:00:00.000Z');
-    expect((await store.getDocument(workspaceId, doc.id))?.latest.createdAt).toBe('2024-05-01T10:00:00.000Z');
-    await expect(keyword(workspaceId, 'x', 'yesterday-ish')).rejects.toMatchObject({ code: 'bad-request' });
-  });
+    const keyword = (workspaceId: string, text: string, asOf: string | null = null) =>
+      store.keywordSearch({ workspaceId, text, limit: 20, asOf, filters: {} });
 
-  it('refuses zero chunk vectors and finds nothing for a zero query vector', async () => {
-    const workspaceId = `ws-${randomUUID()}`;
-    const doc = await served(workspaceId, 'vector holder');
-    await expect(store.putChunks([plainChunk(doc, 1, 1, 'zero', new Float32Array(4))])).rejects.toMatchObject({
-      code: 'bad-request',
+    it('keeps documents and the index model for a store opened later on the same indexes', async () => {
+      const workspaceId = `ws-${randomUUID()}`;
+      const doc = await served(workspaceId, 'persistent lighthouse');
+      const reopened = await open(prefix);
+      expect(await reopened.getIndexModel()).toEqual(MODEL);
+      expect((await reopened.getDocument(workspaceId, doc.id))?.servedVersion).toBe(1);
+      const hits = await reopened.keywordSearch({ workspaceId, text: 'lighthouse', limit: 5, asOf: null, filters: {} });
+      expect(hits.map((hit) => hit.chunk.id)).toEqual([`${doc.id}:1:0`]);
     });
-    expect(await store.getChunk(`${doc.id}:1:1`)).toBeNull();
-    await store.setChunkVectors(MODEL.model, new Map([[`${doc.id}:1:0`, new Float32Array([1, 0, 0, 0])]]));
-    const query = { workspaceId, text: '', limit: 5, asOf: null, filters: {} };
-    await expect(store.vectorSearch({ ...query, vector: new Float32Array(3) })).rejects.toMatchObject({
-      code: 'model-mismatch',
-    });
-    expect(await store.vectorSearch({ ...query, vector: new Float32Array(4) })).toEqual([]);
-    expect(
-      (await store.vectorSearch({ ...query, vector: new Float32Array([0, 1, 0, 0]) })).map((hit) => hit.score),
-    ).toEqual([expect.closeTo(0, 4)]);
-  });
 
-  it('pages with offsets beyond the result window', async () => {
-    const small = await open(`kbtest-${randomUUID()}`, { maxResultWindow: 4 });
-    const workspaceId = `ws-${randomUUID()}`;
-    for (let minute = 0; minute < 11; minute += 1) {
-      await small.createDocument({
+    it('gives appends from two stores on the same indexes distinct, gap-free numbers', async () => {
+      const workspaceId = `ws-${randomUUID()}`;
+      const second = await open(prefix);
+      const doc = await store.createDocument({
         id: randomUUID(),
         workspaceId,
         source: 'upload',
-        firstVersion: plainVersion({ createdAt: new Date(Date.UTC(2024, 4, 1, 10, minute)).toISOString() }),
+        firstVersion: plainVersion(),
       });
-    }
-    const all: string[] = [];
-    let after: { createdAt: string; id: string } | undefined;
-    for (let round = 0; round < 10; round += 1) {
-      const page = await small.listDocuments({ workspaceId, limit: 4, ...(after ? { after } : {}) });
-      if (page.documents.length === 0) break;
-      all.push(...page.documents.map((doc) => doc.id));
-      const last = page.documents[page.documents.length - 1]!;
-      after = { createdAt: last.createdAt, id: last.id };
-    }
-    expect(all).toHaveLength(11);
-    for (const offset of [0, 3, 5, 9, 10]) {
-      const page = await small.listDocuments({ workspaceId, limit: 3, offset });
-      expect(page.total).toBe(11);
-      expect(page.documents.map((doc) => doc.id)).toEqual(all.slice(offset, offset + 3));
-    }
-    expect(await small.listDocuments({ workspaceId, limit: 3, offset: 11 })).toEqual({ documents: [], total: 11 });
-  });
+      const appends = await Promise.all(
+        Array.from({ length: 12 }, (_, n) =>
+          (n % 2 === 0 ? store : second).appendVersion(workspaceId, doc.id, () => plainVersion()),
+        ),
+      );
+      expect(appends.map((v) => v.version).sort((x, y) => x - y)).toEqual(Array.from({ length: 12 }, (_, n) => n + 2));
+      expect((await second.getDocument(workspaceId, doc.id))?.latestVersion).toBe(13);
+    });
 
-  it('reports an unreachable cluster as a retriable engine-unavailable error', async () => {
-    await expect(
-      createOpenSearchDocumentStore({ url: 'http://127.0.0.1:9', indexPrefix: `kbtest-${randomUUID()}` }),
-    ).rejects.toMatchObject({ code: 'engine-unavailable', retriable: true });
+    it('serves chunks whose write raced with the completion of their version', async () => {
+      const workspaceId = `ws-${randomUUID()}`;
+      const doc = await store.createDocument({
+        id: randomUUID(),
+        workspaceId,
+        source: 'upload',
+        firstVersion: plainVersion(),
+      });
+      // A second store whose chunk write reaches the engine only after the completion has finished:
+      // it read the version as not yet served, and the completion found no chunks to update.
+      const proxy = await startGatedProxy(
+        opensearchUrl,
+        (method, urlPath, body) => method === 'POST' && urlPath.startsWith('/_bulk') && body.includes('racing kestrel'),
+      );
+      try {
+        const writer = await open(prefix, { url: proxy.url });
+        const writing = writer.putChunks(
+          [0, 1, 2].map((index) => plainChunk(doc, 1, index, `racing kestrel ${index}`)),
+        );
+        await proxy.held;
+        expect(
+          await store.completeVersion(doc.id, 1, {
+            at: '2024-05-01T10:05:00.000Z',
+            chunkCount: 3,
+            tokens: 6,
+            embeddingModel: null,
+          }),
+        ).toEqual({ served: true });
+        proxy.release();
+        await writing;
+      } finally {
+        proxy.release();
+        await proxy.close();
+      }
+      const hits = await keyword(workspaceId, 'kestrel');
+      expect(hits.map((hit) => hit.chunk.id).sort()).toEqual([0, 1, 2].map((index) => `${doc.id}:1:${index}`));
+      expect(hits.every((hit) => hit.documentName === 'notes.txt')).toBe(true);
+    });
+
+    it('adopts a version left behind by an interrupted append', async () => {
+      const workspaceId = `ws-${randomUUID()}`;
+      const doc = await store.createDocument({
+        id: randomUUID(),
+        workspaceId,
+        source: 'upload',
+        firstVersion: plainVersion(),
+      });
+      // Version 2 was allocated, but its append stopped before advancing the document.
+      const first = (await raw('GET', `/${prefix}-versions/_doc/${doc.id}:1`))._source as Record<string, unknown>;
+      await raw('PUT', `/${prefix}-versions/_doc/${doc.id}:2?refresh=true`, {
+        ...first,
+        version: 2,
+        name: 'orphan.txt',
+      });
+      const appended = await store.appendVersion(workspaceId, doc.id, () => plainVersion({ name: 'third.txt' }));
+      expect(appended.version).toBe(3);
+      expect((await store.listVersions(workspaceId, doc.id)).map((v) => [v.version, v.name])).toEqual([
+        [3, 'third.txt'],
+        [2, 'orphan.txt'],
+        [1, 'notes.txt'],
+      ]);
+      expect((await store.getDocument(workspaceId, doc.id))?.latestVersion).toBe(3);
+    });
+
+    it('finishes an interrupted completion when it is retried', async () => {
+      const workspaceId = `ws-${randomUUID()}`;
+      const doc = await served(workspaceId, 'osprey original');
+      await store.appendVersion(workspaceId, doc.id, () => plainVersion());
+      await store.putChunks([plainChunk(doc, 2, 0, 'osprey revised')]);
+      // The completion of version 2 recorded the hand-over on the document, then stopped.
+      const stored = (await raw('GET', `/${prefix}-documents/_doc/${doc.id}`))._source as Record<string, unknown>;
+      await raw('PUT', `/${prefix}-documents/_doc/${doc.id}?refresh=true`, {
+        ...stored,
+        served: [...(stored.served as unknown[]), { version: 2, from: '2024-05-01T11:00:00.000Z' }],
+        served_version: 2,
+        rev: (stored.rev as number) + 1,
+      });
+      const retried = await store.completeVersion(doc.id, 2, {
+        at: '2024-05-01T11:30:00.000Z',
+        chunkCount: 1,
+        tokens: 2,
+        embeddingModel: null,
+      });
+      expect(retried).toEqual({ served: true });
+      expect((await store.getVersion(doc.id, 1))?.servedUntil).toBe('2024-05-01T11:00:00.000Z');
+      expect(await store.getVersion(doc.id, 2)).toMatchObject({
+        status: 'completed',
+        servedFrom: '2024-05-01T11:00:00.000Z',
+        servedUntil: null,
+      });
+      expect((await keyword(workspaceId, 'osprey')).map((hit) => hit.chunk.id)).toEqual([`${doc.id}:2:0`]);
+      expect((await keyword(workspaceId, 'osprey', '2024-05-01T10:30:00.000Z')).map((hit) => hit.chunk.id)).toEqual([
+        `${doc.id}:1:0`,
+      ]);
+    });
+
+    it('refuses zero chunk vectors', async () => {
+      const workspaceId = `ws-${randomUUID()}`;
+      const doc = await served(workspaceId, 'vector holder');
+      await expect(store.putChunks([plainChunk(doc, 1, 1, 'zero', new Float32Array(4))])).rejects.toMatchObject({
+        code: 'bad-request',
+      });
+      expect(await store.getChunk(`${doc.id}:1:1`)).toBeNull();
+    });
+
+    it('pages with offsets beyond the result window', async () => {
+      const small = await open(`kbtest-${randomUUID()}`, { maxResultWindow: 4 });
+      const workspaceId = `ws-${randomUUID()}`;
+      for (let minute = 0; minute < 11; minute += 1) {
+        await small.createDocument({
+          id: randomUUID(),
+          workspaceId,
+          source: 'upload',
+          firstVersion: plainVersion({ createdAt: new Date(Date.UTC(2024, 4, 1, 10, minute)).toISOString() }),
+        });
+      }
+      const all: string[] = [];
+      let after: { createdAt: string; id: string } | undefined;
+      for (let round = 0; round < 10; round += 1) {
+        const page = await small.listDocuments({ workspaceId, limit: 4, ...(after ? { after } : {}) });
+        if (page.documents.length === 0) break;
+        all.push(...page.documents.map((doc) => doc.id));
+        const last = page.documents[page.documents.length - 1]!;
+        after = { createdAt: last.createdAt, id: last.id };
+      }
+      expect(all).toHaveLength(11);
+      for (const offset of [0, 3, 5, 9, 10]) {
+        const page = await small.listDocuments({ workspaceId, limit: 3, offset });
+        expect(page.total).toBe(11);
+        expect(page.documents.map((doc) => doc.id)).toEqual(all.slice(offset, offset + 3));
+      }
+      expect(await small.listDocuments({ workspaceId, limit: 3, offset: 11 })).toEqual({ documents: [], total: 11 });
+    });
+
+    it('reports an unreachable cluster as a retriable engine-unavailable error', async () => {
+      await expect(
+        createOpenSearchDocumentStore({ url: 'http://127.0.0.1:9', indexPrefix: `kbtest-${randomUUID()}` }),
+      ).rejects.toMatchObject({ code: 'engine-unavailable', retriable: true });
+    });
   });
-});
+}
