@@ -5,14 +5,14 @@ import type {
   Metadata,
   VersionRecord,
   VersionStatus,
-} from './document-store.port.ts';
+} from '../document-store.port.ts';
 import {
   type StoredChunkFields,
   type StoredProgress,
   type StoredVersionFields,
   toChunkRecord as storedChunkRecord,
   toVersionRecord as storedVersionRecord,
-} from './stored-records.ts';
+} from '../stored-records.ts';
 
 /** A `versions` row as SQLite returns it: the stored version fields, `metadata` and `error` as JSON text. */
 export interface VersionRow extends Omit<StoredVersionFields, 'status' | 'metadata' | 'error' | 'progress'> {

@@ -1,5 +1,5 @@
-import type { SearchFilters } from './document-store.port.ts';
-import { canonicalTime } from './stored-records.ts';
+import type { SearchFilters } from '../document-store.port.ts';
+import { canonicalTime } from '../stored-records.ts';
 
 /** A piece of SQL with its positional parameters. */
 export interface SqlPart {

@@ -1,0 +1,258 @@
+import { KbError } from '../../../errors/kb-error.ts';
+import type { ChunkIndex, ChunkInput, IndexModel, SearchHit, StoreSearchQuery } from '../document-store.port.ts';
+import { requireIndexModel, toStoredChunkFields, vectorBytes } from '../stored-records.ts';
+import type { SqliteContext } from './sqlite-context.ts';
+import { CHUNK_COLUMNS, type ChunkRow, toChunkRecord } from './sqlite-rows.ts';
+import { ftsQuery, searchConditions, servedAt } from './sqlite-search.ts';
+
+interface SearchRow extends ChunkRow {
+  readonly v_name: string;
+  readonly v_metadata: string;
+  readonly v_mime_type: string;
+  readonly score: number;
+}
+
+/**
+ * The {@link ChunkIndex} role of the SQLite document store: chunk rows (with their vectors) and
+ * search — FTS5 BM25 for keywords; for vectors an exact sqlite-vec cosine scan, or the HNSW
+ * vector index when one is configured and the query is large enough to need it.
+ */
+export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
+  const { db, run, write, readIndexModel, ann, annOptions } = context;
+  const statements = {
+    upsertChunk: db.prepare(
+      `INSERT INTO chunks (id, document_id, version, workspace_id, idx, content, content_hash, tokens, start_offset,
+         end_offset, page, metadata, vector, model)
+       VALUES (@id, @document_id, @version, @workspace_id, @idx, @content, @content_hash, @tokens, @start_offset,
+         @end_offset, @page, @metadata, @vector, @model)
+       ON CONFLICT (id) DO UPDATE SET document_id = excluded.document_id, version = excluded.version,
+         workspace_id = excluded.workspace_id, idx = excluded.idx, content = excluded.content,
+         content_hash = excluded.content_hash, tokens = excluded.tokens, start_offset = excluded.start_offset,
+         end_offset = excluded.end_offset, page = excluded.page, metadata = excluded.metadata,
+         vector = excluded.vector, model = excluded.model`,
+    ),
+    copyChunks: db.prepare(
+      `INSERT INTO chunks (id, document_id, version, workspace_id, idx, content, content_hash, tokens, start_offset,
+         end_offset, page, metadata, vector, model)
+       SELECT @prefix || idx, document_id, @to, workspace_id, idx, content, content_hash, tokens,
+         start_offset, end_offset, page, metadata, vector, model
+       FROM chunks WHERE document_id = @id AND version = @from ORDER BY idx
+       ON CONFLICT (id) DO UPDATE SET document_id = excluded.document_id, version = excluded.version,
+         workspace_id = excluded.workspace_id, idx = excluded.idx, content = excluded.content,
+         content_hash = excluded.content_hash, tokens = excluded.tokens, start_offset = excluded.start_offset,
+         end_offset = excluded.end_offset, page = excluded.page, metadata = excluded.metadata,
+         vector = excluded.vector, model = excluded.model`,
+    ),
+    chunkPage: db.prepare<[string, number, number, number], ChunkRow>(
+      `SELECT ${CHUNK_COLUMNS} FROM chunks c WHERE c.document_id = ? AND c.version = ? AND c.idx > ?
+       ORDER BY c.idx LIMIT ?`,
+    ),
+    chunkCount: db.prepare<[string, number], { n: number }>(
+      'SELECT count(*) AS n FROM chunks WHERE document_id = ? AND version = ?',
+    ),
+    chunkById: db.prepare<[string], ChunkRow>(`SELECT ${CHUNK_COLUMNS} FROM chunks c WHERE c.id = ?`),
+    vectorStats: db.prepare<[string | null, string, number], { total: number; missing: number }>(
+      `SELECT count(*) AS total,
+         coalesce(sum(CASE WHEN vector IS NULL OR model IS NOT ? THEN 1 ELSE 0 END), 0) AS missing
+       FROM chunks WHERE document_id = ? AND version = ?`,
+    ),
+  };
+
+  const workspaceChunks = db.prepare<[string], { n: number }>(
+    'SELECT count(*) AS n FROM chunks WHERE workspace_id = ?',
+  );
+  /** Chunk counts by workspace, kept while the vector index's change cursor stays where it was. */
+  const populations = new Map<string, { n: number; cursor: number }>();
+  const workspacePopulation = (workspaceId: string, cursor: number): number => {
+    const cached = populations.get(workspaceId);
+    if (cached && cached.cursor === cursor) return cached.n;
+    const n = workspaceChunks.get(workspaceId)?.n ?? 0;
+    if (populations.size > 10_000) populations.clear();
+    populations.set(workspaceId, { n, cursor });
+    return n;
+  };
+
+  function search(query: StoreSearchQuery, kind: 'keyword' | 'vector'): SearchHit[] {
+    const limit = Math.floor(query.limit);
+    if (!(limit > 0)) return [];
+    const served = servedAt(query.asOf);
+    const conditions = searchConditions(query.workspaceId, query.filters);
+    let sql: string;
+    let params: unknown[];
+    if (kind === 'keyword') {
+      const match = ftsQuery(query.text);
+      if (match === null) return [];
+      sql = `SELECT ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type,
+          -bm25(chunks_fts) AS score
+        FROM chunks_fts
+        JOIN chunks c ON c.seq = chunks_fts.rowid
+        JOIN versions v ON v.document_id = c.document_id AND v.version = c.version
+        JOIN documents d ON d.id = c.document_id
+        WHERE chunks_fts MATCH ? AND ${served.sql} AND ${conditions.sql}
+        ORDER BY bm25(chunks_fts), c.id
+        LIMIT ?`;
+      params = [match, ...served.params, ...conditions.params, limit];
+    } else {
+      const vector = query.vector;
+      if (vector === undefined) throw new KbError('bad-request', 'Vector search needs a query vector');
+      const model = readIndexModel();
+      if (model === null) return [];
+      requireIndexModel(model, vector, 'Query');
+      const approximate = approximateSearch(query, model, vector, served, conditions, limit);
+      if (approximate !== null) return approximate.map(toVectorHit);
+      sql = `SELECT * FROM (
+          SELECT ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type,
+            vec_distance_cosine(c.vector, ?) AS distance
+          FROM chunks c
+          JOIN versions v ON v.document_id = c.document_id AND v.version = c.version
+          JOIN documents d ON d.id = c.document_id
+          WHERE c.vector IS NOT NULL AND c.model = ? AND ${served.sql} AND ${conditions.sql}
+        )
+        WHERE distance IS NOT NULL
+        ORDER BY distance, id
+        LIMIT ?`;
+      params = [vectorBytes(vector), model.model, ...served.params, ...conditions.params, limit];
+    }
+    const rows = db.prepare(sql).all(...params) as (SearchRow & { distance?: number })[];
+    return kind === 'keyword'
+      ? rows.map((row) => ({
+          chunk: toChunkRecord(row),
+          score: row.score,
+          documentName: row.v_name,
+          documentMetadata: JSON.parse(row.v_metadata) as Record<string, unknown>,
+          mimeType: row.v_mime_type,
+        }))
+      : rows.map(toVectorHit);
+  }
+
+  function toVectorHit(row: SearchRow & { distance?: number }): SearchHit {
+    return {
+      chunk: toChunkRecord(row),
+      score: 1 - (row.distance ?? 1),
+      documentName: row.v_name,
+      documentMetadata: JSON.parse(row.v_metadata) as Record<string, unknown>,
+      mimeType: row.v_mime_type,
+    };
+  }
+
+  /**
+   * The vector query through the HNSW index: the nearest `k` chunks of the whole index, then the
+   * served-interval and filter conditions in SQL over just those, with exact cosine distances (so
+   * scores equal the exact scan's). `k` starts at what the workspace's share of the index needs to
+   * leave `limit` matches and grows fourfold while too few match and the index holds more.
+   * Returns null — scan exactly — when there is no index, the filter names documents, the
+   * workspace is small, or growing `k` would visit a large part of the index anyway: a filtered
+   * query never loses results that match.
+   */
+  function approximateSearch(
+    query: StoreSearchQuery,
+    model: IndexModel,
+    vector: Float32Array,
+    served: { sql: string; params: unknown[] },
+    conditions: { sql: string; params: unknown[] },
+    limit: number,
+  ): (SearchRow & { distance: number })[] | null {
+    if (ann === null || annOptions === null) return null;
+    if (query.filters.documentIds && query.filters.documentIds.length > 0) return null;
+    const size = ann.sync(model);
+    const population = workspacePopulation(query.workspaceId, ann.cursor());
+    if (population <= annOptions.exactBelow || size <= annOptions.exactBelow) return null;
+    let k = Math.max(limit * 2, Math.ceil((limit * 2 * size) / population), 100);
+    const statement = db.prepare(
+      `SELECT ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type,
+          vec_distance_cosine(c.vector, ?) AS distance
+        FROM chunks c
+        JOIN versions v ON v.document_id = c.document_id AND v.version = c.version
+        JOIN documents d ON d.id = c.document_id
+        WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.vector IS NOT NULL AND c.model = ?
+          AND ${served.sql} AND ${conditions.sql}
+        ORDER BY distance, c.id
+        LIMIT ?`,
+    );
+    for (;;) {
+      // Visiting much of the index (a filter that keeps a small part of it): the exact scan costs
+      // about the same and is exact, where the graph walk could still miss a match.
+      if (k * 4 > size / 2) return null;
+      const matches = ann.search(vector, k);
+      const rows = statement.all(
+        vectorBytes(vector),
+        JSON.stringify(matches.seqs),
+        model.model,
+        ...served.params,
+        ...conditions.params,
+        limit,
+      ) as (SearchRow & { distance: number })[];
+      if (rows.length >= limit || !matches.more) return rows;
+      k *= 4;
+    }
+  }
+
+  return {
+    async putChunks(chunks: readonly ChunkInput[]) {
+      if (chunks.length === 0) return;
+      write(() => {
+        const model = readIndexModel();
+        const rows = chunks.map((chunk) => {
+          const vector = chunk.vector ?? null;
+          if (vector !== null) requireIndexModel(model, vector, `Chunk ${chunk.id}`);
+          const fields = toStoredChunkFields(chunk);
+          return {
+            ...fields,
+            metadata: JSON.stringify(fields.metadata),
+            vector: vector === null ? null : vectorBytes(vector),
+            model: vector === null ? null : (model?.model ?? null),
+          };
+        });
+        for (const row of rows) statements.upsertChunk.run(row);
+      });
+    },
+
+    async copyChunks(documentId, fromVersion, toVersion) {
+      return write(
+        () =>
+          statements.copyChunks.run({
+            id: documentId,
+            prefix: `${documentId}:${toVersion}:`,
+            from: fromVersion,
+            to: toVersion,
+          }).changes,
+      );
+    },
+
+    async listChunks(documentId, version, page) {
+      return run(() => {
+        const limit = Math.max(0, Math.floor(page.limit));
+        const chunks =
+          limit === 0 ? [] : statements.chunkPage.all(documentId, version, page.afterIndex, limit).map(toChunkRecord);
+        return { chunks, total: statements.chunkCount.get(documentId, version)!.n };
+      });
+    },
+
+    async getChunk(chunkId) {
+      return run(() => {
+        const row = statements.chunkById.get(chunkId);
+        return row === undefined ? null : toChunkRecord(row);
+      });
+    },
+
+    async deleteChunks(documentId, version) {
+      write(() => context.statements.deleteChunks.run(documentId, version));
+    },
+
+    async hasVectors(documentId, version) {
+      return run(() => {
+        const model = readIndexModel();
+        const stats = statements.vectorStats.get(model?.model ?? null, documentId, version)!;
+        return model !== null && stats.total > 0 && stats.missing === 0;
+      });
+    },
+
+    async keywordSearch(query) {
+      return run(() => search(query, 'keyword'));
+    },
+
+    async vectorSearch(query) {
+      return run(() => search(query, 'vector'));
+    },
+  };
+}

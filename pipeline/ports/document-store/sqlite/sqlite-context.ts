@@ -1,0 +1,145 @@
+import * as sqliteVec from 'sqlite-vec';
+import { KbError } from '../../../errors/kb-error.ts';
+import { type Database, migrate, openDatabase } from '../../sqlite/open-database.ts';
+import type { IndexModel } from '../document-store.port.ts';
+import type { VersionRow } from './sqlite-rows.ts';
+import { DOCUMENT_STORE_MIGRATIONS } from './sqlite-schema.ts';
+import { createVectorIndex, type VectorIndex } from './sqlite-vector-index.ts';
+
+export interface SqliteDocumentStoreOptions {
+  /** Database file (created with its directory if missing), or `:memory:`. */
+  readonly file: string;
+  /**
+   * The approximate (HNSW) vector index; absent or null: every vector query is an exact scan.
+   * `exactBelow`: a query whose workspace holds at most this many chunks scans them exactly.
+   * `expansionSearch`: the index's query beam width.
+   */
+  readonly vectorIndex?: VectorIndexSettings | null;
+}
+
+export interface VectorIndexSettings {
+  readonly exactBelow: number;
+  readonly expansionSearch: number;
+  readonly log?: (message: string) => void;
+}
+
+/** Key of the index model in `store_meta`. */
+export const INDEX_MODEL_KEY = 'index_model';
+
+/** SQLite result codes that mean "another writer holds the lock": retrying may succeed. */
+const BUSY_CODES = new Set(['SQLITE_BUSY', 'SQLITE_BUSY_SNAPSHOT', 'SQLITE_BUSY_TIMEOUT', 'SQLITE_LOCKED']);
+
+/**
+ * What the roles of one SQLite document store share: the connection, the statements more than
+ * one role runs, the lock-contention and transaction wrappers, and the vector index.
+ */
+export interface SqliteContext {
+  readonly db: Database;
+  readonly statements: SharedStatements;
+  /** The approximate vector index, or null (every vector query is an exact scan). */
+  readonly ann: VectorIndex | null;
+  readonly annOptions: VectorIndexSettings | null;
+  /** Runs `body`, turning SQLite lock contention into a retriable `engine-unavailable`. */
+  run<T>(body: () => T): T;
+  /** Runs `body` in an IMMEDIATE transaction (takes the write lock first, so no upgrade deadlocks). */
+  write<T>(body: () => T): T;
+  /** Transactions this connection committed (or tried to): one half of the change mark. */
+  writes(): number;
+  readIndexModel(): IndexModel | null;
+  versionRow(documentId: string, version: number): VersionRow | undefined;
+  /** Closes the vector index and the connection; calling it again changes nothing. */
+  close(): void;
+}
+
+type SharedStatements = ReturnType<typeof prepareShared>;
+
+function prepareShared(db: Database) {
+  return {
+    version: db.prepare<[string, number], VersionRow>('SELECT * FROM versions WHERE document_id = ? AND version = ?'),
+    deleteChunks: db.prepare('DELETE FROM chunks WHERE document_id = ? AND version = ?'),
+    metaGet: db.prepare<[string], { value: string }>('SELECT value FROM store_meta WHERE key = ?'),
+    ping: db.prepare('SELECT 1'),
+  };
+}
+
+/**
+ * Opens the database file (loading sqlite-vec and applying the migrations), prepares the shared
+ * statements and opens the vector index when one is configured.
+ */
+export function openSqliteContext(options: SqliteDocumentStoreOptions): SqliteContext {
+  const db: Database = openDatabase(options.file);
+  try {
+    sqliteVec.load(db);
+    for (const migration of DOCUMENT_STORE_MIGRATIONS) migrate(db, migration.name, migration.statements);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+
+  const statements = prepareShared(db);
+
+  let closed = false;
+  const annOptions = options.vectorIndex ?? null;
+  const ann: VectorIndex | null =
+    annOptions === null
+      ? null
+      : createVectorIndex(db, {
+          file: options.file === ':memory:' ? null : options.file,
+          expansionSearch: annOptions.expansionSearch,
+          ...(annOptions.log ? { log: annOptions.log } : {}),
+        });
+  if (ann === null) {
+    // Nothing here follows the change log; keep it bounded (another process with the index that
+    // falls this far behind rebuilds its index).
+    db.prepare('DELETE FROM vector_changes WHERE id <= (SELECT max(id) - 100000 FROM vector_changes)').run();
+  }
+
+  function run<T>(body: () => T): T {
+    try {
+      return body();
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (typeof code === 'string' && BUSY_CODES.has(code)) {
+        throw new KbError('engine-unavailable', 'The document database is busy', { cause: error, retriable: true });
+      }
+      throw error;
+    }
+  }
+
+  let writes = 0;
+
+  function write<T>(body: () => T): T {
+    try {
+      return run(() => db.transaction(body).immediate());
+    } finally {
+      writes += 1;
+    }
+  }
+
+  function readIndexModel(): IndexModel | null {
+    const row = statements.metaGet.get(INDEX_MODEL_KEY);
+    return row === undefined ? null : (JSON.parse(row.value) as IndexModel);
+  }
+
+  function versionRow(documentId: string, version: number): VersionRow | undefined {
+    return statements.version.get(documentId, version);
+  }
+
+  return {
+    db,
+    statements,
+    ann,
+    annOptions,
+    run,
+    write,
+    writes: () => writes,
+    readIndexModel,
+    versionRow,
+    close() {
+      if (closed) return;
+      closed = true;
+      ann?.close();
+      db.close();
+    },
+  };
+}
