@@ -4,8 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../pipeline/config/config.ts';
 import type { DocumentStore } from '../../pipeline/ports/document-store/document-store.port.ts';
+import { indexNames } from '../../pipeline/ports/document-store/opensearch/opensearch-mappings.ts';
 import { createOpenSearchDocumentStore } from '../../pipeline/ports/document-store/opensearch.adapter.ts';
-import { indexNames } from '../../pipeline/ports/document-store/opensearch-mappings.ts';
 import { describeDocumentStoreContract } from '../contract/document-store.contract.ts';
 import { createServedDocument, plainChunk, plainVersion } from '../support/document-fixtures.ts';
 

@@ -1,7 +1,7 @@
-import type { SearchFilters } from './document-store.port.ts';
+import type { SearchFilters } from '../document-store.port.ts';
+import { canonicalTime } from '../stored-records.ts';
 import type { Json } from './opensearch-http.ts';
 import { metadataToken } from './opensearch-records.ts';
-import { canonicalTime } from './stored-records.ts';
 
 /**
  * Restricts chunks to the versions served at `asOf` (null: now), from the served interval each

@@ -1,4 +1,4 @@
-import type { DocumentRecord, Metadata, NewVersion, VersionStatus } from './document-store.port.ts';
+import type { DocumentRecord, Metadata, NewVersion, VersionStatus } from '../document-store.port.ts';
 import {
   bytesToVector,
   canonicalTime,
@@ -6,7 +6,7 @@ import {
   type StoredVersionFields,
   toVersionRecord,
   vectorBytes,
-} from './stored-records.ts';
+} from '../stored-records.ts';
 
 /**
  * One entry of a document's serving history: `version` started being served at `from`. The list

@@ -1,5 +1,5 @@
 import { Client, errors } from '@opensearch-project/opensearch';
-import { KbError } from '../../errors/kb-error.ts';
+import { KbError } from '../../../errors/kb-error.ts';
 
 /** A JSON body as sent to OpenSearch. */
 export type Json = Record<string, unknown>;

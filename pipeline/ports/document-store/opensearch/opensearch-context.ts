@@ -1,0 +1,362 @@
+import { KbError } from '../../../errors/kb-error.ts';
+import type { IndexModel } from '../document-store.port.ts';
+import { requireIndexModel } from '../stored-records.ts';
+import {
+  type BulkAction,
+  type CountBody,
+  createEngineHttp,
+  type Json,
+  type RefreshPolicy,
+  requireBulkSuccess,
+  type SearchBody,
+  type SourceHit,
+} from './opensearch-http.ts';
+import {
+  indexDefinitions,
+  indexNames,
+  VECTOR_FIELD_PREFIX,
+  vectorField,
+  vectorFieldMapping,
+} from './opensearch-mappings.ts';
+import { type DocumentSource, type VersionSource, versionId } from './opensearch-records.ts';
+
+export interface OpenSearchDocumentStoreOptions {
+  /** Base URL of the cluster, e.g. `http://127.0.0.1:9200`. */
+  readonly url: string;
+  /** Prefix of the five index names (`<prefix>-documents`, `-versions`, `-chunks`, `-vector-cache`, `-meta`). */
+  readonly indexPrefix: string;
+  /** Primary shards of each index created (default 1). */
+  readonly shards?: number;
+  /** Replicas of each index created (default 0). */
+  readonly replicas?: number;
+  /** How writes become visible to search before their promise resolves (default `true`: refresh at once). */
+  readonly refresh?: RefreshPolicy;
+  /** Timeout of one request in milliseconds (default 30000). */
+  readonly requestTimeoutMs?: number;
+  /**
+   * HNSW beam width of a vector query (`method_parameters.ef_search`, default 200); a query of k
+   * candidates uses at least k. Larger is slower and closer to exact.
+   */
+  readonly efSearch?: number;
+  /**
+   * How often, once the change mark (`changeMark`) has been asked, the store asks the cluster
+   * whether the documents and versions indexes changed (default 500 ms): the bound on how late the
+   * mark notices another process's writes.
+   */
+  readonly changePollMs?: number;
+  /**
+   * `index.max_result_window` of the indexes (default 10000, OpenSearch's own): the
+   * largest search answer, and the offset up to which list pages are read directly rather than
+   * walked to.
+   */
+  readonly maxResultWindow?: number;
+}
+
+/** A document source with the sequence number and primary term that guard a conditional write. */
+export interface Guarded<S> {
+  readonly source: S;
+  readonly seqNo: number;
+  readonly primaryTerm: number;
+}
+
+/** Page size of internal scans (ids of a version's chunks, all versions of a document). */
+export const SCAN_PAGE = 1000;
+/** Most ids of one `_mget`. */
+const MGET_BATCH = 1000;
+/** Attempts of an optimistic read-modify-write before giving up with a retriable conflict. */
+const MAX_ATTEMPTS = 60;
+export const INDEX_MODEL_ID = 'index-model';
+export const NO_VECTORS = { excludes: [`${VECTOR_FIELD_PREFIX}*`] };
+export const BY_CHUNK_ID = [{ id: 'asc' }];
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Jittered exponential backoff between attempts of an optimistic write; gives up after {@link MAX_ATTEMPTS}. */
+export async function backoff(attempt: number, what: string): Promise<void> {
+  if (attempt + 1 >= MAX_ATTEMPTS) {
+    throw new KbError('conflict', `${what}: too many concurrent changes, try again`, { retriable: true });
+  }
+  const ceiling = Math.min(200, 4 * 2 ** Math.min(attempt, 6));
+  await sleep(Math.random() * ceiling);
+}
+
+export function isZero(vector: Float32Array): boolean {
+  return vector.every((value) => value === 0);
+}
+
+/** `now`: the write is visible to search when it resolves; `later`: the caller refreshes (once) itself. */
+export type Visibility = 'now' | 'later';
+
+/** What the roles of one OpenSearch document store share: the client, the index names and the low-level reads and writes. */
+export type OpenSearchContext = Awaited<ReturnType<typeof openOpenSearchContext>>;
+
+/**
+ * Connects to the cluster, creates the indexes that are missing (or brings the mappings and
+ * result window of existing ones up to date) and returns the shared context of the roles.
+ */
+export async function openOpenSearchContext(options: OpenSearchDocumentStoreOptions) {
+  const http = createEngineHttp({ url: options.url, requestTimeoutMs: options.requestTimeoutMs ?? 30_000 });
+  const efSearch = options.efSearch ?? 200;
+  const names = indexNames(options.indexPrefix);
+  const refresh: RefreshPolicy = options.refresh ?? true;
+  const resultWindow = options.maxResultWindow ?? 10_000;
+  const scanPage = Math.min(SCAN_PAGE, resultWindow);
+  const refreshQuery = { refresh: String(refresh) };
+  const refreshFor = (visibility: Visibility): RefreshPolicy | false => (visibility === 'now' ? refresh : false);
+
+  /** Chunks this instance wrote without a refresh: its next search of the chunks index refreshes first. */
+  let chunksPending = false;
+  async function refreshIndexes(indexes: readonly string[]): Promise<void> {
+    await http.request('POST', `/${indexes.join(',')}/_refresh`);
+  }
+  /** Makes this instance's unrefreshed chunk writes visible to its own searches of them. */
+  async function settleChunks(): Promise<void> {
+    if (!chunksPending) return;
+    chunksPending = false;
+    await refreshIndexes([names.chunks]);
+  }
+  const path = (index: string, endpoint: string, id: string) => `/${index}/${endpoint}/${encodeURIComponent(id)}`;
+
+  // ---- Low-level reads and writes ----
+
+  async function getGuarded<S>(index: string, id: string, query: Json = {}): Promise<Guarded<S> | null> {
+    const response = await http.request<SourceHit<S>>('GET', path(index, '_doc', id), undefined, {
+      allow: [404],
+      query: query as Record<string, string>,
+    });
+    const hit = response.body;
+    if (response.status === 404 || hit.found !== true || hit._source === undefined) return null;
+    return { source: hit._source, seqNo: hit._seq_no ?? 0, primaryTerm: hit._primary_term ?? 0 };
+  }
+
+  const getDocument = (id: string) => getGuarded<DocumentSource>(names.documents, id);
+  const getVersionSource = async (documentId: string, version: number) =>
+    (await getGuarded<VersionSource>(names.versions, versionId(documentId, version)))?.source ?? null;
+
+  /**
+   * Writes a whole source: `create` only if the id is free, a guard only if unchanged since read.
+   * Resolves false when the condition failed (409).
+   */
+  async function put(
+    index: string,
+    id: string,
+    source: object,
+    condition: 'create' | Guarded<unknown> | null,
+    visibility: Visibility = 'now',
+  ) {
+    const query: Record<string, string | number> = visibility === 'now' ? { ...refreshQuery } : {};
+    if (condition === 'create') query.op_type = 'create';
+    else if (condition !== null) {
+      query.if_seq_no = condition.seqNo;
+      query.if_primary_term = condition.primaryTerm;
+    }
+    const response = await http.request('PUT', path(index, '_doc', id), source, { query, allow: [409] });
+    return response.status !== 409;
+  }
+
+  /** Partial update or script; resolves false when the record does not exist. */
+  async function update(index: string, id: string, body: Json, visibility: Visibility = 'now'): Promise<boolean> {
+    const response = await http.request('POST', path(index, '_update', id), body, {
+      query: { ...(visibility === 'now' ? refreshQuery : {}), retry_on_conflict: 10 },
+      allow: [404],
+    });
+    return response.status !== 404;
+  }
+
+  async function mget<S>(index: string, ids: readonly string[]): Promise<Map<string, S>> {
+    const found = new Map<string, S>();
+    const unique = [...new Set(ids)];
+    for (let start = 0; start < unique.length; start += MGET_BATCH) {
+      const batch = unique.slice(start, start + MGET_BATCH);
+      const response = await http.request<{ docs: SourceHit<S>[] }>(
+        'POST',
+        `/${index}/_mget`,
+        { ids: batch },
+        { query: { _source_excludes: `${VECTOR_FIELD_PREFIX}*` } },
+      );
+      for (const doc of response.body.docs) {
+        if (doc.found === true && doc._source !== undefined) found.set(doc._id, doc._source);
+      }
+    }
+    return found;
+  }
+
+  async function search<S>(index: string, body: Json): Promise<SearchBody<S>> {
+    if (index === names.chunks) await settleChunks();
+    return (await http.request<SearchBody<S>>('POST', `/${index}/_search`, body)).body;
+  }
+
+  async function count(index: string, query: Json): Promise<number> {
+    if (index === names.chunks) await settleChunks();
+    return (await http.request<CountBody>('POST', `/${index}/_count`, { query })).body.count;
+  }
+
+  /** Every hit of `query`, in pages ordered by `sort` (which must be unique per record). */
+  async function scanAll<S>(index: string, query: Json, sort: Json[], source: unknown): Promise<SourceHit<S>[]> {
+    const all: SourceHit<S>[] = [];
+    let after: readonly unknown[] | undefined;
+    for (;;) {
+      const body: Json = { query, sort, size: scanPage, _source: source, track_total_hits: false };
+      if (after !== undefined) body.search_after = after;
+      const hits = (await search<S>(index, body)).hits.hits;
+      all.push(...hits);
+      const last = hits[hits.length - 1];
+      if (hits.length < scanPage || last?.sort === undefined) return all;
+      after = last.sort;
+    }
+  }
+
+  const versionChunksQuery = (documentId: string, version: number): Json => ({
+    bool: { filter: [{ term: { document_id: documentId } }, { term: { version } }] },
+  });
+
+  async function chunkIds(query: Json): Promise<string[]> {
+    return (await scanAll(names.chunks, query, BY_CHUNK_ID, false)).map((hit) => hit._id);
+  }
+
+  /** Deletes the records of `index` matching `query`, by id (a concurrently deleted one is fine). */
+  async function deleteMatching(index: string, query: Json, sort: Json[]): Promise<void> {
+    const ids = (await scanAll(index, query, sort, false)).map((hit) => hit._id);
+    if (ids.length === 0) return;
+    const results = await http.bulk(
+      ids.map((id): BulkAction => ({ kind: 'delete', index, id })),
+      refresh,
+    );
+    requireBulkSuccess(results, `delete from ${index}`, [404]);
+  }
+
+  /** Runs bulk updates, retrying the ones that still conflicted after the engine's own retries. */
+  async function bulkUpdate(
+    index: string,
+    updates: readonly { id: string; body: Json }[],
+    what: string,
+    visibility: Visibility = 'now',
+  ) {
+    let pending = updates;
+    for (let attempt = 0; pending.length > 0; attempt += 1) {
+      const results = await http.bulk(
+        pending.map((entry): BulkAction => ({ kind: 'update', index, id: entry.id, body: entry.body })),
+        refreshFor(visibility),
+      );
+      const conflicted = new Set(results.filter((result) => result.status === 409).map((result) => result.id));
+      requireBulkSuccess(results, what, [404, 409]);
+      pending = pending.filter((entry) => conflicted.has(entry.id));
+      if (pending.length > 0) await backoff(attempt, what);
+    }
+  }
+
+  async function readIndexModel(): Promise<IndexModel | null> {
+    const meta = await getGuarded<IndexModel>(names.meta, INDEX_MODEL_ID);
+    return meta === null ? null : { model: meta.source.model, dimensions: meta.source.dimensions };
+  }
+
+  /**
+   * The index model for queries, read at most once per change-poll interval: a query asks for it
+   * twice (the search service, then the vector search), and it changes only when the model is
+   * switched. A switch through this instance shows at once, through another within the interval.
+   */
+  const modelTtlMs = options.changePollMs ?? 500;
+  let modelRead: { at: number; model: Promise<IndexModel | null> } | null = null;
+  function queryIndexModel(): Promise<IndexModel | null> {
+    const now = Date.now();
+    if (modelRead === null || now - modelRead.at > modelTtlMs) {
+      const model = readIndexModel();
+      modelRead = { at: now, model };
+      // A failed read is not kept.
+      model.catch(() => {
+        if (modelRead?.model === model) modelRead = null;
+      });
+    }
+    return modelRead.model;
+  }
+
+  /** {@link requireIndexModel}, and the vector must also be finite and non-zero (cosine needs both). */
+  function requireVectorOf(model: IndexModel | null, vector: Float32Array, what: string): IndexModel {
+    const checked = requireIndexModel(model, vector, what);
+    if (!vector.every(Number.isFinite)) throw new KbError('bad-request', `${what}: vector has non-finite values`);
+    if (isZero(vector)) throw new KbError('bad-request', `${what}: a zero vector has no cosine similarity`);
+    return checked;
+  }
+
+  async function ensureVectorField(dimensions: number): Promise<void> {
+    await http.request('PUT', `/${names.chunks}/_mapping`, {
+      properties: { [vectorField(dimensions)]: vectorFieldMapping(dimensions) },
+    });
+  }
+
+  function searchLimit(limit: number): number {
+    return Math.min(resultWindow, Math.max(0, Math.floor(limit)));
+  }
+
+  // ---- Start-up: indexes and mappings ----
+
+  const layout = { shards: options.shards ?? 1, replicas: options.replicas ?? 0, maxResultWindow: resultWindow };
+  for (const definition of indexDefinitions(names, layout)) {
+    const exists = await http.request('HEAD', `/${definition.name}`, undefined, { allow: [404] });
+    if (exists.status === 404) {
+      const created = await http.request<{ error?: { type?: string } }>(
+        'PUT',
+        `/${definition.name}`,
+        { settings: definition.settings, mappings: definition.mappings },
+        { allow: [400] },
+      );
+      // Another process may have created it between the check and the creation.
+      if (created.status === 400 && created.body.error?.type !== 'resource_already_exists_exception') {
+        throw new KbError('internal-error', `Cannot create index ${definition.name}: ${JSON.stringify(created.body)}`);
+      }
+    } else {
+      // New fields of a newer adapter, and the result window the adapter counts on.
+      await http.request('PUT', `/${definition.name}/_mapping`, { properties: definition.mappings.properties });
+      await http.request('PUT', `/${definition.name}/_settings`, { index: { max_result_window: resultWindow } });
+    }
+  }
+  const startModel = await readIndexModel();
+  if (startModel !== null) await ensureVectorField(startModel.dimensions);
+
+  return {
+    http,
+    names,
+    efSearch,
+    resultWindow,
+    scanPage,
+    refresh,
+    refreshQuery,
+    refreshFor,
+    refreshIndexes,
+    settleChunks,
+    path,
+    getGuarded,
+    getDocument,
+    getVersionSource,
+    put,
+    update,
+    mget,
+    search,
+    count,
+    scanAll,
+    versionChunksQuery,
+    chunkIds,
+    deleteMatching,
+    bulkUpdate,
+    searchLimit,
+    readIndexModel,
+    queryIndexModel,
+    requireVectorOf,
+    ensureVectorField,
+    /** Notes chunks written without a refresh: this instance's next search of them refreshes first. */
+    markChunksPending(): void {
+      chunksPending = true;
+    },
+    /** Refreshes the chunks index now (whoever wrote them), settling this instance's pending writes too. */
+    async refreshChunks(): Promise<void> {
+      chunksPending = false;
+      await refreshIndexes([names.chunks]);
+    },
+    /** Drops the cached index model, so the next query reads it again. */
+    forgetIndexModel(): void {
+      modelRead = null;
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import { backoff, type OpenSearchContext, type Visibility } from './opensearch-context.ts';
+import {
+  type DerivedChunkFields,
+  type DocumentSource,
+  derivedChunkFields,
+  servedInterval,
+  type VersionSource,
+  versionId,
+} from './opensearch-records.ts';
+
+/** Copies the served interval and version fields onto a chunk unless it holds a newer copy. */
+const SYNC_CHUNK_SCRIPT = `
+  def current = ctx._source.served_rev;
+  if (current != null && current > params.rev) {
+    ctx.op = 'noop';
+  } else {
+    for (def entry : params.fields.entrySet()) { ctx._source[entry.getKey()] = entry.getValue(); }
+  }`;
+
+/** Copies the served interval onto a version unless it holds a newer copy. */
+const SYNC_VERSION_SCRIPT = `
+  def current = ctx._source.served_rev;
+  if (current != null && current > params.rev) {
+    ctx.op = 'noop';
+  } else {
+    ctx._source.served_from = params.from;
+    ctx._source.served_until = params.until;
+    ctx._source.served_rev = params.rev;
+  }`;
+
+/** The version whose interval deletion closed: the last one of the serving history. */
+export function lastServed(document: DocumentSource): number[] {
+  const last = document.served[document.served.length - 1];
+  return last === undefined ? [] : [last.version];
+}
+
+/**
+ * Served state: copies from the document record (which decides) to its versions and chunks, and
+ * the document's mirror of its latest version (number and status), each under a guard so that
+ * concurrent writers never move it back.
+ */
+export function createServing(context: OpenSearchContext) {
+  const { names, chunkIds, versionChunksQuery, bulkUpdate, update, getDocument, getVersionSource, put } = context;
+
+  /** Copies a version's derived fields onto every chunk of it that exists now. */
+  async function syncChunks(
+    documentId: string,
+    version: number,
+    fields: DerivedChunkFields,
+    visibility: Visibility = 'now',
+  ): Promise<void> {
+    const ids = await chunkIds(versionChunksQuery(documentId, version));
+    const body = {
+      script: { lang: 'painless', source: SYNC_CHUNK_SCRIPT, params: { rev: fields.served_rev, fields } },
+    };
+    await bulkUpdate(
+      names.chunks,
+      ids.map((id) => ({ id, body })),
+      `sync chunks of ${versionId(documentId, version)}`,
+      visibility,
+    );
+  }
+
+  /** Copies the served intervals of `versions` from the document onto their version and chunk records. */
+  async function propagate(
+    document: DocumentSource,
+    versions: readonly number[],
+    visibility: Visibility = 'now',
+  ): Promise<void> {
+    for (const version of new Set(versions)) {
+      const interval = servedInterval(document, version);
+      await update(
+        names.versions,
+        versionId(document.id, version),
+        {
+          script: {
+            lang: 'painless',
+            source: SYNC_VERSION_SCRIPT,
+            params: { rev: document.rev, from: interval.from, until: interval.until },
+          },
+        },
+        visibility,
+      );
+      const source = await getVersionSource(document.id, version);
+      await syncChunks(document.id, version, derivedChunkFields(document, version, source), visibility);
+    }
+  }
+
+  /** Sets the document's mirrored status to its latest version's, if `version` is the latest. */
+  async function mirrorStatus(
+    documentId: string,
+    version: number,
+    at: string,
+    visibility: Visibility = 'now',
+  ): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      // The document is read before the version, so a write guarded by this read saw the newest status.
+      const document = await getDocument(documentId);
+      if (document === null || document.source.latest_version !== version) return;
+      const current = await getVersionSource(documentId, version);
+      if (current === null || current.status === document.source.status) return;
+      const next: DocumentSource = {
+        ...document.source,
+        status: current.status,
+        updated_at: at,
+        rev: document.source.rev + 1,
+      };
+      if (await put(names.documents, documentId, next, document, visibility)) return;
+      await backoff(attempt, `status of ${documentId}`);
+    }
+  }
+
+  /** Advances the document's latest version to `version` (already created) unless it is there already. */
+  async function advanceLatest(documentId: string, version: VersionSource): Promise<void> {
+    for (let attempt = 0; ; attempt += 1) {
+      const document = await getDocument(documentId);
+      if (document === null || document.source.latest_version >= version.version) return;
+      const next: DocumentSource = {
+        ...document.source,
+        latest_version: version.version,
+        status: version.status,
+        updated_at: version.created_at,
+        rev: document.source.rev + 1,
+      };
+      if (await put(names.documents, documentId, next, document)) return;
+      await backoff(attempt, `version ${version.version} of ${documentId}`);
+    }
+  }
+
+  return { syncChunks, propagate, mirrorStatus, advanceLatest };
+}

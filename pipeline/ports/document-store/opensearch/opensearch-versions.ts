@@ -1,0 +1,328 @@
+import { KbError } from '../../../errors/kb-error.ts';
+import type {
+  DocumentListQuery,
+  DocumentRecord,
+  NewDocument,
+  VersionPatch,
+  VersionRecord,
+  VersionStatus,
+  VersionStore,
+} from '../document-store.port.ts';
+import { VERSION_STATUSES } from '../document-store.port.ts';
+import { canonicalTime, toStoredProgress, toVersionRecord } from '../stored-records.ts';
+import { BY_CHUNK_ID, backoff, type OpenSearchContext } from './opensearch-context.ts';
+import type { Json } from './opensearch-http.ts';
+import {
+  type DocumentSource,
+  later,
+  newVersionSource,
+  toDocumentRecord,
+  type VersionSource,
+  versionId,
+} from './opensearch-records.ts';
+import { createServing, lastServed } from './opensearch-serving.ts';
+
+/**
+ * The {@link VersionStore} role of the OpenSearch document store. The document record decides
+ * (version allocation, serving history) under sequence-number guards; versions and chunks receive
+ * copies of what it decided.
+ */
+export function createOpenSearchVersionStore(context: OpenSearchContext, changeMark: () => string): VersionStore {
+  const {
+    http,
+    names,
+    resultWindow,
+    refreshQuery,
+    path,
+    getDocument,
+    getVersionSource,
+    put,
+    update,
+    mget,
+    search,
+    count,
+    scanAll,
+    deleteMatching,
+    refreshIndexes,
+  } = context;
+  const { propagate, mirrorStatus, advanceLatest } = createServing(context);
+
+  async function listDocuments(query: DocumentListQuery): Promise<{ documents: DocumentRecord[]; total: number }> {
+    const filter: Json[] = [
+      { term: { workspace_id: query.workspaceId } },
+      { bool: { must_not: [{ exists: { field: 'deleted_at' } }] } },
+    ];
+    if (query.status !== undefined) filter.push({ term: { status: query.status } });
+    if (query.source !== undefined) filter.push({ term: { source: query.source } });
+    const created: Json = {};
+    if (query.createdAfter !== undefined) created.gte = canonicalTime(query.createdAfter, 'createdAfter');
+    if (query.createdBefore !== undefined) created.lt = canonicalTime(query.createdBefore, 'createdBefore');
+    if (Object.keys(created).length > 0) filter.push({ range: { created_at: created } });
+    // The total counts the whole filtered list, whatever the cursor or offset.
+    const total = query.knownTotal ?? (await count(names.documents, { bool: { filter } }));
+
+    const page = [...filter];
+    if (query.after !== undefined) {
+      const createdAt = canonicalTime(query.after.createdAt, 'after.createdAt');
+      page.push({
+        bool: {
+          should: [
+            { range: { created_at: { lt: createdAt } } },
+            { bool: { filter: [{ term: { created_at: createdAt } }, { range: { id: { lt: query.after.id } } }] } },
+          ],
+          minimum_should_match: 1,
+        },
+      });
+    }
+    const limit = Math.min(resultWindow, Math.max(0, Math.floor(query.limit)));
+    const offset = Math.max(0, Math.floor(query.offset ?? 0));
+    if (limit === 0 || offset >= total) return { documents: [], total };
+    const base: Json = { query: { bool: { filter: page } }, sort: [{ created_at: 'desc' }, { id: 'desc' }] };
+    let searchAfter: readonly unknown[] | undefined;
+    let from = offset;
+    // Beyond the result window, walk to the offset by sort values first (`search_after` needs `from: 0`).
+    while (from > 0 && offset + limit > resultWindow) {
+      const size = Math.min(resultWindow, from);
+      const skipped = await search<never>(names.documents, {
+        ...base,
+        size,
+        _source: false,
+        ...(searchAfter === undefined ? {} : { search_after: searchAfter }),
+      });
+      const last = skipped.hits.hits[skipped.hits.hits.length - 1];
+      if (skipped.hits.hits.length < size || last?.sort === undefined) return { documents: [], total };
+      searchAfter = last.sort;
+      from -= size;
+    }
+    const body = await search<DocumentSource>(names.documents, {
+      ...base,
+      from,
+      size: limit,
+      ...(searchAfter === undefined ? {} : { search_after: searchAfter }),
+    });
+    const sources = body.hits.hits.flatMap((hit) => (hit._source === undefined ? [] : [hit._source]));
+    const latest = await mget<VersionSource>(
+      names.versions,
+      sources.map((source) => versionId(source.id, source.latest_version)),
+    );
+    const documents = sources.flatMap((source) => {
+      const version = latest.get(versionId(source.id, source.latest_version));
+      return version === undefined ? [] : [toDocumentRecord(source, version)];
+    });
+    return { documents, total };
+  }
+
+  return {
+    changeMark,
+
+    async createDocument(input: NewDocument): Promise<DocumentRecord> {
+      const version = newVersionSource(input.id, input.workspaceId, 1, input.firstVersion);
+      const conflict = () =>
+        new KbError('conflict', `Document ${input.id} already exists`, {
+          retriable: false,
+        });
+      if (!(await put(names.versions, versionId(input.id, 1), version, 'create'))) throw conflict();
+      const document: DocumentSource = {
+        id: input.id,
+        workspace_id: input.workspaceId,
+        source: input.source,
+        created_at: version.created_at,
+        updated_at: version.created_at,
+        deleted_at: null,
+        latest_version: 1,
+        served_version: null,
+        status: 'pending',
+        rev: 1,
+        served: [],
+      };
+      if (!(await put(names.documents, input.id, document, 'create'))) {
+        // A document record without its version 1 (an interrupted purge): leave it, drop ours.
+        await http.request('DELETE', path(names.versions, '_doc', versionId(input.id, 1)), undefined, {
+          query: refreshQuery,
+          allow: [404],
+        });
+        throw conflict();
+      }
+      return toDocumentRecord(document, version);
+    },
+
+    async appendVersion(workspaceId, documentId, build): Promise<VersionRecord> {
+      for (let attempt = 0; ; attempt += 1) {
+        const document = await getDocument(documentId);
+        if (document === null || document.source.workspace_id !== workspaceId || document.source.deleted_at !== null) {
+          throw new KbError('not-found', `Document ${documentId} not found`);
+        }
+        const latest = await getVersionSource(documentId, document.source.latest_version);
+        if (latest === null) throw new KbError('not-found', `Document ${documentId} has no versions`);
+        const next = document.source.latest_version + 1;
+        const source = newVersionSource(documentId, workspaceId, next, build(toVersionRecord(latest)));
+        if (await put(names.versions, versionId(documentId, next), source, 'create')) {
+          await advanceLatest(documentId, source);
+          return toVersionRecord(source);
+        }
+        // Another append took `next`: advance the document for it, then try the number after.
+        const taken = await getVersionSource(documentId, next);
+        if (taken !== null) await advanceLatest(documentId, taken);
+        await backoff(attempt, `append to ${documentId}`);
+      }
+    },
+
+    async getDocument(workspaceId, documentId) {
+      const document = await getDocument(documentId);
+      if (document === null || document.source.workspace_id !== workspaceId || document.source.deleted_at !== null) {
+        return null;
+      }
+      const latest = await getVersionSource(documentId, document.source.latest_version);
+      return latest === null ? null : toDocumentRecord(document.source, latest);
+    },
+
+    listDocuments,
+
+    async listVersions(workspaceId, documentId) {
+      const hits = await scanAll<VersionSource>(
+        names.versions,
+        { bool: { filter: [{ term: { document_id: documentId } }, { term: { workspace_id: workspaceId } }] } },
+        [{ version: 'desc' }],
+        true,
+      );
+      return hits.flatMap((hit) => (hit._source === undefined ? [] : [toVersionRecord(hit._source)]));
+    },
+
+    async getVersion(documentId, version) {
+      const source = await getVersionSource(documentId, version);
+      return source === null ? null : toVersionRecord(source);
+    },
+
+    async updateVersion(documentId, version, patch: VersionPatch) {
+      const current = await getVersionSource(documentId, version);
+      if (current === null) return null;
+      const fields: Json = {};
+      if (patch.status !== undefined) fields.status = patch.status;
+      if (patch.error !== undefined) fields.error = patch.error;
+      if (patch.progress !== undefined) fields.progress = toStoredProgress(patch.progress);
+      if (patch.chunkCount !== undefined) fields.chunk_count = patch.chunkCount;
+      if (patch.tokens !== undefined) fields.tokens = patch.tokens;
+      if (patch.embeddingModel !== undefined) fields.embedding_model = patch.embeddingModel;
+      if (Object.keys(fields).length === 0) return toVersionRecord(current);
+      if (!(await update(names.versions, versionId(documentId, version), { doc: fields }, 'later'))) return null;
+      if (patch.status !== undefined && patch.status !== current.status) {
+        await mirrorStatus(documentId, version, new Date().toISOString(), 'later');
+      }
+      // One refresh for the version and its document's mirrored status.
+      await refreshIndexes([names.versions, names.documents]);
+      const updated = await getVersionSource(documentId, version);
+      return updated === null ? null : toVersionRecord(updated);
+    },
+
+    async completeVersion(documentId, version, result) {
+      const at = canonicalTime(result.at, 'at');
+      for (let attempt = 0; ; attempt += 1) {
+        const current = await getVersionSource(documentId, version);
+        if (current === null) return { served: false };
+        if (current.status === 'completed') return { served: current.served_from !== null };
+        const document = await getDocument(documentId);
+        if (document === null) return { served: false };
+        let source = document.source;
+        // Already in the serving history: an interrupted completion, finished below.
+        let served = source.served.some((entry) => entry.version === version);
+        if (
+          !served &&
+          source.deleted_at === null &&
+          (source.served_version === null || source.served_version < version)
+        ) {
+          const previous = source.served[source.served.length - 1];
+          const next: DocumentSource = {
+            ...source,
+            served: [...source.served, { version, from: later(at, previous?.from ?? null) }],
+            served_version: version,
+            rev: source.rev + 1,
+          };
+          if (!(await put(names.documents, documentId, next, document, 'later'))) {
+            await backoff(attempt, `complete ${versionId(documentId, version)}`);
+            continue;
+          }
+          source = next;
+          served = true;
+        }
+        if (served) {
+          // The version's chunks were written without a refresh (by this or another process):
+          // one refresh makes them all findable before their served interval is copied onto them.
+          await context.refreshChunks();
+          const position = source.served.findIndex((entry) => entry.version === version);
+          const previous = source.served[position - 1];
+          await propagate(source, previous === undefined ? [version] : [previous.version, version], 'later');
+        }
+        // One refresh for the whole serving change, before the version says `completed`: a reader
+        // that sees the status (lookups by id are real-time) finds the chunks in search too.
+        await refreshIndexes([names.documents, names.versions, names.chunks]);
+        await update(names.versions, versionId(documentId, version), {
+          doc: {
+            status: 'completed',
+            completed_at: at,
+            chunk_count: result.chunkCount,
+            tokens: result.tokens,
+            embedding_model: result.embeddingModel,
+            error: null,
+          },
+        });
+        await mirrorStatus(documentId, version, at);
+        return { served };
+      }
+    },
+
+    async softDelete(workspaceId, documentId, at) {
+      const when = canonicalTime(at, 'at');
+      for (let attempt = 0; ; attempt += 1) {
+        const document = await getDocument(documentId);
+        if (document === null || document.source.workspace_id !== workspaceId) return null;
+        if (document.source.deleted_at !== null) {
+          // Finishes an interrupted deletion (the copies are idempotent), then answers as absent.
+          await propagate(document.source, lastServed(document.source));
+          return null;
+        }
+        const next: DocumentSource = {
+          ...document.source,
+          deleted_at: when,
+          updated_at: when,
+          served_version: null,
+          rev: document.source.rev + 1,
+        };
+        if (!(await put(names.documents, documentId, next, document))) {
+          await backoff(attempt, `delete ${documentId}`);
+          continue;
+        }
+        await propagate(next, lastServed(next));
+        const latest = await getVersionSource(documentId, next.latest_version);
+        return latest === null ? null : toDocumentRecord(next, latest);
+      }
+    },
+
+    async purge(workspaceId, documentId) {
+      const document = await getDocument(documentId);
+      if (document === null || document.source.workspace_id !== workspaceId) return false;
+      const byDocument = { term: { document_id: documentId } };
+      await deleteMatching(names.chunks, byDocument, BY_CHUNK_ID);
+      await deleteMatching(names.versions, byDocument, [{ document_id: 'asc' }, { version: 'asc' }]);
+      await http.request('DELETE', path(names.documents, '_doc', documentId), undefined, {
+        query: refreshQuery,
+        allow: [404],
+      });
+      return true;
+    },
+
+    async countDocumentsByStatus() {
+      const body = await search<never>(names.documents, {
+        size: 0,
+        query: { bool: { must_not: [{ exists: { field: 'deleted_at' } }] } },
+        aggs: { statuses: { terms: { field: 'status', size: VERSION_STATUSES.length } } },
+      });
+      const buckets = (body.aggregations?.statuses as { buckets: { key: string; doc_count: number }[] } | undefined)
+        ?.buckets;
+      const counts = Object.fromEntries(VERSION_STATUSES.map((s) => [s, 0])) as Record<VersionStatus, number>;
+      for (const bucket of buckets ?? []) {
+        if (bucket.key in counts) counts[bucket.key as VersionStatus] = bucket.doc_count;
+      }
+      return counts;
+    },
+  };
+}
