@@ -9,7 +9,7 @@ import { createFilesystemObjectStore } from '../ports/object-store/filesystem.ad
 import type { Logger } from '../stages/stage.ts';
 import { createParsePool } from '../workers/parse-pool.ts';
 import { lazy } from './lazy.ts';
-import type { Ports } from './runtime.ts';
+import type { Ports } from './runtime-ports.ts';
 
 /** The embedded runtime: SQLite databases and files under the data directory, one process. */
 export async function createEmbeddedPorts(

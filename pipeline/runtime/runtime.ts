@@ -7,40 +7,33 @@ import type { Metrics } from '../metrics/metrics.port.ts';
 import { observeDeadLetters, observeEmbeddings, observeRateLimiter, observeStage } from '../metrics/observed-ports.ts';
 import { createPrometheusMetrics } from '../metrics/prometheus.metrics.ts';
 import { readStageLag } from '../metrics/stage-lag.ts';
-import type { ControlStore } from '../ports/control-store/control-store.port.ts';
-import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
-import type { MessageLog, Subscription } from '../ports/message-log/message-log.port.ts';
-import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
+import type { Subscription } from '../ports/message-log/message-log.port.ts';
 import { createAccountsService } from '../services/accounts.service.ts';
 import { createAuditService } from '../services/audit.service.ts';
+import { createChunksService } from '../services/chunks.service.ts';
+import { createDocumentWritesService } from '../services/document-writes.service.ts';
 import { createDocumentsService } from '../services/documents.service.ts';
 import { createHealthService } from '../services/health.service.ts';
 import { createKeysService } from '../services/keys.service.ts';
 import { createLeftoversService } from '../services/leftovers.service.ts';
 import { createPipelineOverviewService } from '../services/pipeline-overview.service.ts';
 import { createRateLimiter } from '../services/rate-limiter.ts';
+import { createReindexService } from '../services/reindex.service.ts';
+import { createRetentionService } from '../services/retention.service.ts';
 import { createSearchService } from '../services/search.service.ts';
 import type { Services } from '../services/services.ts';
+import { createUploadStagingService } from '../services/upload-staging.service.ts';
 import { createUsageService } from '../services/usage.service.ts';
-import { createStages, type Parser, type StageDeps } from '../stages/pipeline-stages.ts';
+import { createVersionsService } from '../services/versions.service.ts';
+import { createStages, type StageDeps } from '../stages/pipeline-stages.ts';
 import type { Logger } from '../stages/stage.ts';
 import { runStage } from '../stages/stage-runner.ts';
 import { createDistributedPorts } from './distributed-ports.ts';
 import { createEmbeddedPorts } from './embedded-ports.ts';
+import type { Ports } from './runtime-ports.ts';
 
-/** The infrastructure behind the ports, built for one runtime kind. */
-export interface Ports {
-  readonly objects: ObjectStore;
-  readonly log: MessageLog;
-  readonly documents: DocumentStore;
-  readonly control: ControlStore;
-  /** Loaded on first use: the API needs it for queries, workers for the embed stage, `kb keys` never. */
-  getEmbeddings(): Promise<EmbeddingProvider>;
-  /** Loaded on first use: only the parse stage parses. */
-  getParser(): Promise<Parser>;
-  close(): Promise<void>;
-}
+export type { Ports } from './runtime-ports.ts';
 
 export interface Runtime {
   readonly config: Config;
@@ -109,14 +102,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     metrics,
   );
   const embedded = config.runtime === 'embedded';
-  const documents = createDocumentsService({
+  const writeDeps = {
     documents: ports.documents,
     objects: ports.objects,
     control: ports.control,
     log: ports.log,
     topics,
-    maxUploadBytes: config.maxUploadBytes,
-  });
+  };
+  const documents = createDocumentsService({ documents: ports.documents, objects: ports.objects });
   const health = createHealthService({
     version: serviceVersion(),
     checks: [
@@ -127,7 +120,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     ],
   });
   const services: Services = {
+    uploads: createUploadStagingService({ objects: ports.objects, maxUploadBytes: config.maxUploadBytes }),
     documents,
+    documentWrites: createDocumentWritesService(writeDeps),
+    versions: createVersionsService(writeDeps),
+    chunks: createChunksService({ documents: ports.documents, objects: ports.objects }),
     search: createSearchService({
       documents: ports.documents,
       getEmbeddings: ports.getEmbeddings,
@@ -148,6 +145,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     health,
     usage: createUsageService({ control: ports.control }),
     pipeline: createPipelineOverviewService({ log: ports.log, topics, documents, health }),
+    reindex: createReindexService({
+      documents: ports.documents,
+      getEmbeddings: ports.getEmbeddings,
+      batchSize: config.embedding.batchSize,
+    }),
+    retention: createRetentionService({ documents: ports.documents, control: ports.control }),
   };
 
   const running: Subscription[] = [];

@@ -101,6 +101,10 @@ export function createAccountsService(deps: AccountsServiceDeps): AccountsServic
       return (await deps.control.listUsers()).map(accountView);
     },
 
+    count() {
+      return deps.control.countUsers();
+    },
+
     async signIn(email, password) {
       const normalized = email.trim().toLowerCase();
       const locked = lockedFor(normalized);

@@ -1,5 +1,8 @@
-import type { HealthService } from './services.ts';
 import type { CheckStatus, CheckView, ReadinessView } from './views.ts';
+
+export interface HealthService {
+  ready(): Promise<ReadinessView>;
+}
 
 export const SERVICE_NAME = 'kb-document-service';
 

@@ -199,6 +199,10 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
       return (await deps.control.listKeys(workspaceId)).map(apiKeyView);
     },
 
+    count() {
+      return deps.control.countKeys();
+    },
+
     async revoke(id, by) {
       const before = by ? await deps.control.getKey(id) : null;
       const revoked = await deps.control.revokeKey(id, isoNow());

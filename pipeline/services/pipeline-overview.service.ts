@@ -2,7 +2,9 @@ import { STAGE_NAMES, type StageName, type Topics } from '../events/events.ts';
 import type { VersionStatus } from '../ports/document-store/document-store.port.ts';
 import { VERSION_STATUSES } from '../ports/document-store/document-store.port.ts';
 import type { MessageLog } from '../ports/message-log/message-log.port.ts';
-import type { DocumentsService, HealthService, RequestContext } from './services.ts';
+import type { DocumentsService } from './documents.service.ts';
+import type { HealthService } from './health.service.ts';
+import type { RequestContext } from './request-context.ts';
 import type { DocumentView, ReadinessView } from './views.ts';
 
 export interface StageBacklogView {

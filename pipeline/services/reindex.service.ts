@@ -1,5 +1,6 @@
-import type { ChunkRecord, DocumentStore } from '../ports/document-store/document-store.port.ts';
+import type { ChunkRecord, DocumentStore, IndexModel } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
+import { embedMissing } from '../stages/pipeline-stages.ts';
 
 export interface ReindexReport {
   readonly fromModel: string | null;
@@ -16,6 +17,38 @@ export interface ReindexReport {
   readonly versions: number;
 }
 
+export interface ReindexOptions {
+  readonly onStart?: (total: number) => void;
+  readonly onProgress?: (done: number) => void;
+  /** Re-embed even when the index is already on the provider's model. */
+  readonly force?: boolean;
+}
+
+export interface ReindexService {
+  /** The model whose vectors the index holds, or null when it holds none yet. */
+  indexModel(): Promise<IndexModel | null>;
+  /** Moves the index to the configured provider's model (see {@link reindex}). */
+  run(options?: ReindexOptions): Promise<ReindexReport>;
+}
+
+/**
+ * Reindexing for `kb reindex` and the start-up check: tells which model the index holds, and
+ * moves it to the configured embedding provider's model, loading the provider only then.
+ */
+export function createReindexService(deps: {
+  documents: DocumentStore;
+  getEmbeddings: () => Promise<EmbeddingProvider>;
+  batchSize: number;
+}): ReindexService {
+  return {
+    indexModel: () => deps.documents.getIndexModel(),
+    async run(options = {}) {
+      const provider = await deps.getEmbeddings();
+      return reindex({ documents: deps.documents, provider, batchSize: deps.batchSize }, options);
+    },
+  };
+}
+
 /**
  * Moves the index to the provider's model: switches the index model (dropping vectors of the
  * old one), then re-embeds every stored chunk — vectors already in the cache for the new model
@@ -25,7 +58,7 @@ export interface ReindexReport {
  */
 export async function reindex(
   deps: { documents: DocumentStore; provider: EmbeddingProvider; batchSize: number },
-  options: { onStart?: (total: number) => void; onProgress?: (done: number) => void; force?: boolean } = {},
+  options: ReindexOptions = {},
 ): Promise<ReindexReport> {
   const { documents, provider } = deps;
   const current = await documents.getIndexModel();
@@ -43,21 +76,11 @@ export async function reindex(
   let chunksEmbedded = 0;
   let textsEmbedded = 0;
   for await (const page of pages(documents)) {
-    const unique = new Map(page.map((c) => [c.contentHash, c.content]));
-    const have = await documents.getCachedVectors(target.model, [...unique.keys()]);
-    const missing = [...unique].filter(([hash]) => !have.has(hash));
-    for (let i = 0; i < missing.length; i += deps.batchSize) {
-      const batch = missing.slice(i, i + deps.batchSize);
-      const vectors = await provider.embedDocuments(batch.map(([, text]) => text));
-      const fresh = new Map(batch.map(([hash], j) => [hash, vectors[j] as Float32Array]));
-      await documents.putCachedVectors(target.model, fresh);
-      for (const [hash, vector] of fresh) have.set(hash, vector);
-    }
-    textsEmbedded += missing.length;
-    const fresh = new Set(missing.map(([hash]) => hash));
+    const { embedded, vectors, fresh } = await embedMissing(documents, provider, page, deps.batchSize);
+    textsEmbedded += embedded;
     const byChunk = new Map<string, Float32Array>();
     for (const chunk of page) {
-      const vector = have.get(chunk.contentHash);
+      const vector = vectors.get(chunk.contentHash);
       if (!vector) continue;
       byChunk.set(chunk.id, vector);
       withVector += 1;

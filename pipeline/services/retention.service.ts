@@ -17,6 +17,26 @@ export interface RetentionReport {
   readonly archived: number;
 }
 
+export interface RetentionOptions {
+  /** The instant retention is measured from (default: now). */
+  readonly now?: Date;
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+export interface RetentionService {
+  /** Archives, in every workspace, the versions past its plan's retention (see {@link runRetention}). */
+  run(options?: RetentionOptions): Promise<RetentionReport[]>;
+}
+
+/**
+ * Retention for `kb retention run`: archives what a workspace's plan no longer keeps searchable
+ * by `as_of`. Promises that no file is deleted: an archived version's file stays in object
+ * storage, only its chunks leave the index.
+ */
+export function createRetentionService(deps: { documents: DocumentStore; control: ControlStore }): RetentionService {
+  return { run: (options = {}) => runRetention(deps, options) };
+}
+
 /**
  * A workspace's plan is the highest plan among its active keys (a workspace without keys is
  * treated as `starter`). Versions that stopped being served before `now - retention` are archived:
@@ -24,7 +44,7 @@ export interface RetentionReport {
  */
 export async function runRetention(
   deps: { documents: DocumentStore; control: ControlStore },
-  options: { now?: Date; onProgress?: (done: number, total: number) => void } = {},
+  options: RetentionOptions = {},
 ): Promise<RetentionReport[]> {
   const now = options.now ?? new Date();
   const keys = await deps.control.listKeys();

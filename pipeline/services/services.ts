@@ -4,7 +4,6 @@
  * `views.ts`. Request-shape validation (types, ranges of query parameters) is the caller's job;
  * services still reject impossible combinations with `bad-request`.
  */
-import type { Readable } from 'node:stream';
 import type {
   ApiKeyRecord,
   AuditAction,
@@ -14,138 +13,23 @@ import type {
   SessionRecord,
   UserRecord,
 } from '../ports/control-store/control-store.port.ts';
-import type { Metadata, SearchFilters, VersionStatus } from '../ports/document-store/document-store.port.ts';
+import type { SearchFilters } from '../ports/document-store/document-store.port.ts';
+import type { ChunksService } from './chunks.service.ts';
+import type { DocumentWritesService } from './document-writes.service.ts';
+import type { DocumentsService } from './documents.service.ts';
+import type { HealthService } from './health.service.ts';
 import type { PipelineOverviewService } from './pipeline-overview.service.ts';
+import type { ReindexService } from './reindex.service.ts';
+import type { AccountActor, RequestContext } from './request-context.ts';
+import type { RetentionService } from './retention.service.ts';
 import type { FusionWeights, ResultGrouping } from './search-ranking.ts';
+import type { UploadStagingService } from './upload-staging.service.ts';
 import type { UsageService } from './usage.service.ts';
-import type {
-  ApiKeyView,
-  AuditEntryView,
-  ChunksView,
-  CompareView,
-  ContextView,
-  ContextWindowView,
-  DocumentListItemView,
-  DocumentView,
-  PaginationView,
-  ReadinessView,
-  RollbackView,
-  SearchMode,
-  SearchView,
-  UploadView,
-  VersionDetailView,
-  VersionView,
-} from './views.ts';
+import type { VersionsService } from './versions.service.ts';
+import type { ApiKeyView, AuditEntryView, PaginationView, SearchMode, SearchView } from './views.ts';
 
-/**
- * Who is asking: the workspace, the authenticated key's id (or, for a person signed in to the
- * dashboard, the account's id with `actorType: 'user'`), and the request's trace id.
- */
-export interface RequestContext {
-  readonly workspaceId: string;
-  readonly keyId: string;
-  /** Absent: an API key. */
-  readonly actorType?: 'api_key' | 'user';
-  readonly traceId: string;
-}
-
-/** A person acting in the dashboard, for the audit log. */
-export interface AccountActor {
-  readonly accountId: string;
-  readonly workspaceId: string;
-  readonly traceId: string;
-}
-
-/** A file streamed to object storage and checked, not yet attached to a document version. */
-export interface StagedUpload {
-  readonly documentId: string;
-  readonly storageKey: string;
-  readonly sizeBytes: number;
-  readonly contentHash: string;
-  readonly mimeType: string;
-  readonly name: string;
-}
-
-export interface ListDocumentsQuery {
-  readonly status?: VersionStatus;
-  readonly source?: string;
-  readonly createdAfter?: string;
-  readonly createdBefore?: string;
-  /** Cursor mode (default). */
-  readonly cursor?: string;
-  readonly limit?: number;
-  /** Offset mode, chosen when `page` or `pageSize` is present. */
-  readonly page?: number;
-  readonly pageSize?: number;
-}
-
-export type ListDocumentsResult =
-  | { readonly mode: 'cursor'; readonly documents: DocumentListItemView[]; readonly pagination: PaginationView }
-  | {
-      readonly mode: 'offset';
-      readonly documents: DocumentListItemView[];
-      readonly total: number;
-      readonly page: number;
-      readonly page_size: number;
-    };
-
-export interface DocumentsService {
-  /**
-   * Streams the file to object storage while counting, hashing (SHA-256) and sniffing its type.
-   * Rejects with `payload-too-large` (detail: the actual byte count and the limit; the rest of
-   * the stream is drained to count it), `empty-file`, or `unsupported-type` (detail: the type and
-   * the allowed ones). A rejection leaves nothing stored. `documentId` is given for updates.
-   */
-  stageUpload(input: {
-    workspaceId: string;
-    documentId?: string;
-    stream: Readable;
-    filename: string;
-    declaredType?: string;
-  }): Promise<StagedUpload>;
-  /** Removes a staged file that will not be used (a later validation failed). */
-  discardUpload(staged: StagedUpload): Promise<void>;
-  create(
-    ctx: RequestContext,
-    input: { staged: StagedUpload; metadata: Metadata; source: string; changeReason: string | null },
-  ): Promise<UploadView>;
-  /** PUT: new content → version M+1, re-ingested. `metadata` undefined keeps the current metadata. */
-  replaceContent(
-    ctx: RequestContext,
-    documentId: string,
-    input: { staged: StagedUpload; metadata?: Metadata; changeReason: string | null },
-  ): Promise<DocumentView>;
-  /** PATCH: same content, new metadata → version M+1 without re-embedding. */
-  patchMetadata(
-    ctx: RequestContext,
-    documentId: string,
-    input: { metadata: Metadata; changeReason: string | null },
-  ): Promise<DocumentView>;
-  get(ctx: RequestContext, documentId: string): Promise<DocumentView>;
-  list(ctx: RequestContext, query: ListDocumentsQuery): Promise<ListDocumentsResult>;
-  /**
-   * A token that changes whenever a write may have changed what `list` answers for any workspace
-   * (the document store's change mark): an answer of `list` read after the token stays right
-   * while the token is the same, so a caller may cache it (and its serialised form) under it.
-   */
-  listChangeMark(): string;
-  remove(ctx: RequestContext, documentId: string, options: { purge: boolean }): Promise<void>;
-  reprocess(ctx: RequestContext, documentId: string): Promise<DocumentView>;
-  chunks(
-    ctx: RequestContext,
-    documentId: string,
-    query: { version?: number; cursor?: string; limit: number },
-  ): Promise<ChunksView>;
-  context(
-    ctx: RequestContext,
-    documentId: string,
-    query: { version?: number; chunkId?: string; window: number },
-  ): Promise<ContextView | ContextWindowView>;
-  versions(ctx: RequestContext, documentId: string): Promise<{ document_id: string; versions: VersionView[] }>;
-  version(ctx: RequestContext, documentId: string, version: number): Promise<VersionDetailView>;
-  compare(ctx: RequestContext, documentId: string, from: number, to: number): Promise<CompareView>;
-  rollback(ctx: RequestContext, documentId: string, targetVersion: number): Promise<RollbackView>;
-}
+export type { HealthService } from './health.service.ts';
+export type { AccountActor, RequestContext } from './request-context.ts';
 
 export interface SearchRequest {
   readonly query: string;
@@ -190,6 +74,8 @@ export interface KeysService {
     by?: AccountActor,
   ): Promise<{ key: string; record: ApiKeyView }>;
   list(workspaceId?: string): Promise<ApiKeyView[]>;
+  /** How many keys exist, revoked ones included. */
+  count(): Promise<number>;
   /** Revokes a key (false: unknown id); with `by`, a `key_revoke` entry goes to the audit log. */
   revoke(id: string, by?: AccountActor): Promise<boolean>;
   /** The active key record for a presented key, or null (unknown, malformed or revoked). Cached for `KB_KEY_CACHE_MS`. */
@@ -210,10 +96,6 @@ export interface RateLimiter {
   /** Counts one request of the key and decides. */
   hit(key: ApiKeyRecord, nowMs?: number): RateDecision;
   close(): Promise<void>;
-}
-
-export interface HealthService {
-  ready(): Promise<ReadinessView>;
 }
 
 /** A dashboard account as the dashboard shows it (never the password hash). */
@@ -242,6 +124,8 @@ export interface AccountsService {
     password: string;
   }>;
   list(): Promise<AccountView[]>;
+  /** How many accounts exist. */
+  count(): Promise<number>;
   /**
    * Checks the password and opens a session. A wrong email or password is `unauthorized` (the
    * same answer for both); after `maxFailedSignIns` wrong passwords in a row the account is
@@ -261,7 +145,11 @@ export interface AccountsService {
 }
 
 export interface Services {
+  readonly uploads: UploadStagingService;
   readonly documents: DocumentsService;
+  readonly documentWrites: DocumentWritesService;
+  readonly versions: VersionsService;
+  readonly chunks: ChunksService;
   readonly search: SearchService;
   readonly audit: AuditService;
   readonly keys: KeysService;
@@ -270,4 +158,6 @@ export interface Services {
   readonly pipeline: PipelineOverviewService;
   readonly rateLimiter: RateLimiter;
   readonly health: HealthService;
+  readonly reindex: ReindexService;
+  readonly retention: RetentionService;
 }

@@ -1,5 +1,5 @@
 import type { ControlStore } from '../ports/control-store/control-store.port.ts';
-import type { RequestContext } from './services.ts';
+import type { RequestContext } from './request-context.ts';
 
 export interface KeyUsageView {
   key_id: string;

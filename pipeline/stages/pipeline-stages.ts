@@ -243,6 +243,20 @@ export interface EmbedMissingOptions {
   readonly afterBatch?: (chunksDone: number) => Promise<void>;
 }
 
+/** What {@link embedMissing} did for a set of chunk texts. */
+export interface EmbedMissingResult {
+  /** Distinct texts embedded by this call. */
+  readonly embedded: number;
+  /** Distinct texts whose vector was in the cache already. */
+  readonly cached: number;
+  /** Distinct missing texts left for a later call (`limit`). */
+  readonly remaining: number;
+  /** The vector of every text that now has one, by content hash. */
+  readonly vectors: ReadonlyMap<string, Float32Array>;
+  /** Content hashes of the texts embedded by this call. */
+  readonly fresh: ReadonlySet<string>;
+}
+
 /**
  * Fills the vector cache for the given chunk texts, in batches of `batchSize`; returns how many
  * were embedded and cached, and how many missing ones were left for a later call (`limit`).
@@ -253,7 +267,7 @@ export async function embedMissing(
   chunks: ReadonlyArray<{ content: string; contentHash: string }>,
   batchSize: number,
   options: EmbedMissingOptions = {},
-): Promise<{ embedded: number; cached: number; remaining: number }> {
+): Promise<EmbedMissingResult> {
   const unique = new Map<string, string>();
   const uses = new Map<string, number>();
   for (const chunk of chunks) {
@@ -264,19 +278,23 @@ export async function embedMissing(
   const missing = [...unique].filter(([hash]) => !have.has(hash));
   let done = 0;
   for (const hash of have.keys()) done += uses.get(hash) ?? 0;
+  const cached = unique.size - missing.length;
+  const fresh = new Set<string>();
   const todo = Math.min(missing.length, options.limit ?? missing.length);
   for (let i = 0; i < todo; i += batchSize) {
     await options.beforeBatch?.();
     const batch = missing.slice(i, Math.min(todo, i + batchSize));
     const vectors = await provider.embedDocuments(batch.map(([, content]) => content));
-    await documents.putCachedVectors(
-      provider.model,
-      new Map(batch.map(([hash], j) => [hash, vectors[j] as Float32Array])),
-    );
-    for (const [hash] of batch) done += uses.get(hash) ?? 0;
+    const embedded = new Map(batch.map(([hash], j) => [hash, vectors[j] as Float32Array]));
+    await documents.putCachedVectors(provider.model, embedded);
+    for (const [hash, vector] of embedded) {
+      have.set(hash, vector);
+      fresh.add(hash);
+      done += uses.get(hash) ?? 0;
+    }
     await options.afterBatch?.(done);
   }
-  return { embedded: todo, cached: unique.size - missing.length, remaining: missing.length - todo };
+  return { embedded: todo, cached, remaining: missing.length - todo, vectors: have, fresh };
 }
 
 /**

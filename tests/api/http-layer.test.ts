@@ -34,24 +34,21 @@ const unexpected = (): never => {
 
 function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: () => Promise<never> }): Services {
   return {
+    uploads: { stage: unexpected, discard: unexpected },
     documents: {
-      stageUpload: unexpected,
-      discardUpload: unexpected,
-      create: unexpected,
-      replaceContent: unexpected,
-      patchMetadata: unexpected,
       get: behaviour.get ?? unexpected,
       list: unexpected,
       listChangeMark: unexpected,
+    },
+    documentWrites: {
+      create: unexpected,
+      replaceContent: unexpected,
+      patchMetadata: unexpected,
       remove: unexpected,
       reprocess: unexpected,
-      chunks: unexpected,
-      context: unexpected,
-      versions: unexpected,
-      version: unexpected,
-      compare: unexpected,
-      rollback: unexpected,
     },
+    versions: { history: unexpected, version: unexpected, compare: unexpected, rollback: unexpected },
+    chunks: { chunks: unexpected, context: unexpected },
     search: { search: unexpected },
     audit: { list: unexpected },
     accounts: {
@@ -61,6 +58,7 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
       authenticate: unexpected,
       signOut: unexpected,
       changePassword: unexpected,
+      count: unexpected,
     },
     usage: { lastHour: unexpected },
     pipeline: { overview: unexpected },
@@ -68,6 +66,7 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
       create: unexpected,
       list: unexpected,
       revoke: unexpected,
+      count: unexpected,
       authenticate: async (presented) => (presented === KEY ? record : null),
     },
     rateLimiter: {
@@ -81,6 +80,8 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
       close: async () => {},
     },
     health: { ready: behaviour.ready ?? unexpected },
+    reindex: { indexModel: unexpected, run: unexpected },
+    retention: { run: unexpected },
   };
 }
 

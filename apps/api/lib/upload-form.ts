@@ -1,14 +1,15 @@
 /**
  * Multipart upload handling shared by POST /documents and PUT /documents/:id.
  *
- * The `file` part is handed to `stageUpload` as a stream the moment it arrives (never buffered);
- * text fields may come before or after it. Whatever fails after the file was staged — a later
- * part, a field check, metadata validation, the service call itself — the staged file is
- * discarded, so a failed upload leaves nothing in storage.
+ * The `file` part is handed to upload staging as a stream the moment it arrives (never
+ * buffered); text fields may come before or after it. Whatever fails after the file was staged —
+ * a later part, a field check, metadata validation — the staged file is discarded; the document
+ * write the route then makes discards it itself when it fails, so a failed upload leaves nothing
+ * in storage.
  */
 import type { FastifyRequest } from 'fastify';
 import { type FieldError, KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { DocumentsService, StagedUpload } from '../../../pipeline/services/services.ts';
+import type { StagedUpload, UploadStagingService } from '../../../pipeline/services/upload-staging.service.ts';
 
 /** Limits given to the multipart parser. The file itself is not capped here: the service counts it. */
 export const MULTIPART_LIMITS = {
@@ -35,9 +36,9 @@ function drain(request: FastifyRequest): void {
   raw.resume();
 }
 
-async function discard(documents: DocumentsService, staged: StagedUpload, request: FastifyRequest): Promise<void> {
+async function discard(uploads: UploadStagingService, staged: StagedUpload, request: FastifyRequest): Promise<void> {
   try {
-    await documents.discardUpload(staged);
+    await uploads.discard(staged);
   } catch (err) {
     request.log.error({ err, storage_key: staged.storageKey }, 'could not discard a staged upload');
   }
@@ -48,22 +49,28 @@ function fieldErrorsOf(error: unknown): readonly FieldError[] | null {
   return error instanceof KbError && error.code === 'validation-error' && error.errors ? error.errors : null;
 }
 
+/** A staged file and the form's text fields, as `readFields` read them. */
+export interface UploadedFile<V> {
+  readonly staged: StagedUpload;
+  readonly fields: V;
+}
+
 /**
- * Reads the multipart form, stages the file, validates the text fields with `validate`, then
- * runs `commit(staged, value)`. Field problems (unknown, repeated or oversized fields, and what
- * `validate` reports) are answered together as one 422. If anything throws, the staged file is
- * discarded and the error rethrown.
+ * Reads the multipart form, stages the file and reads the text fields with `readFields`. Field
+ * problems (unknown, repeated or oversized fields, and what `readFields` reports) are answered
+ * together as one 422. If anything throws, the staged file is discarded and the error rethrown;
+ * once it returns, the staged file is the caller's to use (the document writes discard it when
+ * they fail).
  *
  * @param allowedFields text fields the form may carry besides `file`; others → 422.
  */
-export async function withUploadedFile<V, T>(
+export async function withUploadedFile<V>(
   request: FastifyRequest,
-  documents: DocumentsService,
+  uploads: UploadStagingService,
   target: UploadTarget,
   allowedFields: readonly string[],
-  validate: (fields: ReadonlyMap<string, unknown>) => V,
-  commit: (staged: StagedUpload, value: V) => Promise<T>,
-): Promise<T> {
+  readFields: (fields: ReadonlyMap<string, unknown>) => V,
+): Promise<UploadedFile<V>> {
   if (!request.isMultipart()) {
     const type = request.headers['content-type'] ?? 'none';
     throw new KbError(
@@ -92,7 +99,7 @@ export async function withUploadedFile<V, T>(
             errors: [{ field: 'file', message: `name ${nameProblem}` }],
           });
         }
-        staged = await documents.stageUpload({
+        staged = await uploads.stage({
           workspaceId: target.workspaceId,
           ...(target.documentId ? { documentId: target.documentId } : {}),
           stream: part.file,
@@ -124,7 +131,7 @@ export async function withUploadedFile<V, T>(
     }
     let value: V | undefined;
     try {
-      value = validate(fields);
+      value = readFields(fields);
     } catch (error) {
       const errors = fieldErrorsOf(error);
       if (!errors) throw error;
@@ -135,9 +142,9 @@ export async function withUploadedFile<V, T>(
         errors: problems,
       });
     }
-    return await commit(staged, value);
+    return { staged, fields: value };
   } catch (err) {
-    if (staged) await discard(documents, staged, request);
+    if (staged) await discard(uploads, staged, request);
     drain(request);
     throw malformedBody(err) ?? err;
   }

@@ -5,7 +5,7 @@ import { AUTHENTICATED_ERRORS, problemResponses } from '../schemas/common.schema
 import { documentIdOf, type RoutesOptions } from './documents.routes.ts';
 
 const chunksRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { services }) => {
-  const documents = services.documents;
+  const { chunks } = services;
 
   app.get(
     '/chunks/:document_id',
@@ -23,7 +23,7 @@ const chunksRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
     },
     async (request) => {
       const q = request.query;
-      return documents.chunks(requestContext(request), documentIdOf(request.params.document_id), {
+      return chunks.chunks(requestContext(request), documentIdOf(request.params.document_id), {
         limit: q.limit ?? 1000,
         ...(q.version !== undefined ? { version: q.version } : {}),
         ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
@@ -48,7 +48,7 @@ const chunksRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
     },
     async (request) => {
       const q = request.query;
-      return documents.context(requestContext(request), documentIdOf(request.params.document_id), {
+      return chunks.context(requestContext(request), documentIdOf(request.params.document_id), {
         window: q.window ?? 2,
         ...(q.version !== undefined ? { version: q.version } : {}),
         ...(q.chunk_id !== undefined ? { chunkId: q.chunk_id } : {}),

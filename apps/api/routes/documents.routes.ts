@@ -1,7 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { type FieldError, KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { ListDocumentsQuery, Services } from '../../../pipeline/services/services.ts';
+import type { ListDocumentsQuery } from '../../../pipeline/services/documents.service.ts';
+import type { Services } from '../../../pipeline/services/services.ts';
 import { createListPageCache, sendJsonText } from '../lib/list-page-cache.ts';
 import { type MetadataInput, readMetadataInput } from '../lib/metadata-input.ts';
 import { stringField, withUploadedFile } from '../lib/upload-form.ts';
@@ -36,7 +37,7 @@ export function documentIdOf(id: string): string {
 const SOURCE_MAX = 256;
 
 const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { services, uploadSlots }) => {
-  const documents = services.documents;
+  const { documents, documentWrites, uploads } = services;
   /** Holds one of the key's upload slots until the response is sent (or the connection drops). */
   const takeUploadSlot = (
     request: { raw: NodeJS.EventEmitter },
@@ -67,9 +68,9 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
     async (request, reply) => {
       const ctx = requestContext(request);
       takeUploadSlot(request, ctx.keyId, reply);
-      const view = await withUploadedFile(
+      const { staged, fields } = await withUploadedFile(
         request,
-        documents,
+        uploads,
         { workspaceId: ctx.workspaceId },
         ['metadata', 'source', 'change_reason'],
         (fields) => {
@@ -92,9 +93,9 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
           }
           return { source, ...input };
         },
-        (staged, { source, metadata, changeReason }) =>
-          documents.create(ctx, { staged, metadata: metadata ?? {}, source, changeReason }),
       );
+      const { source, metadata, changeReason } = fields;
+      const view = await documentWrites.create(ctx, { staged, metadata: metadata ?? {}, source, changeReason });
       return reply.code(201).send(view);
     },
   );
@@ -197,19 +198,19 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
       takeUploadSlot(request, ctx.keyId, reply);
       // Fail fast on an unknown document before streaming a file that would be thrown away.
       await documents.get(ctx, documentId);
-      return withUploadedFile(
+      const { staged, fields } = await withUploadedFile(
         request,
-        documents,
+        uploads,
         { workspaceId: ctx.workspaceId, documentId },
         ['metadata', 'change_reason'],
         (fields) => readMetadataInput({ metadata: fields.get('metadata'), changeReason: fields.get('change_reason') }),
-        (staged, { metadata, changeReason }) =>
-          documents.replaceContent(ctx, documentId, {
-            staged,
-            ...(metadata !== undefined ? { metadata } : {}),
-            changeReason,
-          }),
       );
+      const { metadata, changeReason } = fields;
+      return documentWrites.replaceContent(ctx, documentId, {
+        staged,
+        ...(metadata !== undefined ? { metadata } : {}),
+        changeReason,
+      });
     },
   );
 
@@ -234,7 +235,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
         metadata: request.body.metadata,
         changeReason: request.body.change_reason,
       });
-      return documents.patchMetadata(requestContext(request), documentId, {
+      return documentWrites.patchMetadata(requestContext(request), documentId, {
         metadata: metadata ?? {},
         changeReason,
       });
@@ -261,7 +262,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
     },
     async (request, reply) => {
       const documentId = documentIdOf(request.params.id);
-      await documents.remove(requestContext(request), documentId, { purge: request.query.purge === true });
+      await documentWrites.remove(requestContext(request), documentId, { purge: request.query.purge === true });
       return reply.code(204).send(null);
     },
   );
@@ -279,7 +280,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
       },
     },
     async (request, reply) => {
-      const view = await documents.reprocess(requestContext(request), documentIdOf(request.params.id));
+      const view = await documentWrites.reprocess(requestContext(request), documentIdOf(request.params.id));
       return reply.code(202).send(view);
     },
   );

@@ -13,7 +13,7 @@ import {
 import { documentIdOf, type RoutesOptions } from './documents.routes.ts';
 
 const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { services }) => {
-  const documents = services.documents;
+  const { versions } = services;
 
   app.get(
     '/documents/:id/versions',
@@ -27,7 +27,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
         response: { 200: VersionList, ...problemResponses(...AUTHENTICATED_ERRORS, 404) },
       },
     },
-    async (request) => documents.versions(requestContext(request), documentIdOf(request.params.id)),
+    async (request) => versions.history(requestContext(request), documentIdOf(request.params.id)),
   );
 
   // Registered before `/versions/:version` so `compare` is never read as a version number.
@@ -47,7 +47,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
       },
     },
     async (request) =>
-      documents.compare(requestContext(request), documentIdOf(request.params.id), request.query.from, request.query.to),
+      versions.compare(requestContext(request), documentIdOf(request.params.id), request.query.from, request.query.to),
   );
 
   app.get(
@@ -63,7 +63,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
       },
     },
     async (request) =>
-      documents.version(requestContext(request), documentIdOf(request.params.id), request.params.version),
+      versions.version(requestContext(request), documentIdOf(request.params.id), request.params.version),
   );
 
   app.post(
@@ -82,7 +82,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
       },
     },
     async (request, reply) => {
-      const view = await documents.rollback(
+      const view = await versions.rollback(
         requestContext(request),
         documentIdOf(request.params.id),
         request.body.target_version,

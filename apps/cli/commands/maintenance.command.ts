@@ -1,8 +1,6 @@
 import { parseArgs } from 'node:util';
 import { eventSchema, topicSpecs } from '../../../pipeline/events/events.ts';
 import { createRuntime } from '../../../pipeline/runtime/runtime.ts';
-import { reindex } from '../../../pipeline/services/reindex.service.ts';
-import { runRetention } from '../../../pipeline/services/retention.service.ts';
 import { type Command, print, table } from './command.ts';
 import { progressBar } from './progress.ts';
 
@@ -69,12 +67,12 @@ export const reindexCommand: Command = {
     });
     const runtime = await createRuntime(config, { stages: 'none', logger: quiet });
     try {
-      const provider = await runtime.ports.getEmbeddings();
       const bar = progressBar('Re-embedding chunks');
-      const report = await reindex(
-        { documents: runtime.ports.documents, provider, batchSize: config.embedding.batchSize },
-        { force: values.force, onStart: (total) => bar.start(total), onProgress: (done) => bar.update(done) },
-      );
+      const report = await runtime.services.reindex.run({
+        force: values.force,
+        onStart: (total) => bar.start(total),
+        onProgress: (done) => bar.update(done),
+      });
       bar.stop();
       if (values.json) {
         print(
@@ -120,7 +118,7 @@ export const retentionCommand: Command = {
     }
     const runtime = await createRuntime(config, { stages: 'none', logger: quiet });
     try {
-      const reports = await runRetention({ documents: runtime.ports.documents, control: runtime.ports.control });
+      const reports = await runtime.services.retention.run();
       if (values.json) {
         print(
           out,

@@ -25,7 +25,7 @@ export function parseStages(value: string | undefined, fallback: readonly StageN
  * falls back to keyword until `kb reindex` moves the index. Returns whether it warned.
  */
 export async function warnOnModelChange(runtime: Runtime, err: NodeJS.WritableStream): Promise<boolean> {
-  const held = await runtime.ports.documents.getIndexModel();
+  const held = await runtime.services.reindex.indexModel();
   const configured = configuredModelTag(runtime.config.embedding);
   if (held === null || held.model === configured) return false;
   err.write(
@@ -40,7 +40,7 @@ export async function warnOnModelChange(runtime: Runtime, err: NodeJS.WritableSt
 /** On first start with no key at all, creates one with every permission and prints it once. */
 export async function bootstrapKey(runtime: Runtime, out: NodeJS.WritableStream): Promise<void> {
   if (!runtime.config.bootstrapKey) return;
-  if ((await runtime.ports.control.countKeys()) > 0) return;
+  if ((await runtime.services.keys.count()) > 0) return;
   const { key, record } = await runtime.services.keys.create({
     workspaceId: 'default',
     name: 'bootstrap',
@@ -56,7 +56,7 @@ export async function bootstrapKey(runtime: Runtime, out: NodeJS.WritableStream)
 /** On first start with no dashboard account at all, creates an owner of workspace `default` and prints its password once. */
 export async function bootstrapAccount(runtime: Runtime, out: NodeJS.WritableStream): Promise<void> {
   if (!runtime.config.dashboard.bootstrapAccount) return;
-  if ((await runtime.ports.control.countUsers()) > 0) return;
+  if ((await runtime.services.accounts.count()) > 0) return;
   const { account, password } = await runtime.services.accounts.create({
     email: 'owner@kb.local',
     workspaceIds: ['default'],

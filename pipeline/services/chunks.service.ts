@@ -1,0 +1,100 @@
+import { KbError } from '../errors/kb-error.ts';
+import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
+import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
+import { decodeCursor, encodeCursor } from '../util/cursor.ts';
+import { storageKeys } from '../util/storage-keys.ts';
+import { allChunks, loadDocument, loadVersion } from './document-access.ts';
+import { chunkView } from './document-views.ts';
+import type { RequestContext } from './request-context.ts';
+import type { ChunksView, ContextView, ContextWindowView } from './views.ts';
+
+export interface ChunksService {
+  /** A page of a version's chunks (default: the served version, else the latest), in order. */
+  chunks(
+    ctx: RequestContext,
+    documentId: string,
+    query: { version?: number; cursor?: string; limit: number },
+  ): Promise<ChunksView>;
+  /**
+   * A version's whole text, or with `chunkId` that chunk and `window` chunks either side. The
+   * whole text is there once the version is completed (`conflict` before).
+   */
+  context(
+    ctx: RequestContext,
+    documentId: string,
+    query: { version?: number; chunkId?: string; window: number },
+  ): Promise<ContextView | ContextWindowView>;
+}
+
+const isIndexCursor = (v: unknown): v is { a: number } =>
+  typeof v === 'object' && v !== null && Number.isInteger((v as { a: number }).a);
+
+/**
+ * Chunks and context: reads of what ingestion made of a version. Promises chunks in document
+ * order, cursors that stay valid while the version exists, and nothing of another workspace.
+ */
+export function createChunksService(deps: { documents: DocumentStore; objects: ObjectStore }): ChunksService {
+  const { documents, objects } = deps;
+  return {
+    async chunks(ctx, documentId, { version, cursor, limit }) {
+      const doc = await loadDocument(documents, ctx, documentId);
+      const v = version ?? doc.servedVersion ?? doc.latestVersion;
+      if (version !== undefined) await loadVersion(documents, ctx, documentId, version);
+      const afterIndex = cursor ? decodeCursor(cursor, isIndexCursor).a : -1;
+      const page = await documents.listChunks(documentId, v, { afterIndex, limit });
+      const last = page.chunks.at(-1);
+      const hasMore = last !== undefined && page.chunks.length === limit && last.index < page.total - 1;
+      return {
+        document_id: documentId,
+        version: v,
+        chunks: page.chunks.map(chunkView),
+        pagination: {
+          has_more: hasMore,
+          next_cursor: hasMore && last ? encodeCursor({ a: last.index }) : null,
+          total: page.total,
+        },
+      };
+    },
+
+    async context(ctx, documentId, { version, chunkId, window }) {
+      const doc = await loadDocument(documents, ctx, documentId);
+      const v = version ?? doc.servedVersion ?? doc.latestVersion;
+      const record = await loadVersion(documents, ctx, documentId, v);
+      if (chunkId !== undefined) {
+        const chunk = await documents.getChunk(chunkId);
+        if (!chunk || chunk.documentId !== documentId || chunk.workspaceId !== ctx.workspaceId) {
+          throw new KbError('not-found', `Chunk ${chunkId} was not found in document ${documentId}.`);
+        }
+        const from = Math.max(0, chunk.index - window);
+        const page = await documents.listChunks(documentId, chunk.version, {
+          afterIndex: from - 1,
+          limit: chunk.index + window - from + 1,
+        });
+        return {
+          document_id: documentId,
+          version: chunk.version,
+          chunk_id: chunkId,
+          window,
+          chunks: page.chunks.map(chunkView),
+        };
+      }
+      if (record.status !== 'completed') {
+        throw new KbError('conflict', `Version ${v} is ${record.status}; its text is available once it is completed.`);
+      }
+      const parsedKey = storageKeys.parsed(record.workspaceId, documentId, v);
+      let content: string;
+      if (await objects.stat(parsedKey)) {
+        content = (JSON.parse((await objects.getBuffer(parsedKey)).toString('utf8')) as { text: string }).text;
+      } else {
+        content = (await allChunks(documents, documentId, v)).map((c) => c.content).join('\n\n');
+      }
+      return {
+        document_id: documentId,
+        version: v,
+        content,
+        tokens: record.tokens,
+        chunk_count: record.chunkCount,
+      };
+    },
+  };
+}

@@ -1,0 +1,128 @@
+/**
+ * What every write of a document version shares: the new version's record, the `uploaded` event
+ * that starts its ingestion, the audit entry, and serving a version from an existing one's
+ * chunks and vectors when its content did not change.
+ */
+import { v7 as uuidv7 } from 'uuid';
+import type { DocumentUploaded, Topics } from '../events/events.ts';
+import type { AuditAction, ControlStore } from '../ports/control-store/control-store.port.ts';
+import type {
+  DocumentStore,
+  Metadata,
+  NewVersion,
+  VersionRecord,
+} from '../ports/document-store/document-store.port.ts';
+import type { MessageLog } from '../ports/message-log/message-log.port.ts';
+import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
+import { storageKeys } from '../util/storage-keys.ts';
+import { isoNow } from '../util/time.ts';
+import type { RequestContext } from './request-context.ts';
+
+/** The stored file a version points at: a staged upload, or an existing version's. */
+export type VersionContent = Pick<NewVersion, 'name' | 'mimeType' | 'sizeBytes' | 'contentHash' | 'storageKey'>;
+
+/** A new version of `content`, created now by the caller. */
+export function newVersionFrom(
+  content: VersionContent,
+  ctx: RequestContext,
+  change: { metadata: Metadata; changeReason: string | null; restoredFrom?: number },
+): NewVersion {
+  return {
+    name: content.name,
+    mimeType: content.mimeType,
+    sizeBytes: content.sizeBytes,
+    contentHash: content.contentHash,
+    storageKey: content.storageKey,
+    metadata: change.metadata,
+    changeReason: change.changeReason,
+    restoredFrom: change.restoredFrom ?? null,
+    createdBy: ctx.keyId,
+    createdAt: isoNow(),
+  };
+}
+
+export interface VersionWriterDeps {
+  readonly documents: DocumentStore;
+  readonly objects: ObjectStore;
+  readonly control: ControlStore;
+  readonly log: MessageLog;
+  readonly topics: Topics;
+}
+
+export interface VersionWriter {
+  /** Appends an audit entry for a change of `documentId` by the caller. */
+  audit(
+    ctx: RequestContext,
+    action: AuditAction,
+    documentId: string,
+    version: number | null,
+    before: VersionRecord | null,
+    after: VersionRecord | null,
+    changeReason: string | null,
+  ): Promise<void>;
+  /** Publishes the `uploaded` event that sends the version through ingestion. */
+  publishUploaded(ctx: RequestContext, version: VersionRecord): Promise<void>;
+  /**
+   * Serves `target` from `source`'s chunks and vectors (metadata change, rollback) when they are
+   * all there; returns false when the pipeline must run instead.
+   */
+  completeFromExisting(source: VersionRecord, target: VersionRecord): Promise<boolean>;
+}
+
+export function createVersionWriter(deps: VersionWriterDeps): VersionWriter {
+  const { documents, objects, control, log, topics } = deps;
+  return {
+    async audit(ctx, action, documentId, version, before, after, changeReason) {
+      await control.appendAudit({
+        id: uuidv7(),
+        action,
+        workspaceId: ctx.workspaceId,
+        documentId,
+        actor: { type: ctx.actorType ?? 'api_key', id: ctx.keyId },
+        timestamp: isoNow(),
+        version,
+        before: before ? { version: before.version, metadata: before.metadata } : null,
+        after: after ? { version: after.version, metadata: after.metadata } : null,
+        changeReason,
+        traceId: ctx.traceId,
+      });
+    },
+
+    async publishUploaded(ctx, v) {
+      const event: DocumentUploaded = {
+        event_id: uuidv7(),
+        occurred_at: isoNow(),
+        trace_id: ctx.traceId,
+        document_id: v.documentId,
+        workspace_id: v.workspaceId,
+        version: v.version,
+        storage_key: v.storageKey,
+        mime_type: v.mimeType,
+        size_bytes: v.sizeBytes,
+        content_hash: v.contentHash,
+        name: v.name,
+      };
+      await log.publish(topics.uploaded, [{ key: v.documentId, value: event as unknown as Record<string, unknown> }]);
+    },
+
+    async completeFromExisting(source, target) {
+      if (source.status !== 'completed' || source.archivedAt !== null || source.chunkCount === 0) return false;
+      const model = await documents.getIndexModel();
+      if (!model || source.embeddingModel !== model.model) return false;
+      if (!(await documents.hasVectors(source.documentId, source.version))) return false;
+      const parsedFrom = storageKeys.parsed(source.workspaceId, source.documentId, source.version);
+      const parsedTo = storageKeys.parsed(target.workspaceId, target.documentId, target.version);
+      if (!(await objects.stat(parsedFrom))) return false;
+      await objects.put(parsedTo, await objects.get(parsedFrom), { contentType: 'application/json' });
+      const copied = await documents.copyChunks(source.documentId, source.version, target.version);
+      if (copied !== source.chunkCount) return false;
+      await documents.completeVersion(target.documentId, target.version, {
+        at: isoNow(),
+        chunkCount: source.chunkCount,
+        tokens: source.tokens,
+        embeddingModel: source.embeddingModel,
+      });
+      return true;
+    },
+  };
+}
