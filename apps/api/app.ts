@@ -7,11 +7,11 @@ import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyInstance, LogController } from 'fastify';
 import type { Config } from '../../pipeline/config/config.ts';
-import { catalogueEntry } from '../../pipeline/errors/error-catalogue.ts';
 import type { Metrics } from '../../pipeline/metrics/metrics.port.ts';
 import type { Services } from '../../pipeline/services/services.ts';
 import { createClientErrorHandler } from './lib/client-error.ts';
 import { parseJsonBody } from './lib/json-body.ts';
+import { problemOf } from './lib/problem-status.ts';
 import { MULTIPART_LIMITS } from './lib/upload-form.ts';
 import { createUploadSlots } from './lib/upload-slots.ts';
 import { installValidators } from './lib/validation.ts';
@@ -91,9 +91,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       if ((error as { code?: string }).code === 'FST_ERR_MAX_PARAM_LENGTH') {
         // Ids are at most 100 characters: a longer one names nothing, like any unknown id.
         sendProblem(request, reply, config.problemBaseUrl, {
-          status: 404,
-          kind: 'not-found',
-          title: catalogueEntry('not-found').title,
+          ...problemOf('not-found'),
           detail: 'No such resource: a path id is at most 100 characters.',
         });
         return;

@@ -1,4 +1,5 @@
 import { catalogueEntry, type ErrorCode } from './error-catalogue.ts';
+import { isTransientNetworkCode } from './transient-errors.ts';
 
 /** One failed field of a request body, listed in a 422 problem's `errors`. */
 export interface FieldError {
@@ -17,8 +18,9 @@ export interface KbErrorOptions {
 }
 
 /**
- * The service's error. `code` is a key of the error catalogue, which decides the HTTP status,
- * problem kind and title; `message` is the occurrence's detail, safe to show to a client.
+ * The service's error. `code` is a key of the error catalogue, which decides the problem kind,
+ * title and whether a retry may succeed (the API maps the kind to an HTTP status); `message` is
+ * the occurrence's detail, safe to show to a client.
  */
 export class KbError extends Error {
   readonly code: ErrorCode;
@@ -34,10 +36,6 @@ export class KbError extends Error {
     this.errors = options.errors;
     this.retryAfter = options.retryAfter;
   }
-
-  get status(): number {
-    return catalogueEntry(this.code).status;
-  }
 }
 
 export function isKbError(error: unknown): error is KbError {
@@ -51,13 +49,7 @@ export function isKbError(error: unknown): error is KbError {
 export function isRetriable(error: unknown): boolean {
   if (error instanceof KbError) return error.retriable;
   if (error && typeof error === 'object') {
-    const code = (error as { code?: unknown }).code;
-    if (
-      typeof code === 'string' &&
-      ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'UND_ERR_SOCKET'].includes(code)
-    ) {
-      return true;
-    }
+    if (isTransientNetworkCode((error as { code?: unknown }).code)) return true;
     const retriable = (error as { retriable?: unknown }).retriable;
     if (typeof retriable === 'boolean') return retriable;
     const name = (error as { name?: unknown }).name;

@@ -14,8 +14,9 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { catalogueEntry, type ProblemKind } from '../../../pipeline/errors/error-catalogue.ts';
+import type { ErrorCode, ProblemKind } from '../../../pipeline/errors/error-catalogue.ts';
 import { type FieldError, KbError } from '../../../pipeline/errors/kb-error.ts';
+import { problemOf } from '../lib/problem-status.ts';
 
 export interface ProblemSpec {
   readonly status: number;
@@ -61,9 +62,8 @@ const STATUS_KINDS: Record<number, ProblemKind> = {
   503: 'service-unavailable',
 };
 
-function fromCode(code: Parameters<typeof catalogueEntry>[0], detail: string, extra: Partial<ProblemSpec> = {}) {
-  const entry = catalogueEntry(code);
-  return { status: entry.status, kind: entry.kind, title: entry.title, detail, ...extra } satisfies ProblemSpec;
+function fromCode(code: ErrorCode, detail: string, extra: Partial<ProblemSpec> = {}) {
+  return { ...problemOf(code), detail, ...extra } satisfies ProblemSpec;
 }
 
 /** Ajv error → `{field, message}`; `field` is a dotted path into the body (or the parameter name). */
@@ -121,12 +121,10 @@ const MULTIPART_PARSE_ERROR =
 /** Maps anything thrown while handling a request to a problem. */
 export function describeError(error: unknown): ProblemSpec {
   if (error instanceof KbError) {
-    const entry = catalogueEntry(error.code);
+    const entry = problemOf(error.code);
     const detail = entry.status >= 500 ? (GENERIC_5XX[entry.status] ?? GENERIC_5XX[500]!) : error.message;
     return {
-      status: entry.status,
-      kind: entry.kind,
-      title: entry.title,
+      ...entry,
       detail,
       ...(error.errors ? { errors: error.errors } : {}),
       ...(error.retryAfter !== undefined ? { retryAfter: error.retryAfter } : {}),
@@ -189,9 +187,9 @@ export function describeError(error: unknown): ProblemSpec {
   if (status >= 400 && status < 500) {
     // Fastify and busboy client errors (e.g. "Unexpected end of form", "Malformed part header").
     const kind = STATUS_KINDS[status] ?? 'bad-request';
-    const entry = catalogueEntry(kind);
+    const entry = problemOf(kind);
     const message = typeof fe.message === 'string' && fe.message ? fe.message : entry.title;
-    return { status: entry.status, kind: entry.kind, title: entry.title, detail: message };
+    return { ...entry, detail: message };
   }
   return fromCode('internal-error', GENERIC_5XX[500]!);
 }
@@ -269,16 +267,12 @@ async function problemPlugin(app: FastifyInstance, opts: ProblemPluginOptions) {
     if (allowed.length > 0 && !allowed.includes(request.method)) {
       reply.header('allow', allowed.join(', '));
       return sendProblem(request, reply, opts.problemBaseUrl, {
-        status: 405,
-        kind: 'method-not-allowed',
-        title: catalogueEntry('method-not-allowed').title,
+        ...problemOf('method-not-allowed'),
         detail: `${pathname} does not take ${request.method}; it takes ${allowed.join(', ')}.`,
       });
     }
     return sendProblem(request, reply, opts.problemBaseUrl, {
-      status: 404,
-      kind: 'not-found',
-      title: catalogueEntry('not-found').title,
+      ...problemOf('not-found'),
       detail: `No route ${request.method} ${pathname}.`,
     });
   };

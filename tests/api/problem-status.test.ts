@@ -1,0 +1,50 @@
+/**
+ * Every error code is answered with the HTTP status it always had: the catalogue names a kind,
+ * the API maps the kind to the status.
+ */
+import { describe, expect, it } from 'vitest';
+import { problemOf } from '../../apps/api/lib/problem-status.ts';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../pipeline/errors/error-catalogue.ts';
+
+const STATUS: Record<ErrorCode, number> = {
+  'bad-request': 400,
+  'unsupported-type': 400,
+  'empty-file': 400,
+  'missing-file': 400,
+  unauthorized: 401,
+  forbidden: 403,
+  'not-found': 404,
+  'method-not-allowed': 405,
+  conflict: 409,
+  'payload-too-large': 413,
+  'validation-error': 422,
+  'rate-limit-exceeded': 429,
+  'internal-error': 500,
+  'service-unavailable': 503,
+  'engine-unavailable': 503,
+  timeout: 503,
+  'unsupported-content': 422,
+  'corrupt-file': 422,
+  'encrypted-file': 422,
+  'decompression-bomb': 422,
+  'content-too-large': 422,
+  'parse-timeout': 422,
+  'parser-crashed': 422,
+  'no-text': 422,
+  'embedding-failed': 503,
+  'model-mismatch': 409,
+  'invalid-event': 422,
+  superseded: 409,
+};
+
+describe('problem status', () => {
+  it('answers every error code with its status, kind and title', () => {
+    for (const code of Object.keys(ERROR_CATALOGUE) as ErrorCode[]) {
+      expect(problemOf(code)).toEqual({
+        status: STATUS[code],
+        kind: ERROR_CATALOGUE[code].kind,
+        title: ERROR_CATALOGUE[code].title,
+      });
+    }
+  });
+});
