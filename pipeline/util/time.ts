@@ -10,6 +10,7 @@ export function toIso(value: string): string | null {
   return Number.isNaN(ms) ? null : new Date(ms).toISOString();
 }
 
+/** Resolves after `ms`; rejects with the signal's reason as soon as `signal` aborts. */
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
@@ -28,13 +29,17 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Full-jitter exponential backoff: a random delay in [0, min(max, base·2^(attempt-1))]. */
+/**
+ * Jittered exponential backoff: a random delay in [floor·c, c] where c = min(max, base·2^(attempt-1)).
+ * `floor` 0 (the default) is full jitter; 0.5 keeps at least half of the exponential delay.
+ */
 export function backoffDelay(
   attempt: number,
   baseMs: number,
   maxMs: number,
   random: () => number = Math.random,
+  floor = 0,
 ): number {
   const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt - 1));
-  return Math.round(random() * ceiling);
+  return Math.round(ceiling * floor + random() * ceiling * (1 - floor));
 }

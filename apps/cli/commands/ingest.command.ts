@@ -1,12 +1,11 @@
 import { openAsBlob } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { sleep } from '../../../pipeline/util/time.ts';
 import { type Command, print } from './command.ts';
 import { collectFiles, INGEST_EXTENSIONS, type SkippedPath } from './ingest-files.ts';
 import { progressBar } from './progress.ts';
 import { checkService, networkProblem } from './service-client.ts';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 interface IngestOptions {
   readonly base: string;

@@ -1,5 +1,6 @@
 import { CohereClientV2, CohereError, CohereTimeoutError } from 'cohere-ai';
 import { KbError } from '../../errors/kb-error.ts';
+import { backoffDelay, sleep as wait } from '../../util/time.ts';
 import type { EmbeddingProvider } from './embedding.port.ts';
 
 /** Cohere's limit of texts in one embed call. */
@@ -67,7 +68,7 @@ export async function createCohereEmbeddingProvider(options: CohereEmbeddingOpti
   const baseDelayMs = options.baseDelayMs ?? 500;
   const maxDelayMs = options.maxDelayMs ?? 20_000;
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 60_000;
-  const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
+  const sleep = options.sleep ?? wait;
 
   const client = new CohereClientV2({
     token: options.apiKey,
@@ -131,7 +132,9 @@ export async function createCohereEmbeddingProvider(options: CohereEmbeddingOpti
           { cause: failure.error, retriable: true, ...(retryAfter === undefined ? {} : { retryAfter }) },
         );
       }
-      await sleep(retryAfterMs === null ? backoff(attempt, baseDelayMs, maxDelayMs) : spread(retryAfterMs));
+      await sleep(
+        retryAfterMs === null ? backoffDelay(attempt, baseDelayMs, maxDelayMs, Math.random, 0.5) : spread(retryAfterMs),
+      );
     }
   }
 
@@ -197,12 +200,6 @@ export function parseRetryAfter(value: string | null, now: number = Date.now()):
   const date = Date.parse(trimmed);
   if (Number.isNaN(date)) return null;
   return Math.max(0, date - now);
-}
-
-/** Exponential backoff with jitter: a random delay between half and all of base·2^(attempt-1), capped. */
-function backoff(attempt: number, baseDelayMs: number, maxDelayMs: number): number {
-  const ceiling = Math.min(maxDelayMs, baseDelayMs * 2 ** (attempt - 1));
-  return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
 }
 
 /** A server-given wait plus up to 10% more, so that clients told the same instant do not return together. */
