@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { KbError } from '../errors/kb-error.ts';
 import type { ParsedDocument, TextBlock } from '../parsing/parsed-document.ts';
-import { countTokens, type TokenPieces, tokenPieces } from './tokenizer.ts';
+import { countTokens, isSpace, type TokenPieces, tokenPieces } from './tokenizer.ts';
 
 export { countTokens };
 
@@ -136,22 +136,6 @@ export function chunkDocument(doc: ParsedDocument, options: ChunkerOptions = DEF
 
 // ---------------------------------------------------------------------------------------------
 // Layout: blocks → units with token counts and ranked boundaries.
-
-function isSpace(code: number): boolean {
-  return (
-    code === 32 ||
-    (code >= 9 && code <= 13) ||
-    code === 0xa0 ||
-    code === 0x1680 ||
-    (code >= 0x2000 && code <= 0x200a) ||
-    code === 0x2028 ||
-    code === 0x2029 ||
-    code === 0x202f ||
-    code === 0x205f ||
-    code === 0x3000 ||
-    code === 0xfeff
-  );
-}
 
 /** FNV-1a over `text[from, to)`, continuing from `h`. */
 function fnv(text: string, from: number, to: number, h: number): number {

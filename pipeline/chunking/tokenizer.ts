@@ -27,7 +27,8 @@ const CLASS_OTHER = 4;
 /** Character class of each UTF-16 code unit below U+10000, filled on first use (0: not yet known). */
 const bmpClass = new Uint8Array(0x10000);
 
-function isSpaceCode(code: number): boolean {
+/** Whether a UTF-16 code unit is white space (Unicode `White_Space`, plus the BOM; not U+0085). */
+export function isSpace(code: number): boolean {
   return (
     code === 32 ||
     (code >= 9 && code <= 13) ||
@@ -45,7 +46,7 @@ function isSpaceCode(code: number): boolean {
 }
 
 function classify(char: string, code: number): number {
-  if (isSpaceCode(code)) return CLASS_SPACE;
+  if (isSpace(code)) return CLASS_SPACE;
   if (LETTER.test(char)) return CLASS_LETTER;
   if (NUMBER.test(char)) return CLASS_NUMBER;
   return CLASS_OTHER;
@@ -74,7 +75,7 @@ function mayHoldLongRun(text: string): boolean {
   let run = 0;
   let spaceRun = false;
   for (let i = 0; i < text.length; i++) {
-    const space = isSpaceCode(text.charCodeAt(i));
+    const space = isSpace(text.charCodeAt(i));
     if (space === spaceRun) {
       run += 1;
       if (run > MAX_RUN) return true;

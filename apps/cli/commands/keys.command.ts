@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { KbError } from '../../../pipeline/errors/kb-error.ts';
 import { type Permission, PLANS, type Plan } from '../../../pipeline/ports/control-store/control-store.port.ts';
 import { createRuntime } from '../../../pipeline/runtime/runtime.ts';
+import { silentLogger } from '../../../pipeline/stages/stage.ts';
 import { type Command, print, table } from './command.ts';
 
 export const keysCommand: Command = {
@@ -26,7 +27,7 @@ kb keys revoke <key-id> [--json]`,
       print(err, `Usage:\n${this.usage}`);
       return 2;
     }
-    const runtime = await createRuntime(config, { stages: 'none', logger: quietLogger });
+    const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
     try {
       if (action === 'create') {
         if (!values.workspace || !values.name || !values.permissions) {
@@ -109,5 +110,3 @@ kb keys revoke <key-id> [--json]`,
     }
   },
 };
-
-const quietLogger = { info() {}, debug() {}, warn() {}, error() {} };

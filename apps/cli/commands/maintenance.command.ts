@@ -1,10 +1,9 @@
 import { parseArgs } from 'node:util';
 import { eventSchema, topicSpecs } from '../../../pipeline/events/events.ts';
 import { createRuntime } from '../../../pipeline/runtime/runtime.ts';
+import { silentLogger } from '../../../pipeline/stages/stage.ts';
 import { type Command, print, table } from './command.ts';
 import { progressBar } from './progress.ts';
-
-const quiet = { info() {}, debug() {}, warn() {}, error() {} };
 
 export const schemasCommand: Command = {
   summary: 'Register the Avro event schemas and create the topics',
@@ -20,7 +19,7 @@ export const schemasCommand: Command = {
       return 2;
     }
     // Creating the runtime ensures every topic and registers its schema (BACKWARD compatibility).
-    const runtime = await createRuntime(config, { stages: 'none', logger: quiet });
+    const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
     try {
       const specs = topicSpecs(config.topicPrefix, config.kafka.partitions);
       const schemaName = (s: (typeof specs)[number]) => `${String(s.schema.namespace)}.${String(s.schema.name)}`;
@@ -65,7 +64,7 @@ export const reindexCommand: Command = {
       args,
       options: { force: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
     });
-    const runtime = await createRuntime(config, { stages: 'none', logger: quiet });
+    const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
     try {
       const bar = progressBar('Re-embedding chunks');
       const report = await runtime.services.reindex.run({
@@ -116,7 +115,7 @@ export const retentionCommand: Command = {
       print(err, `Usage: ${this.usage}`);
       return 2;
     }
-    const runtime = await createRuntime(config, { stages: 'none', logger: quiet });
+    const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
     try {
       const reports = await runtime.services.retention.run();
       if (values.json) {

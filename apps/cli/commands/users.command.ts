@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { KbError } from '../../../pipeline/errors/kb-error.ts';
 import { ROLES, type Role } from '../../../pipeline/ports/control-store/control-store.port.ts';
 import { createRuntime } from '../../../pipeline/runtime/runtime.ts';
+import { silentLogger } from '../../../pipeline/stages/stage.ts';
 import { type Command, print, table } from './command.ts';
 
 export const usersCommand: Command = {
@@ -32,7 +33,7 @@ kb users list [--json]`,
         throw new KbError('validation-error', `--role must be one of ${ROLES.join(', ')}.`);
       }
     }
-    const runtime = await createRuntime(config, { stages: 'none', logger: quietLogger });
+    const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
     try {
       if (action === 'create') {
         const { account, password } = await runtime.services.accounts.create({
@@ -71,5 +72,3 @@ kb users list [--json]`,
     }
   },
 };
-
-const quietLogger = { info() {}, debug() {}, warn() {}, error() {} };
