@@ -9,7 +9,7 @@ export interface DocumentStatsView {
   tokens: number;
 }
 
-/** A list item (seed "Document (list item)"). */
+/** A list item (the OpenAPI schema `DocumentListItem`, apps/api/schemas/documents.schema.ts). */
 export interface DocumentListItemView {
   id: string;
   document_id: string;
@@ -42,7 +42,7 @@ export interface ProgressView {
   chunks_total: number;
 }
 
-/** POST /documents response (seed "Document (upload response)"). */
+/** POST /documents response (the OpenAPI schema `UploadResponse`, apps/api/schemas/documents.schema.ts). */
 export interface UploadView {
   document_id: string;
   name: string;

@@ -2,7 +2,7 @@
  * The one place that validates document metadata from a client and takes `change_reason` out of
  * it, shared by upload (POST), replace (PUT) and metadata patch (PATCH).
  *
- * Rules (SPEC §4, §8): metadata is a JSON object with at most 64 keys, each key at most 128
+ * Rules (README, "Formats, limits and hostile input"): metadata is a JSON object with at most 64 keys, each key at most 128
  * characters, at most 16 KiB serialised (UTF-8). A `change_reason` key is not metadata: it is
  * removed from the object and stored on the version and the audit entry; the explicit
  * `change_reason` field (form field or JSON member) wins over the key when both are sent. The
