@@ -13,8 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import * as sqliteVec from 'sqlite-vec';
 import { type Config, loadConfig } from '../../pipeline/config/config.ts';
-import { topicSpecs } from '../../pipeline/events/events.ts';
 import { openDatabase } from '../../pipeline/ports/sqlite/open-database.ts';
+import { wipeDistributed } from '../../support/distributed-wipe.ts';
 import type { RuntimeName } from './report.ts';
 
 const run = promisify(execFile);
@@ -202,60 +202,9 @@ export async function distributedTarget(base: Config): Promise<Target | { unavai
 
 /** Deletes the instance's topics, indexes, database and bucket (best effort, each on its own). */
 async function removeDistributed(config: Config): Promise<void> {
-  const steps: Array<() => Promise<unknown>> = [
-    async () => {
-      const { createKafkaMessageLog } = await import('../../pipeline/ports/message-log/kafka.adapter.ts');
-      const log = await createKafkaMessageLog({
-        brokers: config.kafka.brokers,
-        clientId: config.kafka.clientId,
-        schemaRegistryUrl: config.schemaRegistryUrl ?? '',
-      });
-      try {
-        await log.deleteTopics(topicSpecs(config.topicPrefix, 1).map((t) => t.name));
-      } finally {
-        await log.close();
-      }
-    },
-    async () => {
-      const url = config.opensearch.url ?? '';
-      const listed = await fetch(`${url}/_cat/indices/${config.opensearch.indexPrefix}-*?format=json`);
-      const indexes = (await listed.json()) as Array<{ index: string }>;
-      for (const { index } of indexes) await fetch(`${url}/${index}`, { method: 'DELETE' });
-    },
-    () =>
-      fetch(`${config.clickhouse.url}/`, {
-        method: 'POST',
-        headers: {
-          'X-ClickHouse-User': config.clickhouse.user,
-          'X-ClickHouse-Key': config.clickhouse.password,
-        },
-        body: `DROP DATABASE IF EXISTS \`${config.clickhouse.database}\``,
-      }),
-    async () => {
-      const { Client } = await import('minio');
-      const endpoint = new URL(config.s3.endpoint ?? '');
-      const client = new Client({
-        endPoint: endpoint.hostname,
-        port: Number(endpoint.port) || (endpoint.protocol === 'https:' ? 443 : 80),
-        useSSL: endpoint.protocol === 'https:',
-        accessKey: config.s3.accessKey,
-        secretKey: config.s3.secretKey,
-        region: config.s3.region,
-      });
-      if (!(await client.bucketExists(config.s3.bucket))) return;
-      const names: string[] = [];
-      for await (const item of client.listObjectsV2(config.s3.bucket, '', true)) {
-        if (item.name) names.push(item.name);
-      }
-      for (let i = 0; i < names.length; i += 1000)
-        await client.removeObjects(config.s3.bucket, names.slice(i, i + 1000));
-      await client.removeBucket(config.s3.bucket);
-    },
-  ];
-  const results = await Promise.allSettled(steps.map((step) => step()));
-  const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
+  const failed = await wipeDistributed(config, config.kafka.clientId);
   if (failed.length > 0) {
-    console.warn(`cleanup of ${config.topicPrefix} incomplete: ${failed.map((f) => firstLine(f.reason)).join('; ')}`);
+    console.warn(`cleanup of ${config.topicPrefix} incomplete: ${failed.map(firstLine).join('; ')}`);
   }
 }
 

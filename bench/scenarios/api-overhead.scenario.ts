@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { type ChildService, startChild, stopChild } from '../../tests/support/child-service.ts';
+import { type ChildService, startChild, stopChild } from '../../support/child-service.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { addFigure, createRow, judge, type Row } from '../lib/report.ts';
 import { childEnv, openInstance } from '../lib/service.ts';

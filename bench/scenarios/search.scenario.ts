@@ -12,7 +12,7 @@
  */
 import type { StoreSearchQuery } from '../../pipeline/ports/document-store/document-store.port.ts';
 import { SEARCH_CANDIDATES } from '../../pipeline/services/search.service.ts';
-import { startChild, stopChild } from '../../tests/support/child-service.ts';
+import { startChild, stopChild } from '../../support/child-service.ts';
 import { corpusQueries, sizeLabel } from '../corpus.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { addFigure, createRow, judge, type Row } from '../lib/report.ts';

@@ -11,7 +11,7 @@ import { mkdir, mkdtemp, open, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { startChild, stopChild } from '../../tests/support/child-service.ts';
+import { startChild, stopChild } from '../../support/child-service.ts';
 import { passage } from '../corpus.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { createRandom } from '../lib/random.ts';

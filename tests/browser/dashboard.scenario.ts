@@ -11,7 +11,7 @@ import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DASHBOARD_DIST } from '../../apps/api/lib/dashboard-assets.ts';
-import { REPO_ROOT } from '../support/child-service.ts';
+import { REPO_ROOT } from '../../support/child-service.ts';
 
 /** A running service the scenario signs in to: its URL and an owner account of a fresh workspace. */
 export interface BrowserTarget {

@@ -7,7 +7,7 @@ import {
   Wait,
 } from 'testcontainers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../support/child-service.ts';
+import { REPO_ROOT } from '../../support/child-service.ts';
 
 /**
  * The docker-compose stack (official images of every engine, the API and one worker per stage)

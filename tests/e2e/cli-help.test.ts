@@ -4,7 +4,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../apps/cli/commands/index.ts';
-import { KB_BIN, REPO_ROOT } from '../support/child-service.ts';
+import { KB_BIN, REPO_ROOT } from '../../support/child-service.ts';
 
 const run = promisify(execFile);
 

@@ -5,7 +5,8 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
-import { freePort, KB_BIN, kb, REPO_ROOT, startChild, stopChild, tempDir } from '../support/child-service.ts';
+import { KB_BIN, kb, REPO_ROOT, startChild, stopChild, tempDir } from '../../support/child-service.ts';
+import { freePort } from '../../support/ports.ts';
 
 const run = promisify(execFile);
 

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ChildService, kb, startChild, stopChild, tempDir } from '../support/child-service.ts';
+import { type ChildService, kb, startChild, stopChild, tempDir } from '../../support/child-service.ts';
 
 /** `npx kb keys …` against the data directory of a running embedded server. */
 describe('kb keys while the server runs', () => {

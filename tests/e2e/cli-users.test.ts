@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { kb, startChild, stopChild, tempDir } from '../support/child-service.ts';
+import { kb, startChild, stopChild, tempDir } from '../../support/child-service.ts';
 import { postSignIn } from '../support/dashboard-client.ts';
 
 /** The first start's owner account, and `kb users …` against a running embedded server. */

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ChildService, kb, startChild, stopChild, tempDir, waitForDocument } from '../support/child-service.ts';
+import { type ChildService, kb, startChild, stopChild, tempDir, waitForDocument } from '../../support/child-service.ts';
 
 /**
  * The embedded runtime keeps the log, offsets and files on disk: a process killed between an

@@ -2,7 +2,7 @@ import { readdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type ChildService, kb, startChild, stopChild, tempDir, waitForDocument } from '../support/child-service.ts';
+import { type ChildService, kb, startChild, stopChild, tempDir, waitForDocument } from '../../support/child-service.ts';
 
 /**
  * `kb serve` killed with SIGKILL mid-upload and mid-ingestion: after a restart, the temporary file

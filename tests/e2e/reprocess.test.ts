@@ -4,8 +4,8 @@ import { KbError } from '../../pipeline/errors/kb-error.ts';
 import { createEmbeddingProvider } from '../../pipeline/ports/embedding/create-embedding-provider.ts';
 import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
 import type { ChunksView, DocumentView, SearchView } from '../../pipeline/services/views.ts';
+import { tempDir } from '../../support/child-service.ts';
 import { fixture } from '../fixtures/hostile-files.ts';
-import { tempDir } from '../support/child-service.ts';
 import { expectProblem, sectionedDocument, startTestService, type TestService } from '../support/test-service.ts';
 
 /**

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import net from 'node:net';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClickHouseControlStore } from '../../pipeline/ports/control-store/clickhouse.adapter.ts';
 import { CLICKHOUSE_MIGRATIONS } from '../../pipeline/ports/control-store/clickhouse-migrations.ts';
 import type { ApiKeyRecord, ControlStore } from '../../pipeline/ports/control-store/control-store.port.ts';
+import { closedPort } from '../../support/ports.ts';
 import { describeControlStoreContract } from '../contract/control-store.contract.ts';
 import { clickhouseAdminClient, clickhouseTestOptions, dropClickHouseDatabase } from '../support/clickhouse-test-db.ts';
 
@@ -14,15 +14,6 @@ async function rows<T>(
   query_params: Record<string, unknown> = {},
 ): Promise<T[]> {
   return (await client.query({ query, query_params, format: 'JSONEachRow' })).json<T>();
-}
-
-/** A TCP port on loopback that nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 function key(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {

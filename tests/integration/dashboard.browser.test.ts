@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import { type ChildService, kb, startChild, stopChild } from '../../support/child-service.ts';
 import { describeDashboardInBrowser } from '../browser/dashboard.scenario.ts';
-import { type ChildService, kb, startChild, stopChild } from '../support/child-service.ts';
 import { distributedEnv } from '../support/distributed-env.ts';
 
 /** The same browser scenario on the distributed runtime: one API process and one worker on the native engines. */

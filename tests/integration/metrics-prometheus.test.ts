@@ -2,7 +2,8 @@ import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildService, freePort, kb, REPO_ROOT, startChild, stopChild } from '../support/child-service.ts';
+import { type ChildService, kb, REPO_ROOT, startChild, stopChild } from '../../support/child-service.ts';
+import { freePort } from '../../support/ports.ts';
 import { type DistributedEnv, distributedEnv } from '../support/distributed-env.ts';
 import { type PrometheusServer, prometheusBinary, startPrometheus } from '../support/prometheus-server.ts';
 

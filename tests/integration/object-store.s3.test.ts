@@ -1,11 +1,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import net from 'node:net';
 import { Readable } from 'node:stream';
 import { Client } from 'minio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../pipeline/config/config.ts';
 import type { ObjectStore } from '../../pipeline/ports/object-store/object-store.port.ts';
 import { createS3ObjectStore, type S3ObjectStoreOptions } from '../../pipeline/ports/object-store/s3.adapter.ts';
+import { closedPort } from '../../support/ports.ts';
 import { describeObjectStoreContract } from '../contract/object-store.contract.ts';
 
 const MiB = 1024 * 1024;
@@ -85,14 +85,6 @@ function chunked(bytes: Buffer, size = 100_000): Readable {
       for (let offset = 0; offset < bytes.length; offset += size) yield bytes.subarray(offset, offset + size);
     })(),
   );
-}
-
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describeObjectStoreContract('s3', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { SearchView } from '../../pipeline/services/views.ts';
-import { type ChildService, kb, startChild, stopChild } from '../support/child-service.ts';
+import { type ChildService, kb, startChild, stopChild } from '../../support/child-service.ts';
 import { type DistributedEnv, distributedEnv } from '../support/distributed-env.ts';
 import {
   describeSearchPromises,

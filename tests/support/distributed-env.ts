@@ -4,9 +4,8 @@
  * that removes them. Engine addresses come from the one config module.
  */
 import { randomBytes } from 'node:crypto';
-import { Client as MinioClient } from 'minio';
 import { type Config, loadConfig } from '../../pipeline/config/config.ts';
-import { topicSpecs } from '../../pipeline/events/events.ts';
+import { wipeDistributed } from '../../support/distributed-wipe.ts';
 
 export interface DistributedEnv {
   readonly config: Config;
@@ -50,54 +49,7 @@ export function distributedEnv(): DistributedEnv {
     config,
     env,
     async cleanup() {
-      const { createKafkaMessageLog } = await import('../../pipeline/ports/message-log/kafka.adapter.ts');
-      const tasks: Array<Promise<unknown>> = [];
-      tasks.push(
-        (async () => {
-          const log = await createKafkaMessageLog({
-            brokers: config.kafka.brokers,
-            clientId: 'kb-e2e-cleanup',
-            schemaRegistryUrl: config.schemaRegistryUrl as string,
-          });
-          try {
-            await log.deleteTopics(topicSpecs(config.topicPrefix, 1).map((t) => t.name));
-          } finally {
-            await log.close();
-          }
-        })(),
-      );
-      tasks.push(fetch(`${config.opensearch.url}/${config.opensearch.indexPrefix}-*`, { method: 'DELETE' }));
-      tasks.push(
-        fetch(`${config.clickhouse.url}/`, {
-          method: 'POST',
-          body: `DROP DATABASE IF EXISTS ${config.clickhouse.database}`,
-          headers: {
-            'X-ClickHouse-User': config.clickhouse.user,
-            'X-ClickHouse-Key': config.clickhouse.password,
-          },
-        }),
-      );
-      tasks.push(
-        (async () => {
-          const endpoint = new URL(config.s3.endpoint as string);
-          const minio = new MinioClient({
-            endPoint: endpoint.hostname,
-            port: Number(endpoint.port),
-            useSSL: endpoint.protocol === 'https:',
-            accessKey: config.s3.accessKey,
-            secretKey: config.s3.secretKey,
-            region: config.s3.region,
-          });
-          if (!(await minio.bucketExists(config.s3.bucket))) return;
-          const names: string[] = [];
-          for await (const item of minio.listObjectsV2(config.s3.bucket, '', true)) {
-            if (item.name) names.push(item.name);
-          }
-          if (names.length > 0) await minio.removeObjects(config.s3.bucket, names);
-          await minio.removeBucket(config.s3.bucket);
-        })(),
-      );
-      await Promise.allSettled(tasks);
+      await wipeDistributed(config, 'kb-e2e-cleanup');
     },
   };
 }

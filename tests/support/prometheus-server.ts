@@ -6,7 +6,7 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from './child-service.ts';
+import { freePort } from '../../support/ports.ts';
 
 export interface ScrapeTarget {
   readonly job: string;

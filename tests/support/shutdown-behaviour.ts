@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildService, kb, startChild, stopChild, tempDir, waitForDocument } from './child-service.ts';
+import { type ChildService, kb, startChild, stopChild, tempDir, waitForDocument } from '../../support/child-service.ts';
 import { type CohereFake, startCohereFake } from './cohere-fake.ts';
 import { LEDGER_CHUNKING, ledgerText } from './ledger-text.ts';
 
