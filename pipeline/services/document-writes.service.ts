@@ -1,20 +1,11 @@
-import type { Topics } from '../events/events.ts';
-import type { ControlStore } from '../ports/control-store/control-store.port.ts';
-import type {
-  DocumentRecord,
-  DocumentStore,
-  Metadata,
-  VersionRecord,
-} from '../ports/document-store/document-store.port.ts';
-import type { MessageLog } from '../ports/message-log/message-log.port.ts';
-import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
+import type { DocumentRecord, Metadata, VersionRecord } from '../ports/document-store/document-store.port.ts';
 import { storageKeys } from '../util/storage-keys.ts';
 import { isoNow } from '../util/time.ts';
 import { documentNotFound, isDocumentId, loadDocument } from './document-access.ts';
 import { documentView } from './document-views.ts';
 import type { RequestContext } from './request-context.ts';
 import type { StagedUpload } from './upload-staging.service.ts';
-import { createVersionWriter, newVersionFrom } from './version-writes.ts';
+import { createVersionWriter, newVersionFrom, type VersionWriterDeps } from './version-writes.ts';
 import type { DocumentView, UploadView } from './views.ts';
 
 export interface DocumentWritesService {
@@ -45,21 +36,13 @@ export interface DocumentWritesService {
   reprocess(ctx: RequestContext, documentId: string): Promise<DocumentView>;
 }
 
-export interface DocumentWritesDeps {
-  readonly documents: DocumentStore;
-  readonly objects: ObjectStore;
-  readonly control: ControlStore;
-  readonly log: MessageLog;
-  readonly topics: Topics;
-}
-
 /**
  * Document writes: create, new content, new metadata, delete or purge, reprocess. Each write of
  * a version appends exactly one version (M+1, whatever was written concurrently), publishes its
  * `uploaded` event unless the version can be served from an unchanged one's chunks, audits the
  * change, and answers with the document as that write left it.
  */
-export function createDocumentWritesService(deps: DocumentWritesDeps): DocumentWritesService {
+export function createDocumentWritesService(deps: VersionWriterDeps): DocumentWritesService {
   const { documents, objects } = deps;
   const writer = createVersionWriter(deps);
 

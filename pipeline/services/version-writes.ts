@@ -69,6 +69,11 @@ export interface VersionWriter {
   completeFromExisting(source: VersionRecord, target: VersionRecord): Promise<boolean>;
 }
 
+/**
+ * The steps the document writes and rollback share. Promises an `uploaded` event keyed by the
+ * document id (so one document's versions stay in order), one audit entry per call, and that
+ * `completeFromExisting` either completes `target` with all of `source`'s chunks or reports false.
+ */
 export function createVersionWriter(deps: VersionWriterDeps): VersionWriter {
   const { documents, objects, control, log, topics } = deps;
   return {

@@ -1,14 +1,10 @@
 import { KbError } from '../errors/kb-error.ts';
-import type { Topics } from '../events/events.ts';
-import type { ControlStore } from '../ports/control-store/control-store.port.ts';
-import type { DocumentStore, VersionRecord } from '../ports/document-store/document-store.port.ts';
-import type { MessageLog } from '../ports/message-log/message-log.port.ts';
-import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
+import type { VersionRecord } from '../ports/document-store/document-store.port.ts';
 import { diffChunks } from './chunk-diff.ts';
 import { allChunks, loadDocument, loadVersion } from './document-access.ts';
 import { versionDetailView, versionView } from './document-views.ts';
 import type { RequestContext } from './request-context.ts';
-import { createVersionWriter, newVersionFrom } from './version-writes.ts';
+import { createVersionWriter, newVersionFrom, type VersionWriterDeps } from './version-writes.ts';
 import type { CompareView, RollbackView, VersionDetailView, VersionView } from './views.ts';
 
 export interface VersionsService {
@@ -25,13 +21,7 @@ export interface VersionsService {
  * content and metadata (served at once from the target's chunks when they are all there, else
  * ingested again) and audits it; rolling back to the current version is a `conflict`.
  */
-export function createVersionsService(deps: {
-  readonly documents: DocumentStore;
-  readonly objects: ObjectStore;
-  readonly control: ControlStore;
-  readonly log: MessageLog;
-  readonly topics: Topics;
-}): VersionsService {
+export function createVersionsService(deps: VersionWriterDeps): VersionsService {
   const { documents, objects } = deps;
   const writer = createVersionWriter(deps);
   return {

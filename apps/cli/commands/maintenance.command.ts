@@ -2,22 +2,29 @@ import { parseArgs } from 'node:util';
 import { eventSchema, topicSpecs } from '../../../pipeline/events/events.ts';
 import { createRuntime } from '../../../pipeline/runtime/runtime.ts';
 import { silentLogger } from '../../../pipeline/stages/stage.ts';
-import { type Command, print, table } from './command.ts';
+import { type Command, type CommandContext, print, table } from './command.ts';
 import { progressBar } from './progress.ts';
+
+/** The options of `kb <command> <name> [--json]`, or null (the usage printed) for anything else. */
+function subcommandOptions(args: string[], name: string, usage: string, err: CommandContext['err']) {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { json: { type: 'boolean', default: false } },
+  });
+  if (positionals[0] !== name || positionals.length > 1) {
+    print(err, `Usage: ${usage}`);
+    return null;
+  }
+  return values;
+}
 
 export const schemasCommand: Command = {
   summary: 'Register the Avro event schemas and create the topics',
   usage: 'kb schemas register [--json]',
   async run(args, { config, out, err }) {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { json: { type: 'boolean', default: false } },
-    });
-    if (positionals[0] !== 'register' || positionals.length > 1) {
-      print(err, `Usage: ${this.usage}`);
-      return 2;
-    }
+    const values = subcommandOptions(args, 'register', this.usage, err);
+    if (!values) return 2;
     // Creating the runtime ensures every topic and registers its schema (BACKWARD compatibility).
     const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
     try {
@@ -106,15 +113,8 @@ export const retentionCommand: Command = {
   summary: "Archive versions older than the workspace plan's retention",
   usage: 'kb retention run [--json]',
   async run(args, { config, out, err }) {
-    const { values, positionals } = parseArgs({
-      args,
-      allowPositionals: true,
-      options: { json: { type: 'boolean', default: false } },
-    });
-    if (positionals[0] !== 'run' || positionals.length > 1) {
-      print(err, `Usage: ${this.usage}`);
-      return 2;
-    }
+    const values = subcommandOptions(args, 'run', this.usage, err);
+    if (!values) return 2;
     const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
     try {
       const reports = await runtime.services.retention.run();
