@@ -8,7 +8,7 @@
 import { STAGE_NAMES } from '../../pipeline/events/events.ts';
 import type { DocumentStore } from '../../pipeline/ports/document-store/document-store.port.ts';
 import { type ChildService, startChild, stopChild } from '../../support/child-service.ts';
-import { startCohereFake } from '../../tests/support/cohere-fake.ts';
+import { startCohereFake } from '../../support/cohere-fake.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { addFigure, createRow, judge, type Row } from '../lib/report.ts';
 import { childEnv, openInstance, uploadFiles, waitForIngestion } from '../lib/service.ts';

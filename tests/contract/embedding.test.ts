@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createCohereEmbeddingProvider } from '../../pipeline/ports/embedding/cohere.adapter.ts';
 import { createLocalEmbeddingProvider } from '../../pipeline/ports/embedding/local.adapter.ts';
 import { createTransformersEmbeddingProvider } from '../../pipeline/ports/embedding/transformers.adapter.ts';
-import { type CohereFake, startCohereFake } from '../support/cohere-fake.ts';
+import { type CohereFake, startCohereFake } from '../../support/cohere-fake.ts';
 import { describeEmbeddingProviderContract } from './embedding.contract.ts';
 
 const MODELS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.models');

@@ -3,7 +3,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChunksView, DocumentView, SearchView } from '../../pipeline/services/views.ts';
 import { KB_BIN, REPO_ROOT, tempDir } from '../../support/child-service.ts';
-import { type CohereFake, startCohereFake } from '../support/cohere-fake.ts';
+import { type CohereFake, startCohereFake } from '../../support/cohere-fake.ts';
 import { expectProblem, startTestService, type TestService } from '../support/test-service.ts';
 
 /**

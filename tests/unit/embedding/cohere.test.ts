@@ -6,7 +6,7 @@ import {
   parseRetryAfter,
 } from '../../../pipeline/ports/embedding/cohere.adapter.ts';
 import type { EmbeddingProvider } from '../../../pipeline/ports/embedding/embedding.port.ts';
-import { type CohereFake, startCohereFake } from '../../support/cohere-fake.ts';
+import { type CohereFake, startCohereFake } from '../../../support/cohere-fake.ts';
 
 const texts = (n: number, tag = 'chunk') =>
   Array.from({ length: n }, (_, i) => `${tag} number ${i} about topic ${i % 7}`);

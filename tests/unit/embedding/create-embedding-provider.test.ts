@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../../pipeline/config/config.ts';
 import { createEmbeddingProvider } from '../../../pipeline/ports/embedding/create-embedding-provider.ts';
-import { type CohereFake, startCohereFake } from '../../support/cohere-fake.ts';
+import { type CohereFake, startCohereFake } from '../../../support/cohere-fake.ts';
 
 const MODELS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '.models');
 const MINILM = 'Xenova/all-MiniLM-L6-v2';
