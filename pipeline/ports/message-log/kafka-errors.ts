@@ -1,4 +1,5 @@
 import { KbError } from '../../errors/kb-error.ts';
+import { isTransientNetworkCode } from '../../errors/transient-errors.ts';
 
 /**
  * Error mapping for the Kafka message log: kafkajs and schema-registry failures become
@@ -18,8 +19,6 @@ const UNAVAILABLE_KAFKA_ERRORS = new Set([
   'KafkaJSTimeout',
   'KafkaJSLockTimeout',
 ]);
-
-const NETWORK_CODES = ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EAI_AGAIN', 'ENOTFOUND', 'EHOSTUNREACH'];
 
 const BAD_REQUEST_TYPES = new Set([
   'INVALID_TOPIC_EXCEPTION',
@@ -71,7 +70,7 @@ export function kafkaErrorType(error: unknown): string | null {
 export function isKafkaUnavailable(error: unknown): boolean {
   for (const e of chain(error)) {
     if (typeof e.name === 'string' && UNAVAILABLE_KAFKA_ERRORS.has(e.name)) return true;
-    if (typeof e.code === 'string' && NETWORK_CODES.includes(e.code)) return true;
+    if (isTransientNetworkCode(e.code)) return true;
   }
   const innermost = chain(error).at(-1);
   return innermost?.retriable === true;
@@ -116,7 +115,7 @@ export function isRegistryUnavailable(error: unknown): boolean {
   if (/E(CONNREFUSED|CONNRESET|TIMEDOUT|PIPE|AI_AGAIN|NOTFOUND|HOSTUNREACH)|socket hang up|timed? ?out/i.test(detail)) {
     return true;
   }
-  return chain(error).some((e) => typeof e.code === 'string' && NETWORK_CODES.includes(e.code));
+  return chain(error).some((e) => isTransientNetworkCode(e.code));
 }
 
 /** Maps a schema-registry failure during `action` to a KbError. */

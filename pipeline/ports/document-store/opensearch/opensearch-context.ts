@@ -1,4 +1,5 @@
 import { KbError } from '../../../errors/kb-error.ts';
+import { backoffDelay, sleep } from '../../../util/time.ts';
 import type { IndexModel } from '../document-store.port.ts';
 import { requireIndexModel } from '../stored-records.ts';
 import {
@@ -69,17 +70,12 @@ export const INDEX_MODEL_ID = 'index-model';
 export const NO_VECTORS = { excludes: [`${VECTOR_FIELD_PREFIX}*`] };
 export const BY_CHUNK_ID = [{ id: 'asc' }];
 
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
 /** Jittered exponential backoff between attempts of an optimistic write; gives up after {@link MAX_ATTEMPTS}. */
 export async function backoff(attempt: number, what: string): Promise<void> {
   if (attempt + 1 >= MAX_ATTEMPTS) {
     throw new KbError('conflict', `${what}: too many concurrent changes, try again`, { retriable: true });
   }
-  const ceiling = Math.min(200, 4 * 2 ** Math.min(attempt, 6));
-  await sleep(Math.random() * ceiling);
+  await sleep(backoffDelay(attempt + 1, 4, 200));
 }
 
 export function isZero(vector: Float32Array): boolean {
