@@ -1,0 +1,343 @@
+/**
+ * The catalogue of configuration variables: name, kind, default, bounds and the description that
+ * also feeds the README's table. `loadConfig` in `config.ts` reads them.
+ */
+
+export type Kind = 'string' | 'integer' | 'boolean' | 'enum' | 'list' | 'url';
+
+export interface ConfigVariable {
+  readonly name: string;
+  readonly kind: Kind;
+  readonly default: string;
+  readonly description: string;
+  readonly values?: readonly string[];
+  readonly min?: number;
+  readonly max?: number;
+}
+
+const v = (
+  name: string,
+  kind: Kind,
+  def: string,
+  description: string,
+  extra: Partial<ConfigVariable> = {},
+): ConfigVariable => ({ name, kind, default: def, description, ...extra });
+
+export const CONFIG_VARIABLES = [
+  v(
+    'KB_RUNTIME',
+    'enum',
+    'embedded',
+    'Runtime: `embedded` (one process, SQLite and files) or `distributed` (Kafka, schema registry, S3/MinIO, OpenSearch, ClickHouse).',
+    { values: ['embedded', 'distributed'] },
+  ),
+  v('HOST', 'string', '127.0.0.1', 'Address the HTTP API binds to.'),
+  v('PORT', 'integer', '8080', 'Port the HTTP API listens on.', { min: 0, max: 65535 }),
+  v(
+    'KB_DATA_DIR',
+    'string',
+    './data',
+    'Data directory of the embedded runtime (SQLite databases, stored files). Relative paths resolve from the working directory.',
+  ),
+  v('KB_LOG_LEVEL', 'enum', 'info', 'Log level.', {
+    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+  }),
+  v(
+    'KB_PROBLEM_BASE_URL',
+    'url',
+    '',
+    'Base of problem `type` URIs (`<base>/errors/<kind>`); empty means the origin of each request.',
+  ),
+  v(
+    'KB_BOOTSTRAP_KEY',
+    'boolean',
+    'true',
+    'On first start with no API key at all, create one with every permission for workspace `default` and print it once.',
+  ),
+  v(
+    'KB_TOPIC_PREFIX',
+    'string',
+    '',
+    'Prefix of every topic and consumer-group name (lets several deployments or test runs share one log).',
+  ),
+  v('KB_MAX_UPLOAD_BYTES', 'integer', '52428800', 'Largest accepted upload in bytes.', { min: 1 }),
+  v(
+    'KB_REQUEST_TIMEOUT_MS',
+    'integer',
+    '120000',
+    'Time a request, body included, has to arrive completely; a slower one is answered 408 and closed, and its staged file removed. Also the age after which start-up removes staging files left by a crash.',
+    { min: 1000 },
+  ),
+  v(
+    'KB_SWEEP_INTERVAL_MS',
+    'integer',
+    '3600000',
+    'How often a process running the API or a stage removes what crashes left in the object store (temporary files, uploads no version references, outputs of versions that no longer exist), besides once at start-up; 0 means only at start-up.',
+    { min: 0 },
+  ),
+  v(
+    'KB_MAX_CONCURRENT_UPLOADS',
+    'integer',
+    '8',
+    'Uploads (POST or PUT with a file) one API key may have in progress at once in one API process; one more is answered 429.',
+    { min: 1 },
+  ),
+  v('KB_KAFKA_BROKERS', 'list', '127.0.0.1:9092', 'Comma-separated Kafka bootstrap brokers (distributed).'),
+  v('KB_KAFKA_CLIENT_ID', 'string', 'kb-document-service', 'Kafka client id (distributed).'),
+  v(
+    'KB_KAFKA_PARTITIONS',
+    'integer',
+    '6',
+    'Partitions of each topic the service creates; the ceiling on consumers per stage.',
+    { min: 1, max: 1024 },
+  ),
+  v(
+    'KB_KAFKA_PARTITION_CONCURRENCY',
+    'integer',
+    '4',
+    'Partitions of a topic one stage consumer handles at the same time (distributed).',
+    { min: 1, max: 1024 },
+  ),
+  v(
+    'KB_KAFKA_KEY_CONCURRENCY',
+    'integer',
+    '4',
+    "Documents of one partition a stage consumer handles at the same time; each document's events stay in order (distributed).",
+    { min: 1, max: 256 },
+  ),
+  v(
+    'KB_SCHEMA_REGISTRY_URL',
+    'url',
+    '',
+    "Confluent-compatible schema registry URL (distributed), e.g. `http://127.0.0.1:8081` or Apicurio's `/apis/ccompat/v7`.",
+  ),
+  v('KB_S3_ENDPOINT', 'url', '', 'S3/MinIO endpoint URL (distributed).'),
+  v('KB_S3_ACCESS_KEY', 'string', '', 'S3 access key (distributed).'),
+  v('KB_S3_SECRET_KEY', 'string', '', 'S3 secret key (distributed).'),
+  v('KB_S3_REGION', 'string', 'us-east-1', 'S3 region (distributed).'),
+  v(
+    'KB_S3_BUCKET',
+    'string',
+    'kb-documents',
+    'Bucket holding uploaded files and derived artefacts (distributed); created if missing.',
+  ),
+  v('KB_OPENSEARCH_URL', 'url', '', 'OpenSearch URL (distributed).'),
+  v('KB_OPENSEARCH_INDEX_PREFIX', 'string', 'kb', 'Prefix of the OpenSearch index names (distributed).'),
+  v(
+    'KB_OPENSEARCH_EF_SEARCH',
+    'integer',
+    '200',
+    'HNSW beam width of OpenSearch vector queries (distributed; at least the candidate count): higher is closer to exact and slower.',
+    { min: 1, max: 10000 },
+  ),
+  v(
+    'KB_OPENSEARCH_SHARDS',
+    'integer',
+    '1',
+    'Primary shards of each OpenSearch index the service creates (distributed; an existing index keeps its own).',
+    { min: 1, max: 1024 },
+  ),
+  v(
+    'KB_OPENSEARCH_REPLICAS',
+    'integer',
+    '0',
+    'Replicas of each OpenSearch index the service creates (distributed; 0 suits one node, 1 or more a cluster).',
+    { min: 0, max: 16 },
+  ),
+  v(
+    'KB_OPENSEARCH_CHANGE_POLL_MS',
+    'integer',
+    '500',
+    'How often an API process asks OpenSearch whether documents changed (distributed): a list answered from its cache shows a change another process made at most this much later.',
+    { min: 50, max: 60000 },
+  ),
+  v('KB_CLICKHOUSE_URL', 'url', '', 'ClickHouse HTTP URL (distributed).'),
+  v('KB_CLICKHOUSE_USER', 'string', 'default', 'ClickHouse user (distributed).'),
+  v('KB_CLICKHOUSE_PASSWORD', 'string', '', 'ClickHouse password (distributed).'),
+  v(
+    'KB_CLICKHOUSE_DATABASE',
+    'string',
+    'kb',
+    'ClickHouse database holding keys, audit log and rate-limit counters; created if missing (distributed).',
+  ),
+  v(
+    'KB_EMBEDDING_PROVIDER',
+    'enum',
+    'transformers',
+    'Embedding provider: `transformers` (an ONNX model run locally; the default model is fetched once, then offline), `local` (small bundled model, no download), `cohere`.',
+    { values: ['local', 'transformers', 'cohere'] },
+  ),
+  v('KB_EMBEDDING_BATCH_SIZE', 'integer', '32', 'Texts per embedding call (Cohere caps it at 96).', {
+    min: 1,
+    max: 1024,
+  }),
+  v(
+    'KB_TRANSFORMERS_MODEL',
+    'string',
+    'BAAI/bge-small-en-v1.5',
+    'Model id for the `transformers` provider (`BAAI/bge-small-en-v1.5` and `Xenova/all-MiniLM-L6-v2` are known by name; any other ONNX model folder works with mean pooling).',
+  ),
+  v(
+    'KB_TRANSFORMERS_MODEL_PATH',
+    'string',
+    '',
+    'Folder holding `<model id>/` for the `transformers` provider; empty: the model cache `$XDG_CACHE_HOME/kb-document-service/models` (else `~/.cache/kb-document-service/models`).',
+  ),
+  v('KB_EMBEDDING_THREADS', 'integer', '0', 'ONNX Runtime threads of the `transformers` provider; 0 uses every core.', {
+    min: 0,
+    max: 256,
+  }),
+  v(
+    'KB_MODEL_FETCH',
+    'boolean',
+    'true',
+    'Fetch a missing catalogue model (the default one) once, at install or first start, into the model folder.',
+  ),
+  v(
+    'KB_MODEL_REPOSITORY_URL',
+    'url',
+    'https://repo1.maven.org/maven2',
+    'Maven repository the default model is fetched from (Maven Central or a mirror of it).',
+  ),
+  v(
+    'KB_TRANSFORMERS_ALLOW_REMOTE',
+    'boolean',
+    'false',
+    'Let the `transformers` provider download the model from the hub.',
+  ),
+  v('KB_COHERE_API_KEY', 'string', '', 'Cohere API key (required for the `cohere` provider).'),
+  v('KB_COHERE_MODEL', 'string', 'embed-english-v3.0', 'Cohere embedding model.'),
+  v('KB_COHERE_BASE_URL', 'url', '', "Cohere API base URL; empty uses Cohere's own."),
+  v(
+    'KB_VECTOR_INDEX',
+    'boolean',
+    'true',
+    'Embedded runtime: answer vector queries through an HNSW index kept beside the database (false: exact scans only).',
+  ),
+  v(
+    'KB_VECTOR_INDEX_EXACT_BELOW',
+    'integer',
+    '2000',
+    'Embedded runtime: a workspace with at most this many chunks is searched by exact scan (fast at that size, and exact).',
+    { min: 0 },
+  ),
+  v(
+    'KB_VECTOR_INDEX_EF',
+    'integer',
+    '400',
+    'Embedded runtime: the HNSW query beam width (`expansion_search`); a query of k candidates uses at least k.',
+    { min: 1, max: 4096 },
+  ),
+  v(
+    'KB_HYBRID_SEMANTIC_WEIGHT',
+    'integer',
+    '60',
+    'Hybrid search: percent of the fused score that comes from the semantic ranking (the keyword ranking gets the rest); a request may set `weights`.',
+    { min: 0, max: 100 },
+  ),
+  v('KB_CHUNK_TOKENS', 'integer', '512', 'Target chunk size in tokens.', { min: 32, max: 8192 }),
+  v('KB_CHUNK_OVERLAP', 'integer', '64', 'Tokens of overlap carried from one chunk into the next.', {
+    min: 0,
+    max: 1024,
+  }),
+  v(
+    'KB_MAX_CHUNKS',
+    'integer',
+    '20000',
+    'Most chunks of one document; a document that would need more fails with `content-too-large` at the chunk stage, before embedding.',
+    { min: 1 },
+  ),
+  v(
+    'KB_EMBED_SLICE_CHUNKS',
+    'integer',
+    '256',
+    'Most chunks of one document the embed stage embeds in one turn; the rest is queued again behind the documents waiting on the same partition, so a large document cannot hold up small ones (see Fair ingestion).',
+    { min: 1 },
+  ),
+  v(
+    'KB_SHUTDOWN_GRACE_MS',
+    'integer',
+    '10000',
+    'On SIGTERM/SIGINT, how long the stages get to reach their next batch boundary (the rest of the work is redelivered after a restart) before the process exits anyway; a second signal exits at once.',
+    { min: 0 },
+  ),
+  v('KB_PARSE_THREADS', 'integer', '2', 'Threads of the parsing pool.', { min: 1, max: 64 }),
+  v('KB_PARSE_TIMEOUT_MS', 'integer', '120000', 'Time limit of one parsing task.', { min: 100 }),
+  v('KB_PARSE_MAX_HEAP_MB', 'integer', '512', 'Heap limit of a parsing thread in MB.', { min: 64 }),
+  v('KB_OCR', 'boolean', 'true', 'OCR PDF pages that have no text layer.'),
+  v(
+    'KB_STAGE_MAX_ATTEMPTS',
+    'integer',
+    '5',
+    'Attempts of a stage on a retriable error before the event goes to the dead-letter topic.',
+    { min: 1, max: 100 },
+  ),
+  v(
+    'KB_RETRY_BASE_MS',
+    'integer',
+    '200',
+    'First backoff delay of a retried stage; doubles each attempt, with full jitter.',
+    { min: 1 },
+  ),
+  v('KB_RETRY_MAX_MS', 'integer', '30000', 'Largest backoff delay.', { min: 1 }),
+  v(
+    'KB_RATE_LIMIT_SYNC_MS',
+    'integer',
+    '1000',
+    'How often an API process shares its rate-limit counts with the others (distributed).',
+    { min: 50, max: 1000 },
+  ),
+  v(
+    'KB_KEY_CACHE_MS',
+    'integer',
+    '2000',
+    'How long an API process trusts a looked-up key before reading it again (revocation latency).',
+    { min: 0, max: 5000 },
+  ),
+  v(
+    'KB_METRICS_TOKEN',
+    'string',
+    '',
+    'Bearer token a scraper must send to read `/metrics` (`Authorization: Bearer <token>`). `/metrics` on the API port answers only when it is set; a separate metrics port (`KB_METRICS_PORT`) takes it too when set.',
+  ),
+  v(
+    'KB_METRICS_PORT',
+    'integer',
+    '',
+    'Serve `/metrics` (and `/health/live`, `/health/ready`) on this separate port instead of the API port; `kb worker` listens on 9464 when empty (`--metrics-port` overrides; 0 picks a free port).',
+    { min: 0, max: 65535 },
+  ),
+  v('KB_METRICS_HOST', 'string', '127.0.0.1', 'Address the separate metrics port binds to.'),
+  v(
+    'KB_BOOTSTRAP_ACCOUNT',
+    'boolean',
+    'true',
+    'On first start with no dashboard account at all, create an owner account for workspace `default` and print its one-time password.',
+  ),
+  v('KB_SESSION_TTL_SECONDS', 'integer', '43200', 'How long a dashboard sign-in lasts, in seconds.', {
+    min: 1,
+    max: 2592000,
+  }),
+  v(
+    'KB_COOKIE_SECURE',
+    'boolean',
+    'false',
+    'Mark the dashboard session cookie `Secure` (sent over HTTPS only); turn on behind TLS.',
+  ),
+  v(
+    'KB_SIGNIN_MAX_FAILURES',
+    'integer',
+    '5',
+    'Wrong passwords in a row after which an account cannot sign in for `KB_SIGNIN_LOCKOUT_SECONDS`.',
+    { min: 1, max: 100 },
+  ),
+  v('KB_SIGNIN_LOCKOUT_SECONDS', 'integer', '300', 'How long a locked dashboard account refuses sign-in.', {
+    min: 1,
+    max: 86400,
+  }),
+  v('KB_API_URL', 'url', 'http://127.0.0.1:8080', 'Service URL used by `kb ingest`.'),
+  v('KB_API_KEY', 'string', '', 'API key used by `kb ingest` (or pass `--key`).'),
+] as const satisfies readonly ConfigVariable[];
+
+/** The name of one catalogued variable. */
+export type VariableName = (typeof CONFIG_VARIABLES)[number]['name'];
