@@ -1,0 +1,148 @@
+/**
+ * OpenAPI examples of the audit log, the health probes and the error page.
+ * Assembled, and typed, in `openapi-examples.ts`.
+ */
+export const ADMIN_EXAMPLES = {
+  listAuditLogs: {
+    responses: {
+      '200': {
+        entries: [
+          {
+            id: '0199f1c2-7a42-7002-8002-5b8e3f6a1d23',
+            action: 'create',
+            workspace_id: 'default',
+            document_id: '0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20',
+            actor: {
+              type: 'api_key',
+              id: '0f3b8a52-61c9-4d27-b4de-2a9c7e15f084',
+            },
+            timestamp: '2026-03-02T07:59:43.209Z',
+            version: 1,
+            before: null,
+            after: {
+              version: 1,
+              metadata: {
+                team: 'docs',
+              },
+            },
+            change_reason: null,
+            trace_id: '0199f1c2-7a40-7000-8000-5b8e3f6a1d21',
+          },
+          {
+            id: '0199f1c2-7a45-7005-8005-5b8e3f6a1d26',
+            action: 'update',
+            workspace_id: 'default',
+            document_id: '0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20',
+            actor: {
+              type: 'api_key',
+              id: '0f3b8a52-61c9-4d27-b4de-2a9c7e15f084',
+            },
+            timestamp: '2026-03-02T07:59:52.963Z',
+            version: 2,
+            before: {
+              version: 1,
+              metadata: {
+                team: 'docs',
+              },
+            },
+            after: {
+              version: 2,
+              metadata: {
+                team: 'docs',
+              },
+            },
+            change_reason: 'typo fixes',
+            trace_id: '0199f1c2-7a43-7003-8003-5b8e3f6a1d24',
+          },
+        ],
+        pagination: {
+          has_more: true,
+          next_cursor: 'eyJhIjoiMDFhMjExYjctZTA4My03NjVjLTkzNGQtNjg3OTk0MDYyZjhlIn0',
+          total: 4,
+        },
+      },
+    },
+  },
+  getHealth: {
+    responses: {
+      '200': {
+        status: 'healthy',
+        service: 'kb-document-service',
+      },
+    },
+  },
+  getLiveness: {
+    responses: {
+      '200': {
+        status: 'healthy',
+        service: 'kb-document-service',
+      },
+    },
+  },
+  getReadiness: {
+    responses: {
+      '200': {
+        status: 'healthy',
+        timestamp: '2026-03-02T07:59:55.378Z',
+        version: '0.1.0',
+        service: 'kb-document-service',
+        checks: {
+          database: {
+            status: 'healthy',
+            latency_ms: 0.4,
+            message: 'SQLite answered',
+          },
+          vector_store: {
+            status: 'healthy',
+            latency_ms: 0.4,
+            message: 'SQLite-vec answered',
+          },
+          message_log: {
+            status: 'healthy',
+            latency_ms: 0.4,
+            message: 'SQLite log answered',
+          },
+          object_store: {
+            status: 'healthy',
+            latency_ms: 0.4,
+            message: 'filesystem answered',
+          },
+        },
+      },
+      '503': {
+        status: 'unhealthy',
+        timestamp: '2026-03-02T07:59:55.378Z',
+        version: '0.1.0',
+        service: 'kb-document-service',
+        checks: {
+          database: {
+            status: 'healthy',
+            latency_ms: 0.4,
+            message: 'SQLite answered',
+          },
+          vector_store: {
+            status: 'healthy',
+            latency_ms: 0.4,
+            message: 'SQLite-vec answered',
+          },
+          message_log: {
+            status: 'unhealthy',
+            latency_ms: null,
+            message: 'SQLite log did not answer',
+          },
+          object_store: {
+            status: 'healthy',
+            latency_ms: 0.4,
+            message: 'filesystem answered',
+          },
+        },
+      },
+    },
+  },
+  getErrorPage: {
+    responses: {
+      '200':
+        '<!doctype html><html lang="en"><head><meta charset="utf-8"><title>404 Not Found</title></head><body><h1>404 Not Found</h1>…</body></html>',
+    },
+  },
+};
