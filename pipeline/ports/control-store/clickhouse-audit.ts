@@ -1,0 +1,56 @@
+import { type ClickHouseContext, dateTime64, type QueryParams } from './clickhouse-context.ts';
+import { type AuditRow, instant, toAuditEntry, toAuditInsertRow } from './control-rows.ts';
+import type { AuditQuery, ControlStore } from './control-store.port.ts';
+
+const AUDIT_COLUMNS =
+  'id, workspace_id, document_id, action, actor_type, actor_id, timestamp, version, before_json, after_json, change_reason, trace_id';
+
+/** The audit-log part of the ClickHouse control store (see `createClickHouseControlStore`). */
+export function createClickHouseAudit({
+  select,
+  insert,
+}: ClickHouseContext): Pick<ControlStore, 'appendAudit' | 'listAudit'> {
+  return {
+    async appendAudit(entry) {
+      const ms = instant(entry.timestamp, 'timestamp');
+      await insert('appending an audit entry', 'audit_log', [{ ...toAuditInsertRow(entry), at: dateTime64(ms) }]);
+    },
+
+    async listAudit(query: AuditQuery) {
+      const where = ['workspace_id = {workspaceId:String}'];
+      const params: QueryParams = { workspaceId: query.workspaceId };
+      if (query.documentId !== undefined) {
+        where.push('document_id = {documentId:String}');
+        params.documentId = query.documentId;
+      }
+      if (query.action !== undefined) {
+        where.push('action = {action:String}');
+        params.action = query.action;
+      }
+      if (query.since !== undefined) {
+        where.push(`at >= fromUnixTimestamp64Milli({since:Int64}, 'UTC')`);
+        params.since = instant(query.since, 'since');
+      }
+      if (query.until !== undefined) {
+        where.push(`at <= fromUnixTimestamp64Milli({until:Int64}, 'UTC')`);
+        params.until = instant(query.until, 'until');
+      }
+      const filter = where.join(' AND ');
+      const pageFilter = query.afterId === undefined ? filter : `${filter} AND id > {afterId:String}`;
+      const limit = Math.max(0, Math.floor(query.limit));
+      const [rows, totals] = await Promise.all([
+        select<AuditRow>(
+          'listing audit entries',
+          `SELECT ${AUDIT_COLUMNS} FROM audit_log FINAL WHERE ${pageFilter} ORDER BY id LIMIT {limit:UInt32}`,
+          { ...params, ...(query.afterId === undefined ? {} : { afterId: query.afterId }), limit },
+        ),
+        select<{ n: number }>(
+          'counting audit entries',
+          `SELECT count() AS n FROM audit_log FINAL WHERE ${filter}`,
+          params,
+        ),
+      ]);
+      return { entries: rows.map(toAuditEntry), total: Number(totals[0]?.n ?? 0) };
+    },
+  };
+}

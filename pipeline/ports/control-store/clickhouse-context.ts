@@ -1,0 +1,128 @@
+import { type ClickHouseClient, ClickHouseError, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { KbError } from '../../errors/kb-error.ts';
+
+export interface ClickHouseControlStoreOptions {
+  /** HTTP(S) URL of the ClickHouse server, e.g. `http://127.0.0.1:8123`. */
+  readonly url: string;
+  readonly user: string;
+  readonly password: string;
+  /** Database holding the control-store tables; created if missing. */
+  readonly database: string;
+}
+
+export type QueryParams = Record<string, unknown>;
+
+/**
+ * Server error codes worth retrying unchanged: overload, timeouts, network trouble between
+ * servers. Every other server error (syntax, unknown table, authentication) is final.
+ */
+const RETRIABLE_SERVER_CODES = new Set([
+  '159', // TIMEOUT_EXCEEDED
+  '202', // TOO_MANY_SIMULTANEOUS_QUERIES
+  '203', // NO_FREE_CONNECTION
+  '209', // SOCKET_TIMEOUT
+  '210', // NETWORK_ERROR
+  '241', // MEMORY_LIMIT_EXCEEDED
+  '242', // TABLE_IS_READ_ONLY
+  '252', // TOO_MANY_PARTS
+  '319', // UNKNOWN_STATUS_OF_INSERT
+  '425', // SYSTEM_ERROR
+  '439', // CANNOT_SCHEDULE_TASK
+]);
+
+/**
+ * Rank of a key state in `api_keys` (`ReplacingMergeTree(version)` keeps the highest): a live key
+ * is 0, a revoked key `2^53 − revokedMs`, so any revocation outranks the live row and an earlier
+ * revocation outranks a later one. Instants are clamped into `[0, 2^52]` to keep the rank a
+ * positive safe integer.
+ */
+export function keyVersion(revokedMs: number | null): number {
+  if (revokedMs === null) return 0;
+  const clamped = Math.min(Math.max(Math.floor(revokedMs), 0), 2 ** 52);
+  return 2 ** 53 - clamped;
+}
+
+/** `DateTime64(3, 'UTC')` text for an instant. */
+export function dateTime64(ms: number): string {
+  return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
+}
+
+/** Turns a client or server failure into a KbError: unreachable or overloaded → retriable `engine-unavailable`. */
+export function storeError(error: unknown, what: string): KbError {
+  if (error instanceof KbError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof ClickHouseError) {
+    if (RETRIABLE_SERVER_CODES.has(error.code)) {
+      return new KbError('engine-unavailable', `ClickHouse is busy (${what}): ${message}`, {
+        cause: error,
+        retriable: true,
+      });
+    }
+    return new KbError('internal-error', `ClickHouse rejected ${what}: ${message}`, { cause: error, retriable: false });
+  }
+  // No answer from the server: refused or reset connections, timeouts, name resolution.
+  return new KbError('engine-unavailable', `ClickHouse is unreachable (${what}): ${message}`, {
+    cause: error,
+    retriable: true,
+  });
+}
+
+export function connect(options: ClickHouseControlStoreOptions, database?: string): ClickHouseClient {
+  return createClient({
+    url: options.url,
+    username: options.user,
+    password: options.password,
+    ...(database === undefined ? {} : { database }),
+    application: 'kb-document-service',
+    // Failures are reported to the caller as KbErrors; the client need not log them too.
+    log: { level: ClickHouseLogLevel.OFF },
+    clickhouse_settings: { output_format_json_quote_64bit_integers: 0 },
+  });
+}
+
+export async function ensureDatabase(options: ClickHouseControlStoreOptions): Promise<void> {
+  const admin = connect(options);
+  try {
+    await admin.command({
+      query: 'CREATE DATABASE IF NOT EXISTS {database:Identifier}',
+      query_params: { database: options.database },
+    });
+  } catch (error) {
+    // DATABASE_ALREADY_EXISTS: another process created it between our check and create.
+    if (!(error instanceof ClickHouseError && error.code === '82')) throw error;
+  } finally {
+    await admin.close();
+  }
+}
+
+/** What the parts of the ClickHouse control store share: one client and its two query helpers. */
+export interface ClickHouseContext {
+  readonly client: ClickHouseClient;
+  /** Rows of a parameterised query; failures become KbErrors naming `what`. */
+  select<T>(what: string, query: string, params?: QueryParams): Promise<T[]>;
+  /** Inserts JSON rows into `table` (nothing for no rows); failures become KbErrors naming `what`. */
+  insert(what: string, table: string, values: Record<string, unknown>[]): Promise<void>;
+}
+
+/** The shared context over a connected client. */
+export function createClickHouseContext(client: ClickHouseClient): ClickHouseContext {
+  async function select<T>(what: string, query: string, params: QueryParams = {}): Promise<T[]> {
+    try {
+      const result = await client.query({ query, query_params: params, format: 'JSONEachRow' });
+      return await result.json<T>();
+    } catch (error) {
+      throw storeError(error, what);
+    }
+  }
+
+  async function insert(what: string, table: string, values: Record<string, unknown>[]): Promise<void> {
+    if (values.length === 0) return;
+    try {
+      await client.insert({ table, values, format: 'JSONEachRow' });
+    } catch (error) {
+      throw storeError(error, what);
+    }
+  }
+
+  return { client, select, insert };
+}
