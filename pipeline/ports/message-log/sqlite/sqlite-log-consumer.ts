@@ -1,0 +1,297 @@
+import { randomUUID } from 'node:crypto';
+import { KbError } from '../../../errors/kb-error.ts';
+import type { DeliveredMessage, SubscribeOptions, Subscription } from '../message-log.port.ts';
+import type { OpenSubscription, SqliteLogContext } from './sqlite-log-context.ts';
+import type { MessageRow } from './sqlite-log-schema.ts';
+import { addWaker } from './sqlite-log-wakers.ts';
+
+const FETCH_BATCH = 100;
+
+interface PartitionState {
+  readonly topic: string;
+  readonly partition: number;
+  /** Next offset to deliver. */
+  position: number;
+  worker: Promise<void> | null;
+  /** No longer assigned to this member: finish the message in hand, then release. */
+  revoking: boolean;
+  /** The lease went to another member (or the topic was deleted): stop without committing. */
+  lost: boolean;
+}
+
+/**
+ * Consumer groups of the SQLite log.
+ *
+ * - Consumers poll every `pollIntervalMs` (publishes in the same process wake them at once).
+ *   Members of a group register with an expiry and split each topic's partitions round-robin over
+ *   the sorted live member ids; a member works a partition only while it holds the partition's lease
+ *   (owner + expiry, renewed every `leaseMs / 3`). A member hands a partition over only after the
+ *   message in hand is committed; a member that dies keeps its leases until they expire, then the
+ *   rest of the group takes over from the last committed offset (at-least-once). Commits are fenced:
+ *   a member whose lease was taken over cannot commit.
+ * - One partition is worked one message at a time, in offset order; a rejected handler is retried
+ *   after `retryDelayMs` and nothing later on its partition is handled or committed before it.
+ * - A new group with `fromBeginning: false` starts at the partition's end and commits that position
+ *   at once, so a restart does not skip messages published in between.
+ * - When the log is closed under a subscription (`closeAbruptly`), it stops polling, releases the
+ *   leases of partitions with no handler in flight and leaves the group; messages whose handlers are
+ *   still running stay uncommitted and are redelivered once their leases expire.
+ */
+export function createSqliteSubscriber(ctx: SqliteLogContext): (opts: SubscribeOptions) => Promise<Subscription> {
+  const { db, q, file, assertOpen, typeOf, onError, subscriptions } = ctx;
+  const { pollIntervalMs, leaseMs, retryDelayMs } = ctx.settings;
+
+  async function subscribe(opts: SubscribeOptions): Promise<Subscription> {
+    assertOpen();
+    const { groupId, handler } = opts;
+    const topics = [...new Set(opts.topics)];
+    if (topics.length === 0) throw new KbError('bad-request', 'Subscribe to at least one topic');
+    for (const topic of topics) {
+      if (!q.topic.get(topic)) throw new KbError('not-found', `Topic ${topic} does not exist`);
+    }
+    const fromBeginning = opts.fromBeginning ?? true;
+    const memberId = randomUUID();
+    const topicsJson = JSON.stringify(topics);
+    const held = new Map<string, PartitionState>();
+    const sleepers = new Set<() => void>();
+    let stopping = false;
+    let halted = false; // no more polling (stopped or closed)
+    let abandoned = false; // the log was closed under this subscription: never touch the database again
+    let timer: NodeJS.Timeout | null = null;
+    let nextHeartbeat = 0;
+
+    const stateKey = (topic: string, partition: number) => `${partition}\u0000${topic}`;
+    const active = (st: PartitionState) => !stopping && !abandoned && !st.revoking && !st.lost;
+
+    function pause(ms: number): Promise<void> {
+      return new Promise((resolve) => {
+        const done = () => {
+          clearTimeout(t);
+          sleepers.delete(done);
+          resolve();
+        };
+        const t = setTimeout(done, ms);
+        sleepers.add(done);
+      });
+    }
+
+    const heartbeat = db.transaction((now: number) => {
+      q.upsertMember.run(groupId, memberId, topicsJson, now + leaseMs);
+      q.renewLeases.run(now + leaseMs, groupId, memberId);
+      return q.ownedLeases.all(groupId, memberId);
+    });
+
+    const commit = db.transaction((st: PartitionState, next: number) => {
+      const lease = q.lease.get(groupId, st.topic, st.partition);
+      if (!lease || lease.owner !== memberId) return false;
+      q.commit.run(groupId, st.topic, st.partition, next, Date.now());
+      return true;
+    });
+
+    const acquire = db.transaction((topic: string, partition: number, now: number): PartitionState | null => {
+      const got = q.acquire.run(groupId, topic, partition, memberId, now + leaseMs, now).changes > 0;
+      if (!got) return null;
+      const committed = q.committed.get(groupId, topic, partition)?.next_offset;
+      let position: number;
+      if (committed !== undefined) {
+        position = committed;
+      } else if (fromBeginning) {
+        position = q.lowWatermark.get(topic, partition)?.low ?? q.head.get(topic, partition)?.next_offset ?? 0;
+      } else {
+        position = q.head.get(topic, partition)?.next_offset ?? 0;
+        q.commit.run(groupId, topic, partition, position, now);
+      }
+      return { topic, partition, position, worker: null, revoking: false, lost: false };
+    });
+
+    function release(st: PartitionState): void {
+      held.delete(stateKey(st.topic, st.partition));
+      if (!st.lost && !abandoned) q.releaseLease.run(groupId, st.topic, st.partition, memberId);
+    }
+
+    function decode(topic: string, partition: number, row: MessageRow): DeliveredMessage {
+      const decoded = typeOf(row.schema_id).fromBuffer(row.value) as Record<string, unknown>;
+      return {
+        topic,
+        partition,
+        offset: String(row.msg_offset),
+        key: row.msg_key,
+        value: { ...decoded },
+        headers: JSON.parse(row.headers) as Record<string, string>,
+        timestamp: row.timestamp,
+      };
+    }
+
+    async function work(st: PartitionState): Promise<void> {
+      while (active(st)) {
+        const rows = q.fetch.all(st.topic, st.partition, st.position, FETCH_BATCH);
+        if (rows.length === 0) return;
+        for (const row of rows) {
+          if (!active(st)) return;
+          for (;;) {
+            let message: DeliveredMessage | undefined;
+            try {
+              message = decode(st.topic, st.partition, row);
+              await handler(message);
+              break;
+            } catch (error) {
+              onError(error, message ? { groupId, phase: 'handler', message } : { groupId, phase: 'handler' });
+              await pause(retryDelayMs);
+              if (!active(st)) return;
+            }
+          }
+          if (abandoned || !commit.immediate(st, row.msg_offset + 1)) {
+            st.lost = true;
+            return;
+          }
+          st.position = row.msg_offset + 1;
+        }
+      }
+    }
+
+    function startWorker(st: PartitionState): void {
+      st.worker = work(st)
+        .catch((error: unknown) => {
+          onError(error, { groupId, phase: 'poll' });
+        })
+        .finally(() => {
+          st.worker = null;
+          if (abandoned) return;
+          try {
+            if (st.lost) held.delete(stateKey(st.topic, st.partition));
+            else if (st.revoking) release(st);
+            else if (!stopping) schedule(0);
+          } catch (error) {
+            onError(error, { groupId, phase: 'poll' });
+          }
+        });
+    }
+
+    function tick(): void {
+      const now = Date.now();
+      if (now >= nextHeartbeat) {
+        const owned = new Set(heartbeat.immediate(now).map((row) => stateKey(row.topic, row.part)));
+        nextHeartbeat = now + Math.max(1, Math.floor(leaseMs / 3));
+        for (const [key, st] of held) {
+          if (!owned.has(key)) {
+            st.lost = true;
+            if (!st.worker) held.delete(key);
+          }
+        }
+      }
+      const members = q.liveMembers.all(groupId, now);
+      for (const topic of topics) {
+        const row = q.topic.get(topic);
+        if (!row) {
+          for (const [key, st] of held) {
+            if (st.topic !== topic) continue;
+            st.lost = true;
+            if (!st.worker) held.delete(key);
+          }
+          continue;
+        }
+        const ids = members.filter((m) => (JSON.parse(m.topics) as string[]).includes(topic)).map((m) => m.member_id);
+        if (!ids.includes(memberId)) ids.push(memberId);
+        ids.sort();
+        const index = ids.indexOf(memberId);
+        for (let p = 0; p < row.partitions; p++) {
+          const assigned = p % ids.length === index;
+          const st = held.get(stateKey(topic, p));
+          if (st && !assigned && !st.lost) {
+            st.revoking = true;
+            if (!st.worker) release(st);
+          } else if (!st && assigned) {
+            const lease = q.lease.get(groupId, topic, p);
+            if (lease && lease.owner !== memberId && lease.expires_at > now) continue;
+            const acquired = acquire.immediate(topic, p, now);
+            if (acquired) held.set(stateKey(topic, p), acquired);
+          }
+        }
+        const heads = new Map(q.heads.all(topic).map((h) => [h.part, h.next_offset]));
+        for (const st of held.values()) {
+          if (st.topic !== topic || st.worker || !active(st)) continue;
+          if ((heads.get(st.partition) ?? 0) > st.position) startWorker(st);
+        }
+      }
+    }
+
+    function runTick(): void {
+      timer = null;
+      if (halted) return;
+      try {
+        tick();
+      } catch (error) {
+        onError(error, { groupId, phase: 'poll' });
+      }
+      schedule(pollIntervalMs);
+    }
+
+    function schedule(delay: number): void {
+      if (halted) return;
+      if (timer) {
+        if (delay > 0) return;
+        clearTimeout(timer);
+      }
+      timer = setTimeout(runTick, delay);
+    }
+
+    const removeWaker = addWaker(file, () => schedule(0));
+
+    function halt(): void {
+      halted = true;
+      stopping = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      removeWaker();
+      for (const wake of [...sleepers]) wake();
+    }
+
+    const handle: OpenSubscription = {
+      closeAbruptly() {
+        halt();
+        const busy = [...held.values()].filter((st) => st.worker && !st.lost);
+        try {
+          db.transaction(() => {
+            for (const st of held.values()) {
+              if (!busy.includes(st) && !st.lost) q.releaseLease.run(groupId, st.topic, st.partition, memberId);
+            }
+            q.deleteMember.run(groupId, memberId);
+          }).immediate();
+        } catch (error) {
+          onError(error, { groupId, phase: 'poll' });
+        }
+        abandoned = true;
+        subscriptions.delete(handle);
+      },
+    };
+    subscriptions.add(handle);
+
+    try {
+      tick();
+    } catch (error) {
+      onError(error, { groupId, phase: 'poll' });
+    }
+    schedule(pollIntervalMs);
+
+    let stopped: Promise<void> | null = null;
+    return {
+      stop() {
+        stopped ??= (async () => {
+          if (abandoned) return;
+          halt();
+          await Promise.all([...held.values()].map((st) => st.worker));
+          if (abandoned) return;
+          subscriptions.delete(handle);
+          db.transaction(() => {
+            q.releaseAll.run(groupId, memberId);
+            q.deleteMember.run(groupId, memberId);
+          }).immediate();
+          held.clear();
+        })();
+        return stopped;
+      },
+    };
+  }
+
+  return subscribe;
+}
