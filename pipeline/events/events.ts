@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import type { AvroSchema, TopicSpec } from '../ports/message-log/message-log.port.ts';
+import type { TopicSpec } from '../ports/message-log/message-log.port.ts';
+import type { EventSchema } from './event-schema.ts';
 
 /** Fields every pipeline event carries. */
 export interface EventBase {
@@ -86,15 +87,15 @@ const SCHEMA_FILES: Record<EventKind | 'deadLetter', string> = {
   deadLetter: 'dead-letter.avsc',
 };
 
-const schemaCache = new Map<string, AvroSchema>();
+const schemaCache = new Map<string, EventSchema>();
 
 /** The Avro schema of an event kind, read from `schemas/`. */
-export function eventSchema(kind: EventKind | 'deadLetter'): AvroSchema {
+export function eventSchema(kind: EventKind | 'deadLetter'): EventSchema {
   const file = SCHEMA_FILES[kind];
   let schema = schemaCache.get(file);
   if (!schema) {
     const url = new URL(`../../schemas/${file}`, import.meta.url);
-    schema = JSON.parse(readFileSync(fileURLToPath(url), 'utf8')) as AvroSchema;
+    schema = JSON.parse(readFileSync(fileURLToPath(url), 'utf8')) as EventSchema;
     schemaCache.set(file, schema);
   }
   return schema;

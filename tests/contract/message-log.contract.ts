@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { EventSchema } from '../../pipeline/events/event-schema.ts';
 import type {
-  AvroSchema,
   DeliveredMessage,
   MessageLog,
   OutgoingMessage,
@@ -25,7 +25,7 @@ const GROUP_WAIT = { timeout: 30_000, interval: 50 };
 const DELIVERY_WAIT = { timeout: 20_000, interval: 25 };
 const LONG_TEST = 120_000;
 
-export const CONTRACT_EVENT_SCHEMA: AvroSchema = {
+export const CONTRACT_EVENT_SCHEMA: EventSchema = {
   type: 'record',
   name: 'ContractEvent',
   namespace: 'kb.contract.v1',

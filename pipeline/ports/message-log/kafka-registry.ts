@@ -2,8 +2,8 @@ import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-sc
 import type { Schema as AvscSchema, Type as AvscType } from 'avsc';
 import avro from 'avsc';
 import { KbError } from '../../errors/kb-error.ts';
+import type { EventSchema } from '../../events/event-schema.ts';
 import { isRegistryUnavailable, registryError, registryStatus, withTimeout } from './kafka-errors.ts';
-import type { AvroSchema } from './message-log.port.ts';
 
 /** Subject compatibility levels of a Confluent-compatible schema registry. */
 export type SchemaCompatibility = keyof typeof COMPATIBILITY;
@@ -33,7 +33,7 @@ export interface TopicSchemasOptions {
 export interface TopicSchemas {
   subject(topic: string): string;
   /** Sets the subject's compatibility level, registers the schema (idempotent) and caches its id. */
-  register(topic: string, schema: AvroSchema): Promise<TopicSchema>;
+  register(topic: string, schema: EventSchema): Promise<TopicSchema>;
   /** The schema this process registered for the topic, else the subject's latest version; `not-found` without one. */
   forTopic(topic: string): Promise<TopicSchema>;
   encode(schema: TopicSchema, value: Record<string, unknown>): Promise<Buffer>;

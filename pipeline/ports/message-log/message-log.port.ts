@@ -1,11 +1,13 @@
-/** An Avro schema (the parsed JSON of a `.avsc` file). */
-export type AvroSchema = Record<string, unknown>;
+import type { EventSchema } from '../../events/event-schema.ts';
 
 export interface TopicSpec {
   readonly name: string;
   readonly partitions: number;
-  /** Every value published to the topic must match this schema; consumers get it decoded. */
-  readonly schema: AvroSchema;
+  /**
+   * Every value published to the topic must match this schema; consumers get it decoded. Opaque to
+   * the port: the events module owns its format (see `EventSchema`).
+   */
+  readonly schema: EventSchema;
 }
 
 export interface OutgoingMessage {
@@ -18,7 +20,10 @@ export interface OutgoingMessage {
 export interface DeliveredMessage {
   readonly topic: string;
   readonly partition: number;
-  /** Offset within the partition, as a decimal string. */
+  /**
+   * Position of the message within its partition. Opaque: record it or compare it for equality,
+   * but do not parse it or compute with it (its form is the adapter's).
+   */
   readonly offset: string;
   readonly key: string;
   readonly value: Record<string, unknown>;
@@ -54,7 +59,8 @@ export interface Subscription {
 }
 
 /**
- * A partitioned, durable message log with consumer groups (Kafka semantics).
+ * A partitioned, durable message log with consumer groups: every group receives every message of
+ * its topics; within a group each partition has one consumer at a time.
  *
  * Contract:
  * - `ensureTopics` is idempotent; it records each topic's schema. Publishing a value that does
