@@ -5,6 +5,7 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import type { DocumentUploaded, Topics } from '../events/events.ts';
+import { publishEvent } from '../events/publish-event.ts';
 import type { AuditAction, ControlStore } from '../ports/control-store/control-store.port.ts';
 import type {
   DocumentStore,
@@ -107,7 +108,7 @@ export function createVersionWriter(deps: VersionWriterDeps): VersionWriter {
         content_hash: v.contentHash,
         name: v.name,
       };
-      await log.publish(topics.uploaded, [{ key: v.documentId, value: event as unknown as Record<string, unknown> }]);
+      await publishEvent(log, topics.uploaded, v.documentId, event);
     },
 
     async completeFromExisting(source, target) {

@@ -12,6 +12,7 @@ import type {
   StageName,
   Topics,
 } from '../events/events.ts';
+import { publishEvent } from '../events/publish-event.ts';
 import type { ParsedDocument } from '../parsing/parsed-document.ts';
 import type { ChunkInput, DocumentStore, VersionRecord } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
@@ -52,7 +53,7 @@ async function publishNext<T extends EventBase>(
   event: Pick<EventBase, 'trace_id' | 'document_id' | 'workspace_id' | 'version'>,
   rest: Omit<T, keyof EventBase>,
 ): Promise<void> {
-  const value: Record<string, unknown> = {
+  const next: EventBase = {
     event_id: uuidv7(),
     occurred_at: isoNow(),
     trace_id: event.trace_id,
@@ -61,7 +62,7 @@ async function publishNext<T extends EventBase>(
     version: event.version,
     ...rest,
   };
-  await deps.log.publish(topic, [{ key: event.document_id, value }]);
+  await publishEvent(deps.log, topic, event.document_id, next);
 }
 
 /** Chunk batch as stored in object storage between the chunk, embed and index stages. */

@@ -2,6 +2,7 @@ import { v7 as uuidv7 } from 'uuid';
 import type { Config } from '../config/config.ts';
 import { toKbError } from '../errors/kb-error.ts';
 import type { DeadLetter, DocumentFailed, Topics } from '../events/events.ts';
+import { publishEvent } from '../events/publish-event.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { DeliveredMessage, MessageLog, Subscription } from '../ports/message-log/message-log.port.ts';
 import { backoffDelay, isoNow, sleep } from '../util/time.ts';
@@ -101,9 +102,7 @@ async function recordFailure(
     error_message: safeMessage,
     attempts,
   };
-  await deps.log.publish(deps.topics.deadLetter(stage.name), [
-    { key: message.key, value: deadLetter as unknown as Record<string, unknown> },
-  ]);
+  await publishEvent(deps.log, deps.topics.deadLetter(stage.name), message.key, deadLetter);
   if (!documentId || !Number.isInteger(version) || version < 1) return;
   const current = await deps.documents.getVersion(documentId, version);
   if (!current) return; // purged meanwhile
@@ -134,7 +133,5 @@ async function recordFailure(
     error_message: safeMessage,
     attempts,
   };
-  await deps.log.publish(deps.topics.failed, [
-    { key: documentId, value: failed as unknown as Record<string, unknown> },
-  ]);
+  await publishEvent(deps.log, deps.topics.failed, documentId, failed);
 }
