@@ -41,9 +41,6 @@ export function observeDeadLetters(log: MessageLog, topics: Topics, metrics: Met
     },
     ensureTopics: (specs) => log.ensureTopics(specs),
     subscribe: (options) => log.subscribe(options),
-    lag: (groupId, topic) => log.lag(groupId, topic),
-    lagByPartition: (groupId, topic) => log.lagByPartition(groupId, topic),
-    deleteTopics: (names) => log.deleteTopics(names),
     ping: () => log.ping(),
     close: () => log.close(),
   };

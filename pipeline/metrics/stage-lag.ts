@@ -1,5 +1,5 @@
 import { STAGE_NAMES, type StageName, type Topics } from '../events/events.ts';
-import type { MessageLog } from '../ports/message-log/message-log.port.ts';
+import type { MessageLogAdmin } from '../ports/message-log/message-log.port.ts';
 import type { StageLag } from './metrics.port.ts';
 
 /** The topic each stage consumes. */
@@ -14,7 +14,7 @@ export function stageInputTopic(topics: Topics, stage: StageName): string {
 }
 
 /** Every stage's consumer-group lag on each partition of its input topic. */
-export async function readStageLag(log: MessageLog, topics: Topics): Promise<StageLag[]> {
+export async function readStageLag(log: MessageLogAdmin, topics: Topics): Promise<StageLag[]> {
   const perStage = await Promise.all(
     STAGE_NAMES.map(async (stage) => {
       const topic = stageInputTopic(topics, stage);

@@ -51,5 +51,5 @@ export async function createDistributedPorts(config: Config, embeddings?: Embedd
     password: config.clickhouse.password,
     database: config.clickhouse.database,
   });
-  return withLazyParts(config, { objects, log, documents, control }, embeddings);
+  return withLazyParts(config, { objects, log, logAdmin: log, documents, control }, embeddings);
 }

@@ -28,13 +28,13 @@ export async function createEmbeddedPorts(
     },
   });
   const control = createSqliteControlStore({ file: path.join(dir, 'control.db') });
-  return withLazyParts(config, { objects, log, documents, control }, embeddings);
+  return withLazyParts(config, { objects, log, logAdmin: log, documents, control }, embeddings);
 }
 
 /** Adds the embedding provider and the parse pool, both built on first use, and `close`. */
 export function withLazyParts(
   config: Config,
-  parts: Pick<Ports, 'objects' | 'log' | 'documents' | 'control'>,
+  parts: Pick<Ports, 'objects' | 'log' | 'logAdmin' | 'documents' | 'control'>,
   injected?: EmbeddingProvider,
 ): Ports {
   const embeddings = lazy(async () => injected ?? createEmbeddingProvider(config.embedding));

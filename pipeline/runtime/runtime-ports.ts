@@ -1,7 +1,7 @@
 import type { ControlStore } from '../ports/control-store/control-store.port.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
-import type { MessageLog } from '../ports/message-log/message-log.port.ts';
+import type { MessageLog, MessageLogAdmin } from '../ports/message-log/message-log.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import type { Parser } from '../stages/pipeline-stages.ts';
 
@@ -9,6 +9,8 @@ import type { Parser } from '../stages/pipeline-stages.ts';
 export interface Ports {
   readonly objects: ObjectStore;
   readonly log: MessageLog;
+  /** The same log's admin side: backlogs for the dashboard and metrics, clean-up for tests and benchmarks. */
+  readonly logAdmin: MessageLogAdmin;
   readonly documents: DocumentStore;
   readonly control: ControlStore;
   /** Loaded on first use: the API needs it for queries, workers for the embed stage, `kb keys` never. */

@@ -88,7 +88,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
 
   const metrics = createPrometheusMetrics({
     probe: {
-      stageLag: () => readStageLag(ports.log, topics),
+      stageLag: () => readStageLag(ports.logAdmin, topics),
       documentsByStatus: () => ports.documents.countDocumentsByStatus(),
     },
   });
@@ -144,7 +144,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     rateLimiter,
     health,
     usage: createUsageService({ control: ports.control }),
-    pipeline: createPipelineOverviewService({ log: ports.log, topics, documents, health }),
+    pipeline: createPipelineOverviewService({ logAdmin: ports.logAdmin, topics, documents, health }),
     reindex: createReindexService({
       documents: ports.documents,
       getEmbeddings: ports.getEmbeddings,

@@ -1,7 +1,7 @@
 import { STAGE_NAMES, type StageName, type Topics } from '../events/events.ts';
 import type { VersionStatus } from '../ports/document-store/document-store.port.ts';
 import { VERSION_STATUSES } from '../ports/document-store/document-store.port.ts';
-import type { MessageLog } from '../ports/message-log/message-log.port.ts';
+import type { MessageLogAdmin } from '../ports/message-log/message-log.port.ts';
 import type { DocumentsService } from './documents.service.ts';
 import type { HealthService } from './health.service.ts';
 import type { RequestContext } from './request-context.ts';
@@ -31,7 +31,7 @@ const FAILED_SHOWN = 20;
 
 /** What the dashboard's Pipeline page shows: stage backlogs (all workspaces), this workspace's documents by status, readiness. */
 export function createPipelineOverviewService(deps: {
-  log: MessageLog;
+  logAdmin: MessageLogAdmin;
   topics: Topics;
   documents: DocumentsService;
   health: HealthService;
@@ -54,7 +54,7 @@ export function createPipelineOverviewService(deps: {
           STAGE_NAMES.map(async (stage) => ({
             stage,
             topic: inputTopic[stage],
-            uncommitted: await deps.log.lag(deps.topics.group(stage), inputTopic[stage]).catch(() => null),
+            uncommitted: await deps.logAdmin.lag(deps.topics.group(stage), inputTopic[stage]).catch(() => null),
           })),
         ),
         Promise.all(VERSION_STATUSES.map(async (status) => [status, await count(ctx, status)] as const)),

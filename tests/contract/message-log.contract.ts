@@ -4,18 +4,19 @@ import type { EventSchema } from '../../pipeline/events/event-schema.ts';
 import type {
   DeliveredMessage,
   MessageLog,
+  MessageLogAdmin,
   OutgoingMessage,
   Subscription,
   TopicSpec,
 } from '../../pipeline/ports/message-log/message-log.port.ts';
 
 export interface MessageLogFixture {
-  readonly log: MessageLog;
+  readonly log: MessageLog & MessageLogAdmin;
   /**
    * Another client of the same log (another connection, as a second process would have). The tests
    * close it to simulate a consumer that dies without stopping. Without it, those tests are skipped.
    */
-  readonly makeAnother?: () => Promise<MessageLog>;
+  readonly makeAnother?: () => Promise<MessageLog & MessageLogAdmin>;
   cleanup(): Promise<void>;
 }
 
@@ -80,7 +81,7 @@ function sleep(ms: number): Promise<void> {
 export function describeMessageLogContract(name: string, make: () => Promise<MessageLogFixture>): void {
   describe(`MessageLog contract: ${name}`, () => {
     let fixture: MessageLogFixture;
-    let log: MessageLog;
+    let log: MessageLog & MessageLogAdmin;
     const topics: string[] = [];
     const subscriptions: Subscription[] = [];
     const extraLogs: MessageLog[] = [];

@@ -6,7 +6,11 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { DeliveredMessage, MessageLog } from '../../pipeline/ports/message-log/message-log.port.ts';
+import type {
+  DeliveredMessage,
+  MessageLog,
+  MessageLogAdmin,
+} from '../../pipeline/ports/message-log/message-log.port.ts';
 import {
   createSqliteMessageLog,
   type MessageLogErrorContext,
@@ -226,7 +230,7 @@ describe('sqlite message log shared by two processes', () => {
   const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
   let dir: string;
   let child: ChildProcess | null = null;
-  let log: MessageLog | null = null;
+  let log: (MessageLog & MessageLogAdmin) | null = null;
 
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'kb-log-processes-'));

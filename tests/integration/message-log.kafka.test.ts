@@ -8,7 +8,12 @@ import { loadConfig } from '../../pipeline/config/config.ts';
 import { type DocumentUploaded, eventSchema } from '../../pipeline/events/events.ts';
 import { createKafkaMessageLog, type KafkaMessageLogOptions } from '../../pipeline/ports/message-log/kafka.adapter.ts';
 import type { KafkaLogSink } from '../../pipeline/ports/message-log/kafka-logging.ts';
-import type { DeliveredMessage, MessageLog, Subscription } from '../../pipeline/ports/message-log/message-log.port.ts';
+import type {
+  DeliveredMessage,
+  MessageLog,
+  MessageLogAdmin,
+  Subscription,
+} from '../../pipeline/ports/message-log/message-log.port.ts';
 import { CONTRACT_EVENT_SCHEMA, describeMessageLogContract } from '../contract/message-log.contract.ts';
 
 const config = loadConfig();
@@ -72,7 +77,7 @@ function uploadedEvent(): DocumentUploaded {
 }
 
 describe('kafka message log', () => {
-  let log: MessageLog;
+  let log: MessageLog & MessageLogAdmin;
   const topics: string[] = [];
   const extra: MessageLog[] = [];
   const newTopic = () => {
@@ -383,7 +388,7 @@ describe('kafka message log with a member in another process', () => {
   const adapterUrl = new URL('../../pipeline/ports/message-log/kafka.adapter.ts', import.meta.url).href;
   const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
   let child: ChildProcess | null = null;
-  let log: MessageLog;
+  let log: MessageLog & MessageLogAdmin;
   let subscription: Subscription | null = null;
   let topic = '';
 

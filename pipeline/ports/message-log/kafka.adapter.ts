@@ -5,7 +5,7 @@ import { startKafkaSubscription } from './kafka-consumer.ts';
 import { kafkaError, kafkaErrorType, withTimeout } from './kafka-errors.ts';
 import { type KafkaLogSink, quietLogCreator, stderrKafkaLogSink } from './kafka-logging.ts';
 import { createTopicSchemas, type SchemaCompatibility, type TopicSchema } from './kafka-registry.ts';
-import type { MessageLog, OutgoingMessage, Subscription, TopicSpec } from './message-log.port.ts';
+import type { MessageLog, MessageLogAdmin, OutgoingMessage, Subscription, TopicSpec } from './message-log.port.ts';
 
 export type { SchemaCompatibility } from './kafka-registry.ts';
 
@@ -116,7 +116,7 @@ function lazy(connect: () => Promise<void>): () => Promise<void> {
  *   for a graceful shutdown.
  * - An unreachable or unresponsive broker or registry rejects with retriable `engine-unavailable`.
  */
-export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Promise<MessageLog> {
+export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Promise<MessageLog & MessageLogAdmin> {
   if (options.brokers.length === 0) throw new KbError('bad-request', 'The Kafka message log needs at least one broker');
   if (!options.schemaRegistryUrl) throw new KbError('bad-request', 'The Kafka message log needs a schema registry URL');
   const logger = options.logger ?? stderrKafkaLogSink;
@@ -204,7 +204,7 @@ export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Pr
     }
   }
 
-  const log: MessageLog = {
+  const log: MessageLog & MessageLogAdmin = {
     kind: 'kafka',
 
     async ensureTopics(specs) {

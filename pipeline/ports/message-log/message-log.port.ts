@@ -81,6 +81,16 @@ export interface MessageLog {
   ensureTopics(topics: readonly TopicSpec[]): Promise<void>;
   publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;
   subscribe(options: SubscribeOptions): Promise<Subscription>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Operations on a message log outside the event path: progress reporting (the dashboard's stage
+ * backlogs), metrics (consumer lag), and clean-up in tests and benchmarks. Every adapter implements
+ * it on the same object as its `MessageLog`; the composition root hands it only to those that need it.
+ */
+export interface MessageLogAdmin {
   /**
    * Messages not yet committed by `groupId` on `topic` (the group's lag), or null when the
    * group has never committed. For progress reporting and tests.
@@ -90,6 +100,4 @@ export interface MessageLog {
   lagByPartition(groupId: string, topic: string): Promise<PartitionLag[]>;
   /** Deletes topics (tests clean up with it). Idempotent. */
   deleteTopics(names: readonly string[]): Promise<void>;
-  ping(): Promise<void>;
-  close(): Promise<void>;
 }

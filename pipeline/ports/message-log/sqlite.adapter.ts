@@ -1,4 +1,4 @@
-import type { MessageLog } from './message-log.port.ts';
+import type { MessageLog, MessageLogAdmin } from './message-log.port.ts';
 import { createSqliteLogAdmin } from './sqlite/sqlite-log-admin.ts';
 import { createSqliteSubscriber } from './sqlite/sqlite-log-consumer.ts';
 import { openLogContext } from './sqlite/sqlite-log-context.ts';
@@ -10,7 +10,7 @@ export { murmur2, partitionForKey } from './sqlite/key-partitioner.ts';
 export type { MessageLogErrorContext, SqliteMessageLogOptions } from './sqlite/sqlite-log-options.ts';
 
 /** The SQLite message log, with its retention sweep exposed for operators and tests. */
-export interface SqliteMessageLog extends MessageLog {
+export interface SqliteMessageLog extends MessageLog, MessageLogAdmin {
   /** Deletes messages older than `retentionMs` that every committing group has consumed; returns how many. */
   sweepRetention(now?: number): number;
 }

@@ -1,13 +1,11 @@
-import type { MessageLog } from '../message-log.port.ts';
+import type { MessageLogAdmin } from '../message-log.port.ts';
 import type { SqliteLogContext } from './sqlite-log-context.ts';
 
 /**
  * Progress and clean-up operations of the SQLite log. `lag` counts, per partition, from the group's
  * committed offset (or the oldest retained message where it has none) to the end.
  */
-export function createSqliteLogAdmin(
-  ctx: SqliteLogContext,
-): Pick<MessageLog, 'lag' | 'lagByPartition' | 'deleteTopics'> {
+export function createSqliteLogAdmin(ctx: SqliteLogContext): MessageLogAdmin {
   const { db, q, assertOpen } = ctx;
 
   const removeTopics = db.transaction((names: readonly string[]) => {
