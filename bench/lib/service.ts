@@ -8,7 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { type RunningServer, startServer } from '../../apps/api/server.ts';
 import type { Config } from '../../pipeline/config/config.ts';
-import { STAGE_NAMES, type StageName } from '../../pipeline/events/events.ts';
+import { type EventBase, STAGE_NAMES, type StageName } from '../../pipeline/events/events.ts';
 import type { DocumentStore } from '../../pipeline/ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
 import type { Subscription } from '../../pipeline/ports/message-log/message-log.port.ts';
@@ -136,7 +136,7 @@ export async function startTimedStages(
   for (const stage of definitions) {
     const timed = {
       ...stage,
-      async handle(event: Record<string, unknown>, attempt: number, signal: AbortSignal) {
+      async handle(event: EventBase, attempt: number, signal: AbortSignal) {
         const started = performance.now();
         try {
           await stage.handle(event, attempt, signal);

@@ -2,7 +2,7 @@
  * Decorators that report to {@link Metrics} around the ports and stages, applied only at the
  * composition root: the stages, the stage runner and the adapters know nothing of metrics.
  */
-import { STAGE_NAMES, type StageName, type Topics } from '../events/events.ts';
+import { type EventBase, STAGE_NAMES, type StageName, type Topics } from '../events/events.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import type { MessageLog } from '../ports/message-log/message-log.port.ts';
 import type { RateLimiter } from '../services/services.ts';
@@ -12,7 +12,7 @@ import type { Metrics } from './metrics.port.ts';
 const seconds = (startedAt: bigint) => Number(process.hrtime.bigint() - startedAt) / 1e9;
 
 /** Times every attempt of the stage's handler and counts its outcome. */
-export function observeStage(stage: StageDefinition, metrics: Metrics): StageDefinition {
+export function observeStage<E extends EventBase>(stage: StageDefinition<E>, metrics: Metrics): StageDefinition<E> {
   return {
     name: stage.name,
     inputTopic: stage.inputTopic,

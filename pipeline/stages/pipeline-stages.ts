@@ -123,12 +123,11 @@ function versionStage<E extends EventBase>(
   name: StageName,
   inputTopic: string,
   handle: (event: E, version: VersionRecord, checkpoint: () => Promise<void>) => Promise<void>,
-): StageDefinition {
+): StageDefinition<E> {
   return {
     name,
     inputTopic,
-    async handle(raw, _attempt, signal) {
-      const event = raw as unknown as E;
+    async handle(event, _attempt, signal) {
       const checkpoint = async (): Promise<void> => {
         if (signal.aborted) throw shuttingDown();
         const { standing } = await standingOf(deps.documents, event);
@@ -146,7 +145,7 @@ function versionStage<E extends EventBase>(
   };
 }
 
-export function createParseStage(deps: StageDeps): StageDefinition {
+export function createParseStage(deps: StageDeps): StageDefinition<DocumentUploaded> {
   return versionStage<DocumentUploaded>(deps, 'parse', deps.topics.uploaded, async (event, version) => {
     if (version.status === 'pending' || version.status === 'failed') {
       await deps.documents.updateVersion(event.document_id, event.version, {
@@ -172,7 +171,7 @@ export function createParseStage(deps: StageDeps): StageDefinition {
   });
 }
 
-export function createChunkStage(deps: StageDeps): StageDefinition {
+export function createChunkStage(deps: StageDeps): StageDefinition<DocumentParsed> {
   return versionStage<DocumentParsed>(deps, 'chunk', deps.topics.parsed, async (event) => {
     await recordProgress(deps, event, 'chunk', 0, 0);
     const parsed = await readJson<ParsedDocument>(deps.objects, event.text_ref);
@@ -200,7 +199,7 @@ export function createChunkStage(deps: StageDeps): StageDefinition {
  * batches it records progress and stops if the version was deleted, purged or superseded, or the
  * process is shutting down.
  */
-export function createEmbedStage(deps: StageDeps): StageDefinition {
+export function createEmbedStage(deps: StageDeps): StageDefinition<DocumentChunked> {
   return versionStage<DocumentChunked>(deps, 'embed', deps.topics.chunked, async (event, _version, checkpoint) => {
     const chunks = await readJson<StoredChunk[]>(deps.objects, event.chunks_ref);
     const provider = await deps.getEmbeddings();
@@ -320,7 +319,7 @@ async function useIndexModel(documents: DocumentStore, model: string, dimensions
   }
 }
 
-export function createIndexStage(deps: StageDeps): StageDefinition {
+export function createIndexStage(deps: StageDeps): StageDefinition<DocumentEmbedded> {
   return versionStage<DocumentEmbedded>(deps, 'index', deps.topics.embedded, async (event) => {
     await recordProgress(deps, event, 'index', event.chunk_count, event.chunk_count);
     const chunks = await readJson<StoredChunk[]>(deps.objects, event.chunks_ref);

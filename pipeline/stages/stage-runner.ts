@@ -1,7 +1,8 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Config } from '../config/config.ts';
 import { toKbError } from '../errors/kb-error.ts';
-import type { DeadLetter, DocumentFailed, Topics } from '../events/events.ts';
+import { deliveredEvent } from '../events/delivered-event.ts';
+import type { DeadLetter, DocumentFailed, EventBase, Topics } from '../events/events.ts';
 import { publishEvent } from '../events/publish-event.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { DeliveredMessage, MessageLog, Subscription } from '../ports/message-log/message-log.port.ts';
@@ -25,7 +26,10 @@ export interface StageRunnerDeps {
  * letter records it). The message is committed only after one of those outcomes is durable; if
  * even recording the failure fails, the handler rejects and the log redelivers the message later.
  */
-export async function runStage(stage: StageDefinition, deps: StageRunnerDeps): Promise<Subscription> {
+export async function runStage<E extends EventBase>(
+  stage: StageDefinition<E>,
+  deps: StageRunnerDeps,
+): Promise<Subscription> {
   const stopping = new AbortController();
   const subscription = await deps.log.subscribe({
     groupId: deps.topics.group(stage.name),
@@ -41,13 +45,13 @@ export async function runStage(stage: StageDefinition, deps: StageRunnerDeps): P
   };
 }
 
-async function handleMessage(
-  stage: StageDefinition,
+async function handleMessage<E extends EventBase>(
+  stage: StageDefinition<E>,
   deps: StageRunnerDeps,
   message: DeliveredMessage,
   signal: AbortSignal,
 ): Promise<void> {
-  const event = message.value;
+  const event = deliveredEvent<E>(message);
   const { maxAttempts, baseDelayMs, maxDelayMs } = deps.retry;
   for (let attempt = 1; ; attempt++) {
     try {
@@ -76,8 +80,8 @@ async function handleMessage(
   }
 }
 
-async function recordFailure(
-  stage: StageDefinition,
+async function recordFailure<E extends EventBase>(
+  stage: StageDefinition<E>,
   deps: StageRunnerDeps,
   message: DeliveredMessage,
   code: string,

@@ -161,14 +161,13 @@ afterEach(async () => {
 /** A parse stage whose outcome per document is decided by `behaviour`; records every call. */
 function scriptedStage(
   behaviour: (event: DocumentUploaded, attempt: number) => Promise<void> | void,
-): StageDefinition & { calls: Array<{ document: string; attempt: number }> } {
+): StageDefinition<DocumentUploaded> & { calls: Array<{ document: string; attempt: number }> } {
   const calls: Array<{ document: string; attempt: number }> = [];
   return {
     name: 'parse',
     inputTopic: harness.topics.uploaded,
     calls,
-    async handle(raw, attempt) {
-      const event = raw as unknown as DocumentUploaded;
+    async handle(event, attempt) {
       calls.push({ document: event.name, attempt });
       await behaviour(event, attempt);
     },
