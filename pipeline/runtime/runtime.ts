@@ -115,7 +115,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     checks: [
       { name: 'database', engine: embedded ? 'SQLite' : 'ClickHouse', ping: () => ports.control.ping() },
       { name: 'vector_store', engine: embedded ? 'SQLite-vec' : 'OpenSearch', ping: () => ports.documents.ping() },
-      { name: 'message_log', engine: embedded ? 'SQLite log' : 'Kafka', ping: () => ports.log.ping() },
+      { name: 'message_log', engine: ports.log.kind, ping: () => ports.log.ping() },
       { name: 'object_store', engine: embedded ? 'filesystem' : 'S3', ping: () => ports.objects.ping() },
     ],
   });

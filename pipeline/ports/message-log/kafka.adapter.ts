@@ -205,7 +205,7 @@ export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Pr
   }
 
   const log: MessageLog & MessageLogAdmin = {
-    kind: 'kafka',
+    kind: 'Kafka',
 
     async ensureTopics(specs) {
       assertOpen();

@@ -77,6 +77,7 @@ export interface Subscription {
  * - Outside the contract: exactly-once, ordering across keys, transactions, message retention time.
  */
 export interface MessageLog {
+  /** The engine behind the log as readiness names it, e.g. `Kafka`. */
   readonly kind: string;
   ensureTopics(topics: readonly TopicSpec[]): Promise<void>;
   publish(topic: string, messages: readonly OutgoingMessage[]): Promise<void>;

@@ -49,7 +49,7 @@ export function createSqliteMessageLog(options: SqliteMessageLogOptions): Sqlite
   const retention = startSqliteLogRetention(ctx);
 
   return {
-    kind: 'sqlite',
+    kind: 'SQLite log',
     ...publisher,
     subscribe,
     ...admin,
