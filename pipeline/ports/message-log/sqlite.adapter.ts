@@ -40,6 +40,10 @@ export interface SqliteMessageLog extends MessageLog, MessageLogAdmin {
  *   crash; an operating-system crash or power loss may lose the last transactions.
  * - Retention: see {@link SqliteMessageLogOptions.retentionMs}. `lag` counts, per partition, from the
  *   group's committed offset (or the oldest retained message where it has none) to the end.
+ *
+ * The parts live under `sqlite/`: the tables and statements (`sqlite-log-schema.ts`), topics and
+ * publishing (`sqlite-log-publisher.ts`), consumer groups (`sqlite-log-consumer.ts`), lag and topic
+ * deletion (`sqlite-log-admin.ts`) and the retention sweep (`sqlite-log-retention.ts`).
  */
 export function createSqliteMessageLog(options: SqliteMessageLogOptions): SqliteMessageLog {
   const ctx = openLogContext(options);
