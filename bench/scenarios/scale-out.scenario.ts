@@ -103,6 +103,7 @@ export async function scaleOut(ctx: BenchContext, target: Target): Promise<Row[]
   try {
     const env = {
       KB_EMBEDDING_PROVIDER: 'cohere',
+      KB_COHERE_MODEL: 'embed-english-light-v3.0', // 384 dimensions, as the stand-in answers
       KB_COHERE_BASE_URL: fake.url,
       KB_COHERE_API_KEY: fake.token,
     };
