@@ -9,12 +9,12 @@ import path from 'node:path';
 import { type RunningServer, startServer } from '../../apps/api/server.ts';
 import type { Config } from '../../pipeline/config/config.ts';
 import { type EventBase, STAGE_NAMES, type StageName } from '../../pipeline/events/events.ts';
+import type { Logger } from '../../pipeline/model/logger.model.ts';
 import type { DocumentStore } from '../../pipeline/ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
 import type { Subscription } from '../../pipeline/ports/message-log/message-log.port.ts';
 import { createRuntime, type Runtime, stageDependencies } from '../../pipeline/runtime/runtime.ts';
 import { createStages } from '../../pipeline/stages/pipeline-stages.ts';
-import type { Logger } from '../../pipeline/stages/stage.ts';
 import { runStage } from '../../pipeline/stages/stage-runner.ts';
 import type { Instance } from './target.ts';
 

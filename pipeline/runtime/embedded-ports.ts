@@ -1,12 +1,12 @@
 import path from 'node:path';
 import type { Config } from '../config/config.ts';
+import type { Logger } from '../model/logger.model.ts';
 import { createSqliteControlStore } from '../ports/control-store/sqlite.adapter.ts';
 import { createSqliteDocumentStore } from '../ports/document-store/sqlite.adapter.ts';
 import { createEmbeddingProvider } from '../ports/embedding/create-embedding-provider.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import { createSqliteMessageLog } from '../ports/message-log/sqlite.adapter.ts';
 import { createFilesystemObjectStore } from '../ports/object-store/filesystem.adapter.ts';
-import type { Logger } from '../stages/stage.ts';
 import { createParsePool } from '../workers/parse-pool.ts';
 import { lazy } from './lazy.ts';
 import type { Ports } from './runtime-ports.ts';

@@ -1,9 +1,9 @@
+import type { Parser } from '../model/parser.model.ts';
 import type { ControlStore } from '../ports/control-store/control-store.port.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import type { MessageLog, MessageLogAdmin } from '../ports/message-log/message-log.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
-import type { Parser } from '../stages/pipeline-stages.ts';
 
 /** The infrastructure behind the ports, built for one runtime kind. */
 export interface Ports {

@@ -7,6 +7,7 @@ import type { Metrics } from '../metrics/metrics.port.ts';
 import { observeDeadLetters, observeEmbeddings, observeRateLimiter, observeStage } from '../metrics/observed-ports.ts';
 import { createPrometheusMetrics } from '../metrics/prometheus.metrics.ts';
 import { readStageLag } from '../metrics/stage-lag.ts';
+import type { Logger } from '../model/logger.model.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import type { Subscription } from '../ports/message-log/message-log.port.ts';
 import { createAccountsService } from '../services/accounts.service.ts';
@@ -27,7 +28,6 @@ import { createUploadStagingService } from '../services/upload-staging.service.t
 import { createUsageService } from '../services/usage.service.ts';
 import { createVersionsService } from '../services/versions.service.ts';
 import { createStages, type StageDeps } from '../stages/pipeline-stages.ts';
-import type { Logger } from '../stages/stage.ts';
 import { runStage } from '../stages/stage-runner.ts';
 import { createDistributedPorts } from './distributed-ports.ts';
 import { createEmbeddedPorts } from './embedded-ports.ts';

@@ -1,6 +1,6 @@
+import type { Logger } from '../model/logger.model.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
-import type { Logger } from '../stages/stage.ts';
 
 export interface LeftoversDeps {
   readonly objects: ObjectStore;

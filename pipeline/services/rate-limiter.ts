@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import type { Logger } from '../model/logger.model.ts';
 import type { ApiKeyRecord, ControlStore, Plan, UsageCount } from '../ports/control-store/control-store.port.ts';
-import type { Logger } from '../stages/stage.ts';
 import type { RateDecision, RateLimiter } from './services.ts';
 
 export const PLAN_LIMITS: Readonly<Record<Plan, number>> = {

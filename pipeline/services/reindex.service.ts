@@ -1,6 +1,6 @@
+import { embedMissing } from '../embedding/embed-missing.ts';
 import type { ChunkRecord, DocumentStore, IndexModel } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
-import { embedMissing } from '../stages/pipeline-stages.ts';
 
 export interface ReindexReport {
   readonly fromModel: string | null;

@@ -4,10 +4,11 @@ import { toKbError } from '../errors/kb-error.ts';
 import { deliveredEvent } from '../events/delivered-event.ts';
 import type { DeadLetter, DocumentFailed, EventBase, Topics } from '../events/events.ts';
 import { publishEvent } from '../events/publish-event.ts';
+import type { Logger } from '../model/logger.model.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { DeliveredMessage, MessageLog, Subscription } from '../ports/message-log/message-log.port.ts';
 import { backoffDelay, isoNow, sleep } from '../util/time.ts';
-import type { Logger, StageDefinition } from './stage.ts';
+import type { StageDefinition } from './stage.ts';
 
 export interface StageRunnerDeps {
   readonly log: MessageLog;

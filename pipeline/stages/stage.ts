@@ -1,15 +1,5 @@
 import type { EventBase, StageName } from '../events/events.ts';
 
-/** Logger the pipeline writes to (pino-compatible subset). */
-export interface Logger {
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-  debug(obj: object, msg?: string): void;
-}
-
-export const silentLogger: Logger = { info() {}, warn() {}, error() {}, debug() {} };
-
 /**
  * One pipeline stage: consumes its input topic, whose events are of type `E`, in its own consumer
  * group and publishes its output event. `handle` must be idempotent (delivery is at-least-once) and

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../pipeline/model/logger.model.ts';
 import { createClickHouseControlStore } from '../../pipeline/ports/control-store/clickhouse.adapter.ts';
 import type { ApiKeyRecord, ControlStore } from '../../pipeline/ports/control-store/control-store.port.ts';
 import { createRateLimiter, PLAN_LIMITS } from '../../pipeline/services/rate-limiter.ts';
 import type { RateLimiter } from '../../pipeline/services/services.ts';
-import { silentLogger } from '../../pipeline/stages/stage.ts';
 import { clickhouseTestOptions, dropClickHouseDatabase } from '../support/clickhouse-test-db.ts';
 
 const SYNC_INTERVAL_MS = 200;

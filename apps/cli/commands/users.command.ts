@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
 import { KbError } from '../../../pipeline/errors/kb-error.ts';
+import { silentLogger } from '../../../pipeline/model/logger.model.ts';
 import { ROLES, type Role } from '../../../pipeline/ports/control-store/control-store.port.ts';
 import { createRuntime } from '../../../pipeline/runtime/runtime.ts';
-import { silentLogger } from '../../../pipeline/stages/stage.ts';
 import { type Command, print, table } from './command.ts';
 
 export const usersCommand: Command = {

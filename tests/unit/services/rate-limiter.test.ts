@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { silentLogger } from '../../../pipeline/model/logger.model.ts';
 import type {
   ApiKeyRecord,
   ControlStore,
@@ -6,7 +7,6 @@ import type {
 } from '../../../pipeline/ports/control-store/control-store.port.ts';
 import { createRateLimiter } from '../../../pipeline/services/rate-limiter.ts';
 import type { RateLimiter } from '../../../pipeline/services/services.ts';
-import { silentLogger } from '../../../pipeline/stages/stage.ts';
 
 const key = (plan: ApiKeyRecord['plan'], id = 'k1'): ApiKeyRecord => ({
   id,

@@ -13,11 +13,12 @@ import {
   topicNames,
   topicSpecs,
 } from '../../../pipeline/events/events.ts';
+import { type Logger, silentLogger } from '../../../pipeline/model/logger.model.ts';
 import type { DocumentStore } from '../../../pipeline/ports/document-store/document-store.port.ts';
 import { createSqliteDocumentStore } from '../../../pipeline/ports/document-store/sqlite.adapter.ts';
 import type { DeliveredMessage, Subscription } from '../../../pipeline/ports/message-log/message-log.port.ts';
 import { createSqliteMessageLog, type SqliteMessageLog } from '../../../pipeline/ports/message-log/sqlite.adapter.ts';
-import { type Logger, type StageDefinition, silentLogger } from '../../../pipeline/stages/stage.ts';
+import type { StageDefinition } from '../../../pipeline/stages/stage.ts';
 import { runStage } from '../../../pipeline/stages/stage-runner.ts';
 import { backoffDelay } from '../../../pipeline/util/time.ts';
 

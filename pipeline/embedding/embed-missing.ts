@@ -1,0 +1,65 @@
+import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
+import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
+
+export interface EmbedMissingOptions {
+  /** Most missing texts to embed in this call; the rest is left (`remaining`). Default: all. */
+  readonly limit?: number;
+  /** Called before each provider batch (e.g. to stop there by throwing). */
+  readonly beforeBatch?: () => Promise<void>;
+  /** Called after each batch with how many of `chunks` now have a cached vector. */
+  readonly afterBatch?: (chunksDone: number) => Promise<void>;
+}
+
+/** What {@link embedMissing} did for a set of chunk texts. */
+export interface EmbedMissingResult {
+  /** Distinct texts embedded by this call. */
+  readonly embedded: number;
+  /** Distinct texts whose vector was in the cache already. */
+  readonly cached: number;
+  /** Distinct missing texts left for a later call (`limit`). */
+  readonly remaining: number;
+  /** The vector of every text that now has one, by content hash. */
+  readonly vectors: ReadonlyMap<string, Float32Array>;
+  /** Content hashes of the texts embedded by this call. */
+  readonly fresh: ReadonlySet<string>;
+}
+
+/**
+ * Fills the vector cache for the given chunk texts, in batches of `batchSize`; returns how many
+ * were embedded and cached, and how many missing ones were left for a later call (`limit`).
+ */
+export async function embedMissing(
+  documents: DocumentStore,
+  provider: EmbeddingProvider,
+  chunks: ReadonlyArray<{ content: string; contentHash: string }>,
+  batchSize: number,
+  options: EmbedMissingOptions = {},
+): Promise<EmbedMissingResult> {
+  const unique = new Map<string, string>();
+  const uses = new Map<string, number>();
+  for (const chunk of chunks) {
+    unique.set(chunk.contentHash, chunk.content);
+    uses.set(chunk.contentHash, (uses.get(chunk.contentHash) ?? 0) + 1);
+  }
+  const have = await documents.getCachedVectors(provider.model, [...unique.keys()]);
+  const missing = [...unique].filter(([hash]) => !have.has(hash));
+  let done = 0;
+  for (const hash of have.keys()) done += uses.get(hash) ?? 0;
+  const cached = unique.size - missing.length;
+  const fresh = new Set<string>();
+  const todo = Math.min(missing.length, options.limit ?? missing.length);
+  for (let i = 0; i < todo; i += batchSize) {
+    await options.beforeBatch?.();
+    const batch = missing.slice(i, Math.min(todo, i + batchSize));
+    const vectors = await provider.embedDocuments(batch.map(([, content]) => content));
+    const embedded = new Map(batch.map(([hash], j) => [hash, vectors[j] as Float32Array]));
+    await documents.putCachedVectors(provider.model, embedded);
+    for (const [hash, vector] of embedded) {
+      have.set(hash, vector);
+      fresh.add(hash);
+      done += uses.get(hash) ?? 0;
+    }
+    await options.afterBatch?.(done);
+  }
+  return { embedded: todo, cached, remaining: missing.length - todo, vectors: have, fresh };
+}
