@@ -1,5 +1,5 @@
 import type { StageName } from '../events/events.ts';
-import type { VersionStatus } from '../ports/document-store/document-store.port.ts';
+import type { VersionStatus } from '../model/document-records.model.ts';
 
 /** One stage's consumer-group lag on one partition of its input topic. */
 export interface StageLag {

@@ -1,6 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { KbError } from '../errors/kb-error.ts';
-import { type ControlStore, ROLES, type Role, type UserRecord } from '../ports/control-store/control-store.port.ts';
+import { ROLES, type Role, type UserRecord } from '../model/control-records.model.ts';
+import type { ControlStore } from '../ports/control-store/control-store.port.ts';
 import { isoNow } from '../util/time.ts';
 import { generateApiKey } from './keys.service.ts';
 import { hashPassword, verifyPassword } from './password-hash.ts';

@@ -1,4 +1,5 @@
-import type { AuditEntry, ControlStore } from '../ports/control-store/control-store.port.ts';
+import type { AuditEntry } from '../model/control-records.model.ts';
+import type { ControlStore } from '../ports/control-store/control-store.port.ts';
 import { decodeCursor, encodeCursor } from '../util/cursor.ts';
 import type { AuditService } from './services.ts';
 import type { AuditEntryView } from './views.ts';

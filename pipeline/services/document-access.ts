@@ -3,12 +3,8 @@
  * workspace's, a deleted one or a malformed id is `not-found`), and every chunk of a version.
  */
 import { KbError } from '../errors/kb-error.ts';
-import type {
-  ChunkRecord,
-  DocumentRecord,
-  DocumentStore,
-  VersionRecord,
-} from '../ports/document-store/document-store.port.ts';
+import type { ChunkRecord, DocumentRecord, VersionRecord } from '../model/document-records.model.ts';
+import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { RequestContext } from './request-context.ts';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

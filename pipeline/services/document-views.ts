@@ -1,4 +1,4 @@
-import type { ChunkRecord, DocumentRecord, VersionRecord } from '../ports/document-store/document-store.port.ts';
+import type { ChunkRecord, DocumentRecord, VersionRecord } from '../model/document-records.model.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import type {
   ChunkView,

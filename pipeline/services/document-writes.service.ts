@@ -1,4 +1,4 @@
-import type { DocumentRecord, Metadata, VersionRecord } from '../ports/document-store/document-store.port.ts';
+import type { DocumentRecord, Metadata, VersionRecord } from '../model/document-records.model.ts';
 import { storageKeys } from '../util/storage-keys.ts';
 import { isoNow } from '../util/time.ts';
 import { documentNotFound, isDocumentId, loadDocument } from './document-access.ts';

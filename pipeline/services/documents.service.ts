@@ -1,10 +1,6 @@
 import { KbError } from '../errors/kb-error.ts';
-import type {
-  DocumentListQuery,
-  DocumentRecord,
-  DocumentStore,
-  VersionStatus,
-} from '../ports/document-store/document-store.port.ts';
+import type { DocumentRecord, VersionStatus } from '../model/document-records.model.ts';
+import type { DocumentListQuery, DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import { decodeCursor, encodeCursor } from '../util/cursor.ts';
 import { loadDocument } from './document-access.ts';

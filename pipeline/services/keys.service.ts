@@ -1,14 +1,8 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { KbError } from '../errors/kb-error.ts';
-import {
-  type ApiKeyRecord,
-  type ControlStore,
-  PERMISSIONS,
-  type Permission,
-  PLANS,
-  type Plan,
-} from '../ports/control-store/control-store.port.ts';
+import { type ApiKeyRecord, PERMISSIONS, type Permission, PLANS, type Plan } from '../model/control-records.model.ts';
+import type { ControlStore } from '../ports/control-store/control-store.port.ts';
 import { isoNow } from '../util/time.ts';
 import type { AccountActor, KeysService } from './services.ts';
 import type { ApiKeyView } from './views.ts';

@@ -1,6 +1,6 @@
 import { STAGE_NAMES, type StageName, type Topics } from '../events/events.ts';
-import type { VersionStatus } from '../ports/document-store/document-store.port.ts';
-import { VERSION_STATUSES } from '../ports/document-store/document-store.port.ts';
+import type { VersionStatus } from '../model/document-records.model.ts';
+import { VERSION_STATUSES } from '../model/document-records.model.ts';
 import type { MessageLogAdmin } from '../ports/message-log/message-log.port.ts';
 import type { DocumentsService } from './documents.service.ts';
 import type { HealthService } from './health.service.ts';

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import type { ApiKeyRecord, Plan, UsageCount } from '../model/control-records.model.ts';
 import type { Logger } from '../model/logger.model.ts';
-import type { ApiKeyRecord, ControlStore, Plan, UsageCount } from '../ports/control-store/control-store.port.ts';
+import type { ControlStore } from '../ports/control-store/control-store.port.ts';
 import type { RateDecision, RateLimiter } from './services.ts';
 
 export const PLAN_LIMITS: Readonly<Record<Plan, number>> = {

@@ -1,5 +1,6 @@
 import { embedMissing } from '../embedding/embed-missing.ts';
-import type { ChunkRecord, DocumentStore, IndexModel } from '../ports/document-store/document-store.port.ts';
+import type { ChunkRecord, IndexModel } from '../model/document-records.model.ts';
+import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 
 export interface ReindexReport {

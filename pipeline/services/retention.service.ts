@@ -1,5 +1,6 @@
-import type { ControlStore, Plan } from '../ports/control-store/control-store.port.ts';
-import { PLANS } from '../ports/control-store/control-store.port.ts';
+import type { Plan } from '../model/control-records.model.ts';
+import { PLANS } from '../model/control-records.model.ts';
+import type { ControlStore } from '../ports/control-store/control-store.port.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 
 /** Days a version stays searchable by `as_of` after it stopped being served; null = forever. */

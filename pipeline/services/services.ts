@@ -12,8 +12,8 @@ import type {
   Role,
   SessionRecord,
   UserRecord,
-} from '../ports/control-store/control-store.port.ts';
-import type { SearchFilters } from '../ports/document-store/document-store.port.ts';
+} from '../model/control-records.model.ts';
+import type { SearchFilters } from '../model/search-filters.model.ts';
 import type { ChunksService } from './chunks.service.ts';
 import type { DocumentWritesService } from './document-writes.service.ts';
 import type { DocumentsService } from './documents.service.ts';

@@ -6,13 +6,10 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { DocumentUploaded, Topics } from '../events/events.ts';
 import { publishEvent } from '../events/publish-event.ts';
-import type { AuditAction, ControlStore } from '../ports/control-store/control-store.port.ts';
-import type {
-  DocumentStore,
-  Metadata,
-  NewVersion,
-  VersionRecord,
-} from '../ports/document-store/document-store.port.ts';
+import type { AuditAction } from '../model/control-records.model.ts';
+import type { Metadata, VersionRecord } from '../model/document-records.model.ts';
+import type { ControlStore } from '../ports/control-store/control-store.port.ts';
+import type { DocumentStore, NewVersion } from '../ports/document-store/document-store.port.ts';
 import type { MessageLog } from '../ports/message-log/message-log.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import { storageKeys } from '../util/storage-keys.ts';

@@ -1,5 +1,5 @@
 import { KbError } from '../errors/kb-error.ts';
-import type { VersionRecord } from '../ports/document-store/document-store.port.ts';
+import type { VersionRecord } from '../model/document-records.model.ts';
 import { diffChunks } from './chunk-diff.ts';
 import { allChunks, loadDocument, loadVersion } from './document-access.ts';
 import { versionDetailView, versionView } from './document-views.ts';

@@ -14,9 +14,10 @@ import type {
   Topics,
 } from '../events/events.ts';
 import { publishEvent } from '../events/publish-event.ts';
+import type { VersionRecord } from '../model/document-records.model.ts';
 import type { Parser } from '../model/parser.model.ts';
 import type { ParsedDocument } from '../parsing/parsed-document.ts';
-import type { ChunkInput, DocumentStore, VersionRecord } from '../ports/document-store/document-store.port.ts';
+import type { ChunkInput, DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import type { MessageLog } from '../ports/message-log/message-log.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';

@@ -1,5 +1,6 @@
 import { KbError } from '../errors/kb-error.ts';
-import type { DocumentStore, VersionRecord } from '../ports/document-store/document-store.port.ts';
+import type { VersionRecord } from '../model/document-records.model.ts';
+import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 
 /**
  * Whether the pipeline should still work on a version: `current`, `gone` (purged, or its document

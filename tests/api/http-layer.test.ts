@@ -10,7 +10,7 @@ import { buildApp } from '../../apps/api/app.ts';
 import { startServer } from '../../apps/api/server.ts';
 import { configFrom } from '../../pipeline/config/config.ts';
 import { KbError } from '../../pipeline/errors/kb-error.ts';
-import type { ApiKeyRecord } from '../../pipeline/ports/control-store/control-store.port.ts';
+import type { ApiKeyRecord } from '../../pipeline/model/control-records.model.ts';
 import type { Services } from '../../pipeline/services/services.ts';
 import type { CheckStatus, ReadinessView } from '../../pipeline/services/views.ts';
 

@@ -5,10 +5,10 @@ import type {
   ApiKeyRecord,
   AuditAction,
   AuditEntry,
-  ControlStore,
   SessionRecord,
   UserRecord,
-} from '../../pipeline/ports/control-store/control-store.port.ts';
+} from '../../pipeline/model/control-records.model.ts';
+import type { ControlStore } from '../../pipeline/ports/control-store/control-store.port.ts';
 
 export interface ControlStoreFixture {
   readonly store: ControlStore;

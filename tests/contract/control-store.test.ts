@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiKeyRecord } from '../../pipeline/ports/control-store/control-store.port.ts';
+import type { ApiKeyRecord } from '../../pipeline/model/control-records.model.ts';
 import { createSqliteControlStore } from '../../pipeline/ports/control-store/sqlite.adapter.ts';
 import { describeControlStoreContract } from './control-store.contract.ts';
 

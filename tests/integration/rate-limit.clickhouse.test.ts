@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiKeyRecord } from '../../pipeline/model/control-records.model.ts';
 import { silentLogger } from '../../pipeline/model/logger.model.ts';
 import { createClickHouseControlStore } from '../../pipeline/ports/control-store/clickhouse.adapter.ts';
-import type { ApiKeyRecord, ControlStore } from '../../pipeline/ports/control-store/control-store.port.ts';
+import type { ControlStore } from '../../pipeline/ports/control-store/control-store.port.ts';
 import { createRateLimiter, PLAN_LIMITS } from '../../pipeline/services/rate-limiter.ts';
 import type { RateLimiter } from '../../pipeline/services/services.ts';
 import { clickhouseTestOptions, dropClickHouseDatabase } from '../support/clickhouse-test-db.ts';

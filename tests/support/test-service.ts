@@ -11,7 +11,7 @@ import type { ProblemBody } from '../../apps/api/plugins/problem.plugin.ts';
 import { startServer } from '../../apps/api/server.ts';
 import { configFrom } from '../../pipeline/config/config.ts';
 import type { StageName } from '../../pipeline/events/events.ts';
-import type { Permission, Plan } from '../../pipeline/ports/control-store/control-store.port.ts';
+import type { Permission, Plan } from '../../pipeline/model/control-records.model.ts';
 import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
 import { createRuntime, type Runtime } from '../../pipeline/runtime/runtime.ts';
 import type { DocumentView } from '../../pipeline/services/views.ts';

@@ -4,7 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { SessionRecord, UserRecord } from '../../../pipeline/ports/control-store/control-store.port.ts';
+import type { SessionRecord, UserRecord } from '../../../pipeline/model/control-records.model.ts';
 import type { AccountsService } from '../../../pipeline/services/services.ts';
 import { readCookie, SESSION_COOKIE } from './session-cookie.ts';
 

@@ -9,7 +9,7 @@
  * limits apply to the metadata that is stored, i.e. after `change_reason` is removed.
  */
 import { type FieldError, KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { Metadata } from '../../../pipeline/ports/document-store/document-store.port.ts';
+import type { Metadata } from '../../../pipeline/model/document-records.model.ts';
 
 export const METADATA_LIMITS = {
   maxKeys: 64,

@@ -16,7 +16,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { ApiKeyRecord, Permission } from '../../../pipeline/ports/control-store/control-store.port.ts';
+import type { ApiKeyRecord, Permission } from '../../../pipeline/model/control-records.model.ts';
 import type { RequestContext, Services } from '../../../pipeline/services/services.ts';
 import { type DashboardSession, dashboardSession } from '../lib/dashboard-session.ts';
 

@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import { PERMISSIONS, PLANS } from '../../../pipeline/ports/control-store/control-store.port.ts';
+import { PERMISSIONS, PLANS } from '../../../pipeline/model/control-records.model.ts';
 import type { DashboardSession } from '../lib/dashboard-session.ts';
 import { StringEnum } from '../schemas/common.schema.ts';
 import { type DashboardRoutesOptions, requireSession } from './dashboard-session.routes.ts';

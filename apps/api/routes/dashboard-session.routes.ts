@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Config } from '../../../pipeline/config/config.ts';
 import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { SessionRecord, UserRecord } from '../../../pipeline/ports/control-store/control-store.port.ts';
+import type { SessionRecord, UserRecord } from '../../../pipeline/model/control-records.model.ts';
 import { accountView } from '../../../pipeline/services/accounts.service.ts';
 import type { Services } from '../../../pipeline/services/services.ts';
 import { type DashboardSession, dashboardSession, sessionToken } from '../lib/dashboard-session.ts';

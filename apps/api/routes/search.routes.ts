@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
 import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { SearchFilters } from '../../../pipeline/ports/document-store/document-store.port.ts';
+import type { SearchFilters } from '../../../pipeline/model/search-filters.model.ts';
 import type { SearchRequest } from '../../../pipeline/services/services.ts';
 import { requestContext } from '../plugins/auth.plugin.ts';
 import { AUTHENTICATED_ERRORS, problemResponses } from '../schemas/common.schema.ts';

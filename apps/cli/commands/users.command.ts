@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { KbError } from '../../../pipeline/errors/kb-error.ts';
+import { ROLES, type Role } from '../../../pipeline/model/control-records.model.ts';
 import { silentLogger } from '../../../pipeline/model/logger.model.ts';
-import { ROLES, type Role } from '../../../pipeline/ports/control-store/control-store.port.ts';
 import { createRuntime } from '../../../pipeline/runtime/runtime.ts';
 import { type Command, print, table } from './command.ts';
 

@@ -1,4 +1,5 @@
 import { KbError } from '../../errors/kb-error.ts';
+import type { SessionRecord } from '../../model/control-records.model.ts';
 import { type ClickHouseContext, dateTime64, keyVersion, type QueryParams } from './clickhouse-context.ts';
 import {
   instant,
@@ -7,7 +8,7 @@ import {
   toSessionRecord,
   toUserRecord,
 } from './control-rows.ts';
-import type { ControlStore, SessionRecord } from './control-store.port.ts';
+import type { ControlStore } from './control-store.port.ts';
 
 const USER_COLUMNS = 'id, email, password_hash, role, workspace_ids, created_at';
 const SESSION_COLUMNS = 'id, user_id, csrf_token, created_at, expires_at, revoked_at';

@@ -1,7 +1,8 @@
 import { KbError } from '../../errors/kb-error.ts';
+import type { ApiKeyRecord } from '../../model/control-records.model.ts';
 import { type ClickHouseContext, dateTime64, keyVersion, type QueryParams } from './clickhouse-context.ts';
 import { instant, type StoredKeyFields, toKeyRecord } from './control-rows.ts';
-import type { ApiKeyRecord, ControlStore } from './control-store.port.ts';
+import type { ControlStore } from './control-store.port.ts';
 
 const KEY_COLUMNS = 'id, name, prefix, hash, workspace_id, permissions, plan, created_at, revoked_at';
 

@@ -1,5 +1,6 @@
+import type { UsageCount } from '../../model/control-records.model.ts';
 import type { ClickHouseContext } from './clickhouse-context.ts';
-import type { ControlStore, UsageCount } from './control-store.port.ts';
+import type { ControlStore } from './control-store.port.ts';
 
 /** The rate-limit usage counters of the ClickHouse control store (see `createClickHouseControlStore`). */
 export function createClickHouseUsage({

@@ -1,4 +1,5 @@
 import { KbError } from '../../errors/kb-error.ts';
+import type { ApiKeyRecord, Permission, UsageCount } from '../../model/control-records.model.ts';
 import { type Database, migrate, openDatabase } from '../sqlite/open-database.ts';
 import {
   type AuditRow,
@@ -12,7 +13,7 @@ import {
   toSessionRecord,
   toUserRecord,
 } from './control-rows.ts';
-import type { ApiKeyRecord, AuditQuery, ControlStore, Permission, UsageCount } from './control-store.port.ts';
+import type { AuditQuery, ControlStore } from './control-store.port.ts';
 
 export interface SqliteControlStoreOptions {
   /** SQLite database file; its directory is created if missing. `:memory:` for a private in-memory store. */

@@ -1,6 +1,5 @@
 import { KbError } from '../../errors/kb-error.ts';
 import type {
-  ChunkInput,
   ChunkRecord,
   IndexModel,
   IngestError,
@@ -8,7 +7,8 @@ import type {
   Metadata,
   VersionRecord,
   VersionStatus,
-} from './document-store.port.ts';
+} from '../../model/document-records.model.ts';
+import type { ChunkInput } from './document-store.port.ts';
 
 /**
  * The stored (snake_case) fields of a version, as both adapters keep them, with `metadata` and

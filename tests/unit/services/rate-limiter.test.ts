@@ -1,10 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ApiKeyRecord, UsageCount } from '../../../pipeline/model/control-records.model.ts';
 import { silentLogger } from '../../../pipeline/model/logger.model.ts';
-import type {
-  ApiKeyRecord,
-  ControlStore,
-  UsageCount,
-} from '../../../pipeline/ports/control-store/control-store.port.ts';
+import type { ControlStore } from '../../../pipeline/ports/control-store/control-store.port.ts';
 import { createRateLimiter } from '../../../pipeline/services/rate-limiter.ts';
 import type { RateLimiter } from '../../../pipeline/services/services.ts';
 

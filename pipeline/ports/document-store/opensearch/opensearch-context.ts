@@ -1,6 +1,6 @@
 import { KbError } from '../../../errors/kb-error.ts';
+import type { IndexModel } from '../../../model/document-records.model.ts';
 import { backoffDelay, sleep } from '../../../util/time.ts';
-import type { IndexModel } from '../document-store.port.ts';
 import { requireIndexModel } from '../stored-records.ts';
 import {
   type BulkAction,

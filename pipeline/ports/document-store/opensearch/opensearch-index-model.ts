@@ -1,5 +1,6 @@
 import { KbError } from '../../../errors/kb-error.ts';
-import type { IndexModel, IndexModelStore } from '../document-store.port.ts';
+import type { IndexModel } from '../../../model/document-records.model.ts';
+import type { IndexModelStore } from '../document-store.port.ts';
 import { toChunkRecord } from '../stored-records.ts';
 import { backoff, INDEX_MODEL_ID, NO_VECTORS, type OpenSearchContext } from './opensearch-context.ts';
 import { VECTOR_FIELD_PREFIX, vectorField } from './opensearch-mappings.ts';

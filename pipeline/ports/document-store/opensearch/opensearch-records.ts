@@ -1,4 +1,5 @@
-import type { DocumentRecord, Metadata, NewVersion, VersionStatus } from '../document-store.port.ts';
+import type { DocumentRecord, Metadata, VersionStatus } from '../../../model/document-records.model.ts';
+import type { NewVersion } from '../document-store.port.ts';
 import {
   bytesToVector,
   canonicalTime,

@@ -1,14 +1,7 @@
 import { KbError } from '../../../errors/kb-error.ts';
-import type {
-  DocumentListQuery,
-  DocumentRecord,
-  NewDocument,
-  VersionPatch,
-  VersionRecord,
-  VersionStatus,
-  VersionStore,
-} from '../document-store.port.ts';
-import { VERSION_STATUSES } from '../document-store.port.ts';
+import type { DocumentRecord, VersionRecord, VersionStatus } from '../../../model/document-records.model.ts';
+import { VERSION_STATUSES } from '../../../model/document-records.model.ts';
+import type { DocumentListQuery, NewDocument, VersionPatch, VersionStore } from '../document-store.port.ts';
 import { canonicalTime, toStoredProgress, toVersionRecord } from '../stored-records.ts';
 import { BY_CHUNK_ID, backoff, type OpenSearchContext } from './opensearch-context.ts';
 import type { Json } from './opensearch-http.ts';

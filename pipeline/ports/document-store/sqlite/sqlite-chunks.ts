@@ -1,5 +1,6 @@
 import { KbError } from '../../../errors/kb-error.ts';
-import type { ChunkIndex, ChunkInput, IndexModel, SearchHit, StoreSearchQuery } from '../document-store.port.ts';
+import type { IndexModel } from '../../../model/document-records.model.ts';
+import type { ChunkIndex, ChunkInput, SearchHit, StoreSearchQuery } from '../document-store.port.ts';
 import { requireIndexModel, toStoredChunkFields, vectorBytes } from '../stored-records.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import { CHUNK_COLUMNS, type ChunkRow, toChunkRecord } from './sqlite-rows.ts';

@@ -1,7 +1,7 @@
 import * as sqliteVec from 'sqlite-vec';
 import { KbError } from '../../../errors/kb-error.ts';
+import type { IndexModel } from '../../../model/document-records.model.ts';
 import { type Database, migrate, openDatabase } from '../../sqlite/open-database.ts';
-import type { IndexModel } from '../document-store.port.ts';
 import type { VersionRow } from './sqlite-rows.ts';
 import { DOCUMENT_STORE_MIGRATIONS } from './sqlite-schema.ts';
 import { createVectorIndex, type VectorIndex } from './sqlite-vector-index.ts';

@@ -1,5 +1,6 @@
 import { KbError } from '../../../errors/kb-error.ts';
-import type { IndexModel, IndexModelStore } from '../document-store.port.ts';
+import type { IndexModel } from '../../../model/document-records.model.ts';
+import type { IndexModelStore } from '../document-store.port.ts';
 import { requireIndexModel, vectorBytes } from '../stored-records.ts';
 import { INDEX_MODEL_KEY, type SqliteContext } from './sqlite-context.ts';
 import { CHUNK_COLUMNS, type ChunkRow, toChunkRecord } from './sqlite-rows.ts';

@@ -5,7 +5,7 @@ import type {
   Metadata,
   VersionRecord,
   VersionStatus,
-} from '../document-store.port.ts';
+} from '../../../model/document-records.model.ts';
 import {
   type StoredChunkFields,
   type StoredProgress,

@@ -1,4 +1,4 @@
-import type { SearchFilters } from '../document-store.port.ts';
+import type { SearchFilters } from '../../../model/search-filters.model.ts';
 import { canonicalTime } from '../stored-records.ts';
 
 /** A piece of SQL with its positional parameters. */

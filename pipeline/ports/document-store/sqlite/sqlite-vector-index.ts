@@ -2,8 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import usearch from 'usearch';
+import type { IndexModel } from '../../../model/document-records.model.ts';
 import type { Database } from '../../sqlite/open-database.ts';
-import type { IndexModel } from '../document-store.port.ts';
 import { bytesToVector } from '../stored-records.ts';
 
 /** HNSW graph degree and build-time beam width: usearch's recommended values for 384-d text vectors. */

@@ -1,16 +1,8 @@
 import type { Statement } from 'better-sqlite3';
 import { KbError } from '../../../errors/kb-error.ts';
-import type {
-  DocumentListQuery,
-  DocumentRecord,
-  NewDocument,
-  NewVersion,
-  VersionPatch,
-  VersionRecord,
-  VersionStatus,
-  VersionStore,
-} from '../document-store.port.ts';
-import { VERSION_STATUSES } from '../document-store.port.ts';
+import type { DocumentRecord, VersionRecord, VersionStatus } from '../../../model/document-records.model.ts';
+import { VERSION_STATUSES } from '../../../model/document-records.model.ts';
+import type { DocumentListQuery, NewDocument, NewVersion, VersionPatch, VersionStore } from '../document-store.port.ts';
 import { canonicalTime, toStoredProgress } from '../stored-records.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import {
