@@ -1,7 +1,6 @@
 import type { Config } from '../config/config.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
-import { withLazyParts } from './embedded-ports.ts';
-import type { Ports } from './runtime-ports.ts';
+import { type Ports, withLazyParts } from './runtime-ports.ts';
 
 /**
  * The distributed runtime: Kafka + schema registry, S3/MinIO, OpenSearch, ClickHouse. Adapters

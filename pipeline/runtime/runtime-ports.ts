@@ -1,9 +1,13 @@
+import type { Config } from '../config/config.ts';
 import type { Parser } from '../model/parser.model.ts';
 import type { ControlStore } from '../ports/control-store/control-store.port.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import type { MessageLog, MessageLogAdmin } from '../ports/message-log/message-log.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
+import { createParsePool } from '../workers/parse-pool.ts';
+import { createEmbeddingProvider } from './create-embedding-provider.ts';
+import { lazy } from './lazy.ts';
 
 /** The infrastructure behind the ports, built for one runtime kind. */
 export interface Ports {
@@ -18,4 +22,37 @@ export interface Ports {
   /** Loaded on first use: only the parse stage parses. */
   getParser(): Promise<Parser>;
   close(): Promise<void>;
+}
+
+/** Adds the embedding provider and the parse pool, both built on first use, and `close`. */
+export function withLazyParts(
+  config: Config,
+  parts: Pick<Ports, 'objects' | 'log' | 'logAdmin' | 'documents' | 'control'>,
+  injected?: EmbeddingProvider,
+): Ports {
+  const embeddings = lazy(async () => injected ?? createEmbeddingProvider(config.embedding));
+  const parser = lazy(async () =>
+    createParsePool({
+      threads: config.parsing.threads,
+      taskTimeoutMs: config.parsing.taskTimeoutMs,
+      maxHeapMb: config.parsing.maxHeapMb,
+      ocr: config.parsing.ocr,
+    }),
+  );
+  return {
+    ...parts,
+    getEmbeddings: embeddings.get,
+    getParser: parser.get,
+    async close() {
+      const pool = parser.peek();
+      const provider = embeddings.peek();
+      await Promise.allSettled([
+        pool ? pool.then((p) => p.close()) : Promise.resolve(),
+        // A provider handed in by the caller is the caller's to close.
+        provider && !injected ? provider.then((p) => p.close()) : Promise.resolve(),
+      ]);
+      await parts.log.close();
+      await Promise.allSettled([parts.objects.close(), parts.documents.close(), parts.control.close()]);
+    },
+  };
 }

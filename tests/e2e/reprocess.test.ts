@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFrom } from '../../pipeline/config/config.ts';
 import { KbError } from '../../pipeline/errors/kb-error.ts';
-import { createEmbeddingProvider } from '../../pipeline/ports/embedding/create-embedding-provider.ts';
 import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
+import { createEmbeddingProvider } from '../../pipeline/runtime/create-embedding-provider.ts';
 import type { ChunksView, DocumentView, SearchView } from '../../pipeline/services/views.ts';
 import { tempDir } from '../../support/child-service.ts';
 import { fixture } from '../fixtures/hostile-files.ts';

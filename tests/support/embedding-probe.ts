@@ -4,8 +4,8 @@
  * deterministically). Queries pass straight through, never held and never counted.
  */
 import { configFrom } from '../../pipeline/config/config.ts';
-import { createEmbeddingProvider } from '../../pipeline/ports/embedding/create-embedding-provider.ts';
 import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
+import { createEmbeddingProvider } from '../../pipeline/runtime/create-embedding-provider.ts';
 
 export interface EmbeddingProbe extends EmbeddingProvider {
   /** Document texts passed to `embedDocuments` since the start or the last `reset`. */

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import type { Config } from '../../../pipeline/config/config.ts';
-import { prepareEmbeddingModel } from '../../../pipeline/ports/embedding/create-embedding-provider.ts';
+import { prepareEmbeddingModel } from '../../../pipeline/runtime/create-embedding-provider.ts';
 import { type Command, print } from './command.ts';
 import { progressBar } from './progress.ts';
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { STAGE_NAMES, type StageName } from '../../../pipeline/events/events.ts';
-import { configuredModelTag } from '../../../pipeline/ports/embedding/create-embedding-provider.ts';
+import { configuredModelTag } from '../../../pipeline/runtime/create-embedding-provider.ts';
 import { createRuntime, type Runtime } from '../../../pipeline/runtime/runtime.ts';
 import { startMetricsServer } from '../../api/metrics-server.ts';
 import { type RunningServer, startServer } from '../../api/server.ts';

@@ -1,8 +1,8 @@
-import type { Config } from '../../config/config.ts';
-import { KbError } from '../../errors/kb-error.ts';
-import type { EmbeddingProvider } from './embedding.port.ts';
-import { describeModel } from './model-catalog.ts';
-import { ensureModel, type FetchProgress } from './model-fetch.ts';
+import type { Config } from '../config/config.ts';
+import { KbError } from '../errors/kb-error.ts';
+import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
+import { describeModel } from '../ports/embedding/model-catalog.ts';
+import { ensureModel, type FetchProgress } from '../ports/embedding/model-fetch.ts';
 
 /**
  * Makes sure the configured `transformers` model is on disk, fetching a catalogue model once when
@@ -49,12 +49,12 @@ export function configuredModelTag(config: Config['embedding']): string {
 export async function createEmbeddingProvider(config: Config['embedding']): Promise<EmbeddingProvider> {
   switch (config.provider) {
     case 'local': {
-      const { createLocalEmbeddingProvider } = await import('./local.adapter.ts');
+      const { createLocalEmbeddingProvider } = await import('../ports/embedding/local.adapter.ts');
       return createLocalEmbeddingProvider();
     }
     case 'transformers': {
       await prepareEmbeddingModel(config);
-      const { createTransformersEmbeddingProvider } = await import('./transformers.adapter.ts');
+      const { createTransformersEmbeddingProvider } = await import('../ports/embedding/transformers.adapter.ts');
       return createTransformersEmbeddingProvider({
         model: config.transformersModel,
         modelPath: config.transformersModelPath,
@@ -67,7 +67,7 @@ export async function createEmbeddingProvider(config: Config['embedding']): Prom
       if (!config.cohereApiKey) {
         throw new KbError('bad-request', 'KB_COHERE_API_KEY is required when KB_EMBEDDING_PROVIDER=cohere');
       }
-      const { createCohereEmbeddingProvider, COHERE_MAX_BATCH } = await import('./cohere.adapter.ts');
+      const { createCohereEmbeddingProvider, COHERE_MAX_BATCH } = await import('../ports/embedding/cohere.adapter.ts');
       return createCohereEmbeddingProvider({
         apiKey: config.cohereApiKey,
         model: config.cohereModel,
