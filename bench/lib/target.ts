@@ -12,7 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import * as sqliteVec from 'sqlite-vec';
-import { type Config, loadConfig } from '../../pipeline/config/config.ts';
+import { type Config, type DistributedConfig, loadConfig } from '../../pipeline/config/config.ts';
 import { openDatabase } from '../../pipeline/ports/sqlite/open-database.ts';
 import { wipeDistributed } from '../../support/distributed-wipe.ts';
 import type { RuntimeName } from './report.ts';
@@ -118,7 +118,7 @@ const DISTRIBUTED_ADAPTERS = [
  * from what `deploy/native/env` prints (both through `loadConfig`).
  */
 export async function distributedTarget(base: Config): Promise<Target | { unavailable: string }> {
-  let settings: Config;
+  let settings: DistributedConfig;
   let childEnv: Record<string, string> = {};
   if (base.runtime === 'distributed') {
     settings = base;
@@ -126,7 +126,9 @@ export async function distributedTarget(base: Config): Promise<Target | { unavai
     try {
       const { stdout } = await run('bash', [path.join(REPO_ROOT, 'deploy/native/env')], { timeout: 15_000 });
       childEnv = parseExports(stdout);
-      settings = loadConfig(childEnv);
+      const loaded = loadConfig(childEnv);
+      if (loaded.runtime !== 'distributed') throw new Error('it does not set KB_RUNTIME=distributed');
+      settings = loaded;
     } catch (error) {
       return {
         unavailable: `KB_RUNTIME is not distributed and deploy/native/env gave no usable settings (${firstLine(error)})`,
@@ -162,7 +164,7 @@ export async function distributedTarget(base: Config): Promise<Target | { unavai
     }
   }
 
-  const distributed: Config = {
+  const distributed: DistributedConfig = {
     ...benchConfig(base),
     runtime: 'distributed',
     kafka: settings.kafka,

@@ -1,134 +1,55 @@
 import os from 'node:os';
 import path from 'node:path';
+import { Value } from '@sinclair/typebox/value';
 import { KbError } from '../errors/kb-error.ts';
+import {
+  type Config,
+  ConfigSchema,
+  configSchemaOf,
+  type EmbeddedConfig,
+  type EmbeddingProviderName,
+  type RuntimeKind,
+} from './config.schema.ts';
 import { createEnvReaders, defaultModelCache } from './config-readers.ts';
 import type { VariableName } from './config-variables.ts';
 
+export type {
+  Config,
+  DistributedConfig,
+  EmbeddedConfig,
+  EmbeddingProviderName,
+  RuntimeKind,
+} from './config.schema.ts';
 export { CONFIG_VARIABLES, type ConfigVariable } from './config-variables.ts';
 
 /**
  * The one validated configuration of the service and the only reader of `process.env`.
- * Every variable is listed in {@link CONFIG_VARIABLES}, which also feeds the README's table.
+ * Every variable is listed in {@link CONFIG_VARIABLES}, which also feeds the README's table; the
+ * shape of the result is {@link ConfigSchema}, a union discriminated on `runtime`.
  */
 
-export type RuntimeKind = 'embedded' | 'distributed';
-export type EmbeddingProviderName = 'local' | 'transformers' | 'cohere';
+/** The variable behind each setting a runtime may require (schema paths of the distributed branch). */
+const VARIABLE_AT: Readonly<Record<string, VariableName>> = {
+  '/schemaRegistryUrl': 'KB_SCHEMA_REGISTRY_URL',
+  '/s3/endpoint': 'KB_S3_ENDPOINT',
+  '/opensearch/url': 'KB_OPENSEARCH_URL',
+  '/clickhouse/url': 'KB_CLICKHOUSE_URL',
+};
 
-export interface Config {
-  readonly runtime: RuntimeKind;
-  readonly host: string;
-  readonly port: number;
-  readonly dataDir: string;
-  readonly logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
-  readonly problemBaseUrl: string | null;
-  readonly bootstrapKey: boolean;
-  readonly topicPrefix: string;
-  readonly maxUploadBytes: number;
-  /** Time a request (headers and body) has to arrive completely; then 408. */
-  readonly requestTimeoutMs: number;
-  /** How often the object store is swept for leftovers of crashes (0: only at start-up). */
-  readonly sweepIntervalMs: number;
-  /** Uploads (POST/PUT with a file) one API key may have in progress at once in one API process. */
-  readonly maxConcurrentUploads: number;
-  readonly kafka: {
-    readonly brokers: string[];
-    readonly clientId: string;
-    readonly partitions: number;
-    readonly partitionConcurrency: number;
-    readonly keyConcurrency: number;
-  };
-  readonly schemaRegistryUrl: string | null;
-  readonly s3: {
-    readonly endpoint: string | null;
-    readonly accessKey: string;
-    readonly secretKey: string;
-    readonly region: string;
-    readonly bucket: string;
-  };
-  readonly opensearch: {
-    readonly url: string | null;
-    readonly indexPrefix: string;
-    readonly efSearch: number;
-    readonly shards: number;
-    readonly replicas: number;
-    readonly changePollMs: number;
-  };
-  readonly clickhouse: {
-    readonly url: string | null;
-    readonly user: string;
-    readonly password: string;
-    readonly database: string;
-  };
-  readonly embedding: {
-    readonly provider: EmbeddingProviderName;
-    readonly batchSize: number;
-    readonly transformersModel: string;
-    /** Folder holding `<model id>/` (the model cache unless configured). */
-    readonly transformersModelPath: string;
-    readonly transformersAllowRemote: boolean;
-    /** ONNX Runtime intra-op threads of the `transformers` provider. */
-    readonly threads: number;
-    /** Whether a missing catalogue model may be fetched from `modelRepositoryUrl`. */
-    readonly modelFetch: boolean;
-    readonly modelRepositoryUrl: string;
-    readonly cohereApiKey: string | null;
-    readonly cohereModel: string;
-    readonly cohereBaseUrl: string | null;
-  };
-  /** The embedded runtime's HNSW vector index (null: exact scans only). */
-  readonly vectorIndex: { readonly exactBelow: number; readonly expansionSearch: number } | null;
-  /** Hybrid search's default weight of the semantic ranking, 0–100 (the keyword ranking gets the rest). */
-  readonly search: { readonly semanticWeightPercent: number };
-  readonly chunking: { readonly chunkTokens: number; readonly overlapTokens: number; readonly maxChunks: number };
-  /**
-   * Fair scheduling of the embed stage: a document's chunks are embedded at most `sliceChunks` per
-   * turn; the rest waits behind the events queued meanwhile on the same partition.
-   */
-  readonly embedSliceChunks: number;
-  /** How long SIGTERM waits for the stages to reach a batch boundary before the process exits anyway. */
-  readonly shutdownGraceMs: number;
-  readonly parsing: {
-    readonly threads: number;
-    readonly taskTimeoutMs: number;
-    readonly maxHeapMb: number;
-    readonly ocr: boolean;
-  };
-  readonly retry: { readonly maxAttempts: number; readonly baseDelayMs: number; readonly maxDelayMs: number };
-  readonly rateLimit: { readonly syncIntervalMs: number };
-  readonly keyCacheMs: number;
-  /**
-   * Prometheus `/metrics`: a separate listener on `host:port` when `port` is set (`kb worker` uses
-   * 9464 when it is not), else the API port; `token`, when set, is required as a bearer token.
-   */
-  readonly metrics: { readonly token: string | null; readonly host: string; readonly port: number | null };
-  /** Dashboard accounts and sessions. */
-  readonly dashboard: {
-    /** On first start with no account at all, create an owner of workspace `default` and print its password. */
-    readonly bootstrapAccount: boolean;
-    /** How long a signed-in session lasts, in seconds. */
-    readonly sessionTtlSeconds: number;
-    /** Whether the session cookie carries `Secure` (only sent over HTTPS). */
-    readonly secureCookie: boolean;
-    /** Wrong passwords in a row (per account) before sign-in is locked. */
-    readonly maxFailedSignIns: number;
-    /** How long a locked account refuses sign-in, in seconds. */
-    readonly lockoutSeconds: number;
-  };
-  /** Where CLI commands that talk HTTP (`kb ingest`) find the service. */
-  readonly client: { readonly url: string; readonly apiKey: string | null };
-}
+/** What the variables read as, before the runtime's branch of the schema has been checked. */
+type ReadConfig = Omit<EmbeddedConfig, 'runtime'> & { readonly runtime: RuntimeKind };
 
 /** Reads and validates the configuration; throws one error listing every invalid variable. */
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const problems: string[] = [];
   const { str, opt, url, int, optInt, bool, oneOf, list } = createEnvReaders(env, problems);
 
-  const config: Config = {
+  const config: ReadConfig = {
     runtime: oneOf<RuntimeKind>('KB_RUNTIME'),
     host: str('HOST'),
     port: int('PORT'),
     dataDir: path.resolve(str('KB_DATA_DIR')),
-    logLevel: oneOf('KB_LOG_LEVEL'),
+    logLevel: oneOf<EmbeddedConfig['logLevel']>('KB_LOG_LEVEL'),
     problemBaseUrl: url('KB_PROBLEM_BASE_URL'),
     bootstrapKey: bool('KB_BOOTSTRAP_KEY'),
     topicPrefix: str('KB_TOPIC_PREFIX'),
@@ -219,19 +140,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (config.embedding.provider === 'cohere' && !config.embedding.cohereApiKey) {
     problems.push('KB_COHERE_API_KEY is required when KB_EMBEDDING_PROVIDER=cohere');
   }
-  if (config.runtime === 'distributed') {
-    const required: Array<[VariableName, unknown]> = [
-      ['KB_SCHEMA_REGISTRY_URL', config.schemaRegistryUrl],
-      ['KB_S3_ENDPOINT', config.s3.endpoint],
-      ['KB_OPENSEARCH_URL', config.opensearch.url],
-      ['KB_CLICKHOUSE_URL', config.clickhouse.url],
-    ];
-    for (const [name, value] of required) {
-      if (value === null) problems.push(`${name} is required when KB_RUNTIME=distributed`);
-    }
+  // The runtime's branch of the schema: in the distributed runtime every engine URL must be set.
+  for (const error of Value.Errors(configSchemaOf(config.runtime), config)) {
+    const name = VARIABLE_AT[error.path];
+    const problem = name ? `${name} is required when KB_RUNTIME=${config.runtime}` : `${error.path}: ${error.message}`;
+    if (!problems.includes(problem)) problems.push(problem);
   }
-  if (problems.length > 0) {
-    throw new KbError('bad-request', `Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+  if (problems.length > 0 || !Value.Check(ConfigSchema, config)) {
+    throw new KbError('config-invalid', `Invalid configuration:\n  - ${problems.join('\n  - ')}`);
   }
   return config;
 }

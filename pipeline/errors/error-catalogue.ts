@@ -55,6 +55,9 @@ export const ERROR_CATALOGUE = {
   'engine-unavailable': entry('service-unavailable', 'Engine unavailable', true),
   timeout: entry('service-unavailable', 'Operation timed out', true),
 
+  // Configuration errors: the service was started with settings it cannot run with.
+  'config-invalid': entry('internal-error', 'Invalid configuration'),
+
   // Ingestion errors: recorded on a failed document version as `error.code`.
   'unsupported-content': entry('validation-error', 'Unsupported content'),
   'corrupt-file': entry('validation-error', 'Corrupt or malformed file'),

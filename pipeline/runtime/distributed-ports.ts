@@ -1,12 +1,16 @@
-import type { Config } from '../config/config.ts';
+import type { DistributedConfig } from '../config/config.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import { type Ports, withLazyParts } from './runtime-ports.ts';
 
 /**
  * The distributed runtime: Kafka + schema registry, S3/MinIO, OpenSearch, ClickHouse. Adapters
- * are imported on demand so the embedded runtime never loads their clients.
+ * are imported on demand so the embedded runtime never loads their clients. The engine URLs are
+ * set: `loadConfig` only returns a distributed configuration that has them all.
  */
-export async function createDistributedPorts(config: Config, embeddings?: EmbeddingProvider): Promise<Ports> {
+export async function createDistributedPorts(
+  config: DistributedConfig,
+  embeddings?: EmbeddingProvider,
+): Promise<Ports> {
   const [
     { createKafkaMessageLog },
     { createS3ObjectStore },
@@ -18,12 +22,8 @@ export async function createDistributedPorts(config: Config, embeddings?: Embedd
     import('../ports/document-store/opensearch.adapter.ts'),
     import('../ports/control-store/clickhouse.adapter.ts'),
   ]);
-  const required = (value: string | null, name: string): string => {
-    if (!value) throw new Error(`${name} is required in the distributed runtime`);
-    return value;
-  };
   const objects = await createS3ObjectStore({
-    endpoint: required(config.s3.endpoint, 'KB_S3_ENDPOINT'),
+    endpoint: config.s3.endpoint,
     accessKey: config.s3.accessKey,
     secretKey: config.s3.secretKey,
     region: config.s3.region,
@@ -34,10 +34,10 @@ export async function createDistributedPorts(config: Config, embeddings?: Embedd
     clientId: config.kafka.clientId,
     partitionsConsumedConcurrently: config.kafka.partitionConcurrency,
     keysConsumedConcurrently: config.kafka.keyConcurrency,
-    schemaRegistryUrl: required(config.schemaRegistryUrl, 'KB_SCHEMA_REGISTRY_URL'),
+    schemaRegistryUrl: config.schemaRegistryUrl,
   });
   const documents = await createOpenSearchDocumentStore({
-    url: required(config.opensearch.url, 'KB_OPENSEARCH_URL'),
+    url: config.opensearch.url,
     indexPrefix: config.opensearch.indexPrefix,
     efSearch: config.opensearch.efSearch,
     shards: config.opensearch.shards,
@@ -45,7 +45,7 @@ export async function createDistributedPorts(config: Config, embeddings?: Embedd
     changePollMs: config.opensearch.changePollMs,
   });
   const control = await createClickHouseControlStore({
-    url: required(config.clickhouse.url, 'KB_CLICKHOUSE_URL'),
+    url: config.clickhouse.url,
     user: config.clickhouse.user,
     password: config.clickhouse.password,
     database: config.clickhouse.database,

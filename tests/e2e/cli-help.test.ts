@@ -9,9 +9,12 @@ import { KB_BIN, REPO_ROOT } from '../../support/child-service.ts';
 const run = promisify(execFile);
 
 /** Runs `kb` with `args`; resolves its exit code and output, whatever the code. */
-async function kb(args: string[]) {
+async function kb(args: string[], env: Record<string, string> = {}) {
   try {
-    const { stdout, stderr } = await run(process.execPath, [KB_BIN, ...args], { cwd: REPO_ROOT });
+    const { stdout, stderr } = await run(process.execPath, [KB_BIN, ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code?: number; stdout?: string; stderr?: string };
@@ -21,6 +24,12 @@ async function kb(args: string[]) {
 
 // Each case starts a few `kb` processes; on a busy machine one can take seconds.
 describe('kb help', { timeout: 180_000 }, () => {
+  it('refuses to start with an invalid variable, naming it, with exit 1', async () => {
+    const result = await kb(['serve'], { PORT: 'eighty' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('kb: Invalid configuration:\n  - PORT: "eighty" is not an integer');
+  });
+
   it('answers --help on every command with its usage and exit 0, without touching any data', async () => {
     const names = Object.keys(COMMANDS);
     const results = await Promise.all(names.map((name) => kb([name, '--help'])));

@@ -28,6 +28,41 @@ describe('configuration', () => {
     expect(() => loadConfig({ KB_RUNTIME: 'distributed' })).toThrow(/KB_OPENSEARCH_URL is required/);
   });
 
+  it('reports an invalid configuration as a configuration error, not a bad request', () => {
+    expect(() => loadConfig({ KB_RUNTIME: 'distributed' })).toThrow(
+      expect.objectContaining({ code: 'config-invalid', retriable: false }),
+    );
+    expect(() => loadConfig({ PORT: '70000' })).toThrow(expect.objectContaining({ code: 'config-invalid' }));
+  });
+
+  it('names every engine URL the distributed runtime lacks, and returns them set once given', () => {
+    let message = '';
+    try {
+      loadConfig({ KB_RUNTIME: 'distributed', KB_S3_ENDPOINT: 'http://127.0.0.1:9000' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    for (const name of ['KB_SCHEMA_REGISTRY_URL', 'KB_OPENSEARCH_URL', 'KB_CLICKHOUSE_URL']) {
+      expect(message).toContain(`${name} is required when KB_RUNTIME=distributed`);
+    }
+    expect(message).not.toContain('KB_S3_ENDPOINT');
+
+    const config = loadConfig({
+      KB_RUNTIME: 'distributed',
+      KB_SCHEMA_REGISTRY_URL: 'http://127.0.0.1:8081/',
+      KB_S3_ENDPOINT: 'http://127.0.0.1:9000',
+      KB_OPENSEARCH_URL: 'http://127.0.0.1:9200',
+      KB_CLICKHOUSE_URL: 'http://127.0.0.1:8123',
+    });
+    if (config.runtime !== 'distributed') throw new Error('expected the distributed runtime');
+    expect(config.schemaRegistryUrl).toBe('http://127.0.0.1:8081');
+    expect([config.s3.endpoint, config.opensearch.url, config.clickhouse.url]).toEqual([
+      'http://127.0.0.1:9000',
+      'http://127.0.0.1:9200',
+      'http://127.0.0.1:8123',
+    ]);
+  });
+
   it('requires a Cohere key for the cohere provider', () => {
     expect(() => loadConfig({ KB_EMBEDDING_PROVIDER: 'cohere' })).toThrow(/KB_COHERE_API_KEY/);
   });

@@ -1,0 +1,159 @@
+import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+
+/**
+ * The shape of a loaded configuration as a TypeBox schema: a union discriminated on `runtime`.
+ * The distributed branch requires the engine URLs the embedded branch may leave null, so code
+ * that holds a {@link DistributedConfig} reads them without checking again.
+ */
+
+const NullableString = Type.Union([Type.String(), Type.Null()]);
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const EMBEDDING_PROVIDERS = ['local', 'transformers', 'cohere'] as const;
+
+/** Settings both runtimes share. */
+const sharedProperties = {
+  host: Type.String(),
+  port: Type.Integer(),
+  dataDir: Type.String(),
+  logLevel: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level))),
+  problemBaseUrl: NullableString,
+  bootstrapKey: Type.Boolean(),
+  topicPrefix: Type.String(),
+  maxUploadBytes: Type.Integer(),
+  /** Time a request (headers and body) has to arrive completely; then 408. */
+  requestTimeoutMs: Type.Integer(),
+  /** How often the object store is swept for leftovers of crashes (0: only at start-up). */
+  sweepIntervalMs: Type.Integer(),
+  /** Uploads (POST/PUT with a file) one API key may have in progress at once in one API process. */
+  maxConcurrentUploads: Type.Integer(),
+  kafka: Type.Object({
+    brokers: Type.Array(Type.String()),
+    clientId: Type.String(),
+    partitions: Type.Integer(),
+    partitionConcurrency: Type.Integer(),
+    keyConcurrency: Type.Integer(),
+  }),
+  embedding: Type.Object({
+    provider: Type.Union(EMBEDDING_PROVIDERS.map((name) => Type.Literal(name))),
+    batchSize: Type.Integer(),
+    transformersModel: Type.String(),
+    /** Folder holding `<model id>/` (the model cache unless configured). */
+    transformersModelPath: Type.String(),
+    transformersAllowRemote: Type.Boolean(),
+    /** ONNX Runtime intra-op threads of the `transformers` provider. */
+    threads: Type.Integer(),
+    /** Whether a missing catalogue model may be fetched from `modelRepositoryUrl`. */
+    modelFetch: Type.Boolean(),
+    modelRepositoryUrl: Type.String(),
+    cohereApiKey: NullableString,
+    cohereModel: Type.String(),
+    cohereBaseUrl: NullableString,
+  }),
+  /** The embedded runtime's HNSW vector index (null: exact scans only). */
+  vectorIndex: Type.Union([Type.Object({ exactBelow: Type.Integer(), expansionSearch: Type.Integer() }), Type.Null()]),
+  /** Hybrid search's default weight of the semantic ranking, 0–100 (the keyword ranking gets the rest). */
+  search: Type.Object({ semanticWeightPercent: Type.Integer() }),
+  chunking: Type.Object({ chunkTokens: Type.Integer(), overlapTokens: Type.Integer(), maxChunks: Type.Integer() }),
+  /**
+   * Fair scheduling of the embed stage: a document's chunks are embedded at most `sliceChunks` per
+   * turn; the rest waits behind the events queued meanwhile on the same partition.
+   */
+  embedSliceChunks: Type.Integer(),
+  /** How long SIGTERM waits for the stages to reach a batch boundary before the process exits anyway. */
+  shutdownGraceMs: Type.Integer(),
+  parsing: Type.Object({
+    threads: Type.Integer(),
+    taskTimeoutMs: Type.Integer(),
+    maxHeapMb: Type.Integer(),
+    ocr: Type.Boolean(),
+  }),
+  retry: Type.Object({ maxAttempts: Type.Integer(), baseDelayMs: Type.Integer(), maxDelayMs: Type.Integer() }),
+  rateLimit: Type.Object({ syncIntervalMs: Type.Integer() }),
+  keyCacheMs: Type.Integer(),
+  /**
+   * Prometheus `/metrics`: a separate listener on `host:port` when `port` is set (`kb worker` uses
+   * 9464 when it is not), else the API port; `token`, when set, is required as a bearer token.
+   */
+  metrics: Type.Object({
+    token: NullableString,
+    host: Type.String(),
+    port: Type.Union([Type.Integer(), Type.Null()]),
+  }),
+  /** Dashboard accounts and sessions. */
+  dashboard: Type.Object({
+    /** On first start with no account at all, create an owner of workspace `default` and print its password. */
+    bootstrapAccount: Type.Boolean(),
+    /** How long a signed-in session lasts, in seconds. */
+    sessionTtlSeconds: Type.Integer(),
+    /** Whether the session cookie carries `Secure` (only sent over HTTPS). */
+    secureCookie: Type.Boolean(),
+    /** Wrong passwords in a row (per account) before sign-in is locked. */
+    maxFailedSignIns: Type.Integer(),
+    /** How long a locked account refuses sign-in, in seconds. */
+    lockoutSeconds: Type.Integer(),
+  }),
+  /** Where CLI commands that talk HTTP (`kb ingest`) find the service. */
+  client: Type.Object({ url: Type.String(), apiKey: NullableString }),
+} satisfies TProperties;
+
+/** The engine settings, with the URLs as `url` (required) or nullable (optional in that runtime). */
+const engineProperties = <U extends TSchema>(url: U) => ({
+  schemaRegistryUrl: url,
+  s3: Type.Object({
+    endpoint: url,
+    accessKey: Type.String(),
+    secretKey: Type.String(),
+    region: Type.String(),
+    bucket: Type.String(),
+  }),
+  opensearch: Type.Object({
+    url,
+    indexPrefix: Type.String(),
+    efSearch: Type.Integer(),
+    shards: Type.Integer(),
+    replicas: Type.Integer(),
+    changePollMs: Type.Integer(),
+  }),
+  clickhouse: Type.Object({
+    url,
+    user: Type.String(),
+    password: Type.String(),
+    database: Type.String(),
+  }),
+});
+
+/** One process with SQLite and files; the distributed engines' URLs may be unset. */
+export const EmbeddedConfigSchema = Type.Object({
+  runtime: Type.Literal('embedded'),
+  ...sharedProperties,
+  ...engineProperties(NullableString),
+});
+
+/** Kafka + schema registry, S3/MinIO, OpenSearch, ClickHouse: every engine URL is set. */
+export const DistributedConfigSchema = Type.Object({
+  runtime: Type.Literal('distributed'),
+  ...sharedProperties,
+  ...engineProperties(Type.String()),
+});
+
+export const ConfigSchema = Type.Union([EmbeddedConfigSchema, DistributedConfigSchema]);
+
+/** Objects read-only at every level (arrays are kept as they are). */
+type ReadonlyDeep<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? { readonly [K in keyof T]: ReadonlyDeep<T[K]> }
+    : T;
+
+export type EmbeddedConfig = ReadonlyDeep<Static<typeof EmbeddedConfigSchema>>;
+export type DistributedConfig = ReadonlyDeep<Static<typeof DistributedConfigSchema>>;
+/** The one validated configuration of the service; narrow on `runtime` for the engine URLs. */
+export type Config = EmbeddedConfig | DistributedConfig;
+export type RuntimeKind = Config['runtime'];
+export type EmbeddingProviderName = Config['embedding']['provider'];
+
+/** The schema of the branch `runtime` selects. */
+export function configSchemaOf(runtime: RuntimeKind): TObject {
+  return runtime === 'distributed' ? DistributedConfigSchema : EmbeddedConfigSchema;
+}
