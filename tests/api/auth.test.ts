@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ApiResponse, expectProblem, startTestService, type TestService } from '../support/test-service.ts';
+import { buildTestApp, type TestApp } from '../support/build-test-app.ts';
+import { type ApiResponse, expectProblem } from '../support/test-service.ts';
 
-let svc: TestService;
+let svc: TestApp;
 
 beforeAll(async () => {
-  svc = await startTestService({ stages: 'none' });
+  svc = await buildTestApp();
 });
 afterAll(async () => {
   await svc?.close();

@@ -5,12 +5,12 @@
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createSqliteDocumentStore } from '../../pipeline/ports/document-store/sqlite.adapter.ts';
-import { startTestService, type TestService } from '../support/test-service.ts';
+import { buildTestApp, type TestApp } from '../support/build-test-app.ts';
 
-let svc: TestService;
+let svc: TestApp;
 
 beforeAll(async () => {
-  svc = await startTestService({ stages: 'none' });
+  svc = await buildTestApp();
   for (let i = 0; i < 3; i++) expect((await svc.upload(`seed-${i}.txt`, `Seed document ${i}.`)).status).toBe(201);
 });
 afterAll(async () => {

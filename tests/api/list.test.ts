@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectProblem, startTestService, type TestService } from '../support/test-service.ts';
+import { buildTestApp, type TestApp } from '../support/build-test-app.ts';
+import { expectProblem } from '../support/test-service.ts';
 
-let svc: TestService;
+let svc: TestApp;
 const ids: string[] = [];
 
 beforeAll(async () => {
   // No stages: 25 documents stay `pending`, which is all listing needs.
-  svc = await startTestService({ stages: 'none' });
+  svc = await buildTestApp();
   for (let i = 0; i < 25; i++) {
     const res = await svc.upload(`doc-${i}.txt`, `Document number ${i}.`, {
       metadata: { n: i },

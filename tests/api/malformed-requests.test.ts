@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/test-service.ts';
+import { buildTestApp, type TestApp } from '../support/build-test-app.ts';
 
 /** Requests found by fuzzing the OpenAPI document, each answered as documented (no 5xx, no 431). */
-let svc: TestService;
+let svc: TestApp;
 
 beforeAll(async () => {
-  svc = await startTestService({ stages: 'none', env: { KB_EMBEDDING_PROVIDER: 'local' } });
+  svc = await buildTestApp({ env: { KB_EMBEDDING_PROVIDER: 'local' } });
 });
 afterAll(async () => {
   await svc?.close();

@@ -1,0 +1,120 @@
+/**
+ * The API without a port, for tests that need no socket: the app built over the embedded runtime
+ * in a fresh temporary data directory, reached with Fastify's `inject`. Requests and uploads take
+ * the same options and answer the same {@link ApiResponse} as `startTestService`'s.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { buildApp } from '../../apps/api/app.ts';
+import type { configFrom } from '../../pipeline/config/config.ts';
+import type { StageName } from '../../pipeline/events/events.ts';
+import { createRuntime, type Runtime } from '../../pipeline/runtime/runtime.ts';
+import {
+  createTestWorkspaces,
+  listFiles,
+  parseBody,
+  type RequestOptions,
+  requestHeaders,
+  type TestClient,
+  type TestWorkspaces,
+  testClient,
+  testConfig,
+} from './test-client.ts';
+
+export interface TestAppOptions {
+  /** Stages running in the process (default `none`: uploads stay `pending`). */
+  readonly stages?: 'all' | 'none' | readonly StageName[];
+  /** Extra configuration variables. */
+  readonly env?: Parameters<typeof configFrom>[0];
+}
+
+export interface TestApp extends TestWorkspaces, TestClient {
+  /** The built app, ready for `inject`; it listens on no port. */
+  readonly app: FastifyInstance;
+  readonly runtime: Runtime;
+  readonly dataDir: string;
+  /** Files under the data directory's object store (relative paths). */
+  storedObjects(): Promise<string[]>;
+  /** Closes the app and the runtime and removes the data directory. */
+  close(): Promise<void>;
+}
+
+/**
+ * A request body as `fetch` would send it: the bytes, and the content type `fetch` derives from
+ * the body (a multipart boundary for FormData, text/plain for a string) unless one is given.
+ */
+async function encodeBody(
+  opts: RequestOptions,
+  headers: Record<string, string>,
+): Promise<{ payload?: Buffer; headers: Record<string, string> }> {
+  const body = opts.json !== undefined ? JSON.stringify(opts.json) : opts.body;
+  if (body === undefined || body === null) return { headers };
+  const encoded = new Request('http://localhost/', { method: 'POST', body });
+  const payload = Buffer.from(await encoded.arrayBuffer());
+  const hasType = Object.keys(headers).some((name) => name.toLowerCase() === 'content-type');
+  const derived = encoded.headers.get('content-type');
+  return { payload, headers: hasType || derived === null ? headers : { ...headers, 'content-type': derived } };
+}
+
+function toHeaders(raw: Record<string, string | string[] | number | undefined>): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(raw)) {
+    if (value === undefined) continue;
+    for (const one of Array.isArray(value) ? value : [value]) headers.append(name, String(one));
+  }
+  return headers;
+}
+
+/** Builds the app over the embedded runtime in a fresh temporary directory, with a key for each role. */
+export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'kb-app-test-'));
+  const config = testConfig(dataDir, options.env);
+  let runtime: Runtime | undefined;
+  let app: FastifyInstance | undefined;
+  try {
+    runtime = await createRuntime(config, { stages: options.stages ?? 'none' });
+    const rt = runtime;
+    app = await buildApp({ config, services: rt.services, version: rt.version, metrics: rt.metrics });
+    await app.ready();
+    const built = app;
+    const workspaces = await createTestWorkspaces(rt);
+
+    const request: TestClient['request'] = async (method, pathname, opts = {}) => {
+      const encoded = await encodeBody(opts, { accept: '*/*', ...requestHeaders(opts, workspaces.keys) });
+      const res = await built.inject({
+        method: method as 'GET',
+        url: pathname,
+        headers: encoded.headers,
+        ...(encoded.payload === undefined ? {} : { payload: encoded.payload }),
+      });
+      const headers = toHeaders(res.headers);
+      return {
+        status: res.statusCode,
+        headers,
+        body: parseBody(headers.get('content-type') ?? '', res.body),
+        text: res.body,
+      };
+    };
+
+    return {
+      app: built,
+      runtime: rt,
+      dataDir,
+      ...workspaces,
+      ...testClient(request, workspaces.keys),
+      storedObjects: () => listFiles(path.join(dataDir, 'objects')),
+      async close() {
+        await built.close();
+        await rt.close();
+        await rm(dataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await app?.close();
+    await runtime?.close();
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+}
