@@ -1,21 +1,16 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ChunksView } from '../../pipeline/services/views.ts';
-import {
-  type ApiResponse,
-  expectProblem,
-  sectionedDocument,
-  startTestService,
-  type TestService,
-} from '../support/test-service.ts';
+import { buildTestApp, type TestApp } from '../support/build-test-app.ts';
+import { type ApiResponse, expectProblem, sectionedDocument } from '../support/test-service.ts';
 
-let svc: TestService;
+let svc: TestApp;
 const SHORT = 'The zephyrine albatross glides over the Kerguelen plateau for weeks without landing.';
 let shortId: string;
 let longId: string;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await buildTestApp({ stages: 'all' });
   const short = await svc.upload('albatross.txt', SHORT, {
     metadata: { title: 'Albatross', category: 'alpha', change_reason: 'initial import' },
   });

@@ -1,11 +1,11 @@
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestService, type TestService } from '../support/test-service.ts';
+import { buildTestApp, type TestApp } from '../support/build-test-app.ts';
 
 /** The OpenAPI document as a tool reads it: ids, components, headers, statuses, examples, aliases. */
 // biome-ignore lint/suspicious/noExplicitAny: a parsed OpenAPI document, read member by member
 type Json = Record<string, any>;
-let svc: TestService;
+let svc: TestApp;
 let spec: Json;
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'];
@@ -39,7 +39,7 @@ function validator() {
 }
 
 beforeAll(async () => {
-  svc = await startTestService({ stages: 'none', env: { KB_EMBEDDING_PROVIDER: 'local' } });
+  svc = await buildTestApp({ env: { KB_EMBEDDING_PROVIDER: 'local' } });
   const res = await svc.request('GET', '/openapi.json', { key: null });
   expect(res.status).toBe(200);
   spec = res.body;

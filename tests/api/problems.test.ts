@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PROBLEM_KINDS } from '../../pipeline/errors/error-catalogue.ts';
-import { expectProblem, startTestService, type TestService } from '../support/test-service.ts';
+import { buildTestApp, type TestApp } from '../support/build-test-app.ts';
+import { expectProblem } from '../support/test-service.ts';
 
-let svc: TestService;
+let svc: TestApp;
 let documentId: string;
 
 beforeAll(async () => {
-  svc = await startTestService({ stages: 'none' });
+  svc = await buildTestApp();
   const res = await svc.upload('prefix.txt', 'Same document under both prefixes.', { metadata: { k: 'v' } });
   expect(res.status).toBe(201);
   documentId = res.body.document_id;

@@ -1,19 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditEntryView } from '../../pipeline/services/views.ts';
-import {
-  type ApiResponse,
-  expectProblem,
-  sectionedDocument,
-  startTestService,
-  type TestService,
-} from '../support/test-service.ts';
+import { buildTestApp, type TestApp } from '../support/build-test-app.ts';
+import { type ApiResponse, expectProblem, sectionedDocument } from '../support/test-service.ts';
 
 /**
  * One document through its life: upload (v1) → PUT new content (v2) → PATCH metadata (v3) →
  * rollback to v1 (v4). The describes run in order and build on each other.
  */
-let svc: TestService;
+let svc: TestApp;
 let id: string;
 let writer: { key: string; id: string };
 const V1 = sectionedDocument();
@@ -23,7 +18,7 @@ const V2 = sectionedDocument({
 let patchTraceId: string;
 
 beforeAll(async () => {
-  svc = await startTestService();
+  svc = await buildTestApp({ stages: 'all' });
   writer = await svc.createKey({ permissions: ['read', 'search', 'write'] });
   const up = await svc.upload('biomes.md', V1, {
     metadata: { title: 'Biomes', edition: 1 },

@@ -33,6 +33,8 @@ export interface TestAppOptions {
 export interface TestApp extends TestWorkspaces, TestClient {
   /** The built app, ready for `inject`; it listens on no port. */
   readonly app: FastifyInstance;
+  /** The origin requests are addressed to (their Host); nothing listens there. */
+  readonly url: string;
   readonly runtime: Runtime;
   readonly dataDir: string;
   /** Files under the data directory's object store (relative paths). */
@@ -40,6 +42,9 @@ export interface TestApp extends TestWorkspaces, TestClient {
   /** Closes the app and the runtime and removes the data directory. */
   close(): Promise<void>;
 }
+
+/** The Host of every request, so links the API derives from it are predictable. */
+const TEST_HOST = 'kb.test';
 
 /**
  * A request body as `fetch` would send it: the bytes, and the content type `fetch` derives from
@@ -82,7 +87,11 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     const workspaces = await createTestWorkspaces(rt);
 
     const request: TestClient['request'] = async (method, pathname, opts = {}) => {
-      const encoded = await encodeBody(opts, { accept: '*/*', ...requestHeaders(opts, workspaces.keys) });
+      const encoded = await encodeBody(opts, {
+        host: TEST_HOST,
+        accept: '*/*',
+        ...requestHeaders(opts, workspaces.keys),
+      });
       const res = await built.inject({
         method: method as 'GET',
         url: pathname,
@@ -100,6 +109,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
 
     return {
       app: built,
+      url: `http://${TEST_HOST}`,
       runtime: rt,
       dataDir,
       ...workspaces,
