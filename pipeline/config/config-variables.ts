@@ -3,6 +3,8 @@
  * also feeds the README's table. `loadConfig` in `config.ts` reads them.
  */
 
+import { EMBEDDING_PROVIDERS, LOG_LEVELS, RUNTIMES } from './config.schema.ts';
+
 export type Kind = 'string' | 'integer' | 'boolean' | 'enum' | 'list' | 'url';
 
 export interface ConfigVariable {
@@ -29,7 +31,7 @@ export const CONFIG_VARIABLES = [
     'enum',
     'embedded',
     'Runtime: `embedded` (one process, SQLite and files) or `distributed` (Kafka, schema registry, S3/MinIO, OpenSearch, ClickHouse).',
-    { values: ['embedded', 'distributed'] },
+    { values: RUNTIMES },
   ),
   v('HOST', 'string', '127.0.0.1', 'Address the HTTP API binds to.'),
   v('PORT', 'integer', '8080', 'Port the HTTP API listens on.', { min: 0, max: 65535 }),
@@ -40,7 +42,7 @@ export const CONFIG_VARIABLES = [
     'Data directory of the embedded runtime (SQLite databases, stored files). Relative paths resolve from the working directory.',
   ),
   v('KB_LOG_LEVEL', 'enum', 'info', 'Log level.', {
-    values: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'],
+    values: LOG_LEVELS,
   }),
   v(
     'KB_PROBLEM_BASE_URL',
@@ -165,7 +167,7 @@ export const CONFIG_VARIABLES = [
     'enum',
     'transformers',
     'Embedding provider: `transformers` (an ONNX model run locally; the default model is fetched once, then offline), `local` (small bundled model, no download), `cohere`.',
-    { values: ['local', 'transformers', 'cohere'] },
+    { values: EMBEDDING_PROVIDERS },
   ),
   v('KB_EMBEDDING_BATCH_SIZE', 'integer', '32', 'Texts per embedding call (Cohere caps it at 96).', {
     min: 1,

@@ -8,6 +8,7 @@ import { type Static, type TObject, type TProperties, type TSchema, Type } from 
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
 
+export const RUNTIMES = ['embedded', 'distributed'] as const satisfies readonly RuntimeKind[];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const EMBEDDING_PROVIDERS = ['local', 'transformers', 'cohere'] as const;
 
