@@ -211,19 +211,34 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
     let halted = false;
     const proceed = () => state === 'running' && !halted && isRunning() && !isStale();
 
-    let prefix = -1; // the last index of the run of handled messages from the batch's start
-    let commits = Promise.resolve();
-    const advance = () => {
-      let next = prefix;
-      while (next + 1 < messages.length && handled[next + 1]) next++;
-      if (next === prefix) return commits;
-      prefix = next;
-      const offset = (messages[next] as KafkaMessage).offset;
-      commits = commits.then(async () => {
-        await commit(topic, partition, offset);
+    // Commits follow the run of handled messages from the batch's start; one commit covers every
+    // message that joined the run while the previous commit was in flight.
+    let prefix = -1; // the last index of that run
+    let committed = -1; // the last index committed
+    let commitError: unknown = null;
+    const flush = async () => {
+      while (committed < prefix && commitError === null) {
+        const upto = prefix;
+        const offset = (messages[upto] as KafkaMessage).offset;
+        try {
+          await commit(topic, partition, offset);
+        } catch (error) {
+          commitError = error;
+          halted = true;
+          return;
+        }
         resolveOffset(offset);
-      });
-      return commits;
+        committed = upto;
+      }
+    };
+    let flushing: Promise<void> | null = null;
+    const advance = () => {
+      while (prefix + 1 < messages.length && handled[prefix + 1]) prefix++;
+      if (committed < prefix && flushing === null) {
+        flushing = flush().finally(() => {
+          flushing = null;
+        });
+      }
     };
 
     const lanes = new Map<string, number[]>();
@@ -255,15 +270,17 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
             }
           }
           handled[index] = true;
-          await advance();
+          advance();
         }
       }
     };
     const width = Math.min(settings.keysConsumedConcurrently, queue.length);
-    const results = await Promise.allSettled(Array.from({ length: width }, runLanes));
-    await commits;
-    const failure = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (failure) throw failure.reason; // A commit failed: kafkajs re-joins the group.
+    const lanesDone = await Promise.allSettled(Array.from({ length: width }, runLanes));
+    while (flushing) await flushing;
+    await flush(); // what joined the run as the last commit finished
+    if (commitError !== null) throw commitError; // kafkajs re-joins the group.
+    const crashed = lanesDone.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+    if (crashed) throw crashed.reason;
     const firstUnhandled = messages[prefix + 1];
     if (firstUnhandled && halted && state === 'running' && isRunning() && !isStale()) {
       redeliverLater(topic, partition, firstUnhandled.offset);
