@@ -7,7 +7,7 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { createEmbeddingProvider } from '../pipeline/runtime/create-embedding-provider.ts';
+import { createEmbeddingProvider } from '../core/runtime/create-embedding-provider.ts';
 import { type BeirSet, documentText, readBeir } from './lib/beir.ts';
 import { createBm25 } from './lib/bm25.ts';
 import { firstOccurrences, mean, ndcgAt, percentile, recallAt } from './lib/metrics.ts';

@@ -2,8 +2,8 @@
  * Removes what one isolated instance left on the shared distributed engines: its topics, its
  * OpenSearch indexes, its ClickHouse database and its bucket.
  */
-import type { Config } from '../pipeline/config/config.ts';
-import { topicSpecs } from '../pipeline/events/events.ts';
+import type { Config } from '../core/config/config.ts';
+import { topicSpecs } from '../core/events/events.ts';
 
 /**
  * Deletes the instance's topics, indexes, database and bucket, each step on its own and best
@@ -12,7 +12,7 @@ import { topicSpecs } from '../pipeline/events/events.ts';
 export async function wipeDistributed(config: Config, clientId: string): Promise<unknown[]> {
   const steps: Array<() => Promise<unknown>> = [
     async () => {
-      const { createKafkaMessageLog } = await import('../pipeline/ports/message-log/kafka.adapter.ts');
+      const { createKafkaMessageLog } = await import('../core/ports/message-log/kafka.adapter.ts');
       const log = await createKafkaMessageLog({
         brokers: config.kafka.brokers,
         clientId,

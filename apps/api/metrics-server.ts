@@ -4,9 +4,9 @@
  * is configured.
  */
 import Fastify from 'fastify';
-import type { Config } from '../../pipeline/config/config.ts';
-import type { Metrics } from '../../pipeline/metrics/metrics.port.ts';
-import type { Services } from '../../pipeline/services/services.ts';
+import type { Config } from '../../core/config/config.ts';
+import type { Metrics } from '../../core/metrics/metrics.port.ts';
+import type { Services } from '../../core/services/services.ts';
 import metricsPlugin from './plugins/metrics.plugin.ts';
 import problemPlugin from './plugins/problem.plugin.ts';
 import requestIdPlugin, { generateRequestId } from './plugins/request-id.plugin.ts';

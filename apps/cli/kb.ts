@@ -1,6 +1,6 @@
-import { loadConfig } from '../../pipeline/config/config.ts';
-import { isKbError } from '../../pipeline/errors/kb-error.ts';
-import { serviceVersion } from '../../pipeline/runtime/runtime.ts';
+import { loadConfig } from '../../core/config/config.ts';
+import { isKbError } from '../../core/errors/kb-error.ts';
+import { serviceVersion } from '../../core/runtime/runtime.ts';
 import { commandHelp, isUsageError, suggestOption } from './commands/help.ts';
 import { COMMANDS, usage } from './commands/index.ts';
 

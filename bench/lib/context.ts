@@ -1,6 +1,6 @@
 /** What every scenario gets: the options of the run, the real provider, the corpus and a progress line. */
 
-import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
+import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
 import type { CorpusDocument } from '../corpus.ts';
 import type { VectorCache } from './providers.ts';
 import type { PeerModel } from './python-peer.ts';

@@ -1,6 +1,6 @@
 /** Embedding providers the benchmarks wrap around the real one. */
 import { createHash } from 'node:crypto';
-import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
+import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
 import { createRandom } from './random.ts';
 
 const hashOf = (text: string) => createHash('sha256').update(text).digest('hex');

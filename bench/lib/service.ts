@@ -7,15 +7,15 @@ import { openAsBlob } from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { type RunningServer, startServer } from '../../apps/api/server.ts';
-import type { Config } from '../../pipeline/config/config.ts';
-import { type EventBase, STAGE_NAMES, type StageName } from '../../pipeline/events/events.ts';
-import type { Logger } from '../../pipeline/model/logger.model.ts';
-import type { DocumentStore } from '../../pipeline/ports/document-store/document-store.port.ts';
-import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
-import type { Subscription } from '../../pipeline/ports/message-log/message-log.port.ts';
-import { createRuntime, type Runtime, stageDependencies } from '../../pipeline/runtime/runtime.ts';
-import { createStages } from '../../pipeline/stages/pipeline-stages.ts';
-import { runStage } from '../../pipeline/stages/stage-runner.ts';
+import type { Config } from '../../core/config/config.ts';
+import { type EventBase, STAGE_NAMES, type StageName } from '../../core/events/events.ts';
+import type { Logger } from '../../core/model/logger.model.ts';
+import type { DocumentStore } from '../../core/ports/document-store/document-store.port.ts';
+import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
+import type { Subscription } from '../../core/ports/message-log/message-log.port.ts';
+import { createRuntime, type Runtime, stageDependencies } from '../../core/runtime/runtime.ts';
+import { createStages } from '../../core/stages/pipeline-stages.ts';
+import { runStage } from '../../core/stages/stage-runner.ts';
 import type { Instance } from './target.ts';
 
 /** A logger that keeps the pipeline's warnings and errors for the report instead of printing them. */

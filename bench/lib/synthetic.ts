@@ -7,8 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
-import type { ChunkInput, DocumentStore } from '../../pipeline/ports/document-store/document-store.port.ts';
-import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
+import type { ChunkInput, DocumentStore } from '../../core/ports/document-store/document-store.port.ts';
+import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
 import { passage } from '../corpus.ts';
 import { createRandom, type Random, seedFrom } from './random.ts';
 

@@ -12,8 +12,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import * as sqliteVec from 'sqlite-vec';
-import { type Config, type DistributedConfig, loadConfig } from '../../pipeline/config/config.ts';
-import { openDatabase } from '../../pipeline/ports/sqlite/open-database.ts';
+import { type Config, type DistributedConfig, loadConfig } from '../../core/config/config.ts';
+import { openDatabase } from '../../core/ports/sqlite/open-database.ts';
 import { wipeDistributed } from '../../support/distributed-wipe.ts';
 import type { RuntimeName } from './report.ts';
 
@@ -106,10 +106,10 @@ function probeTcp(address: string): Promise<boolean> {
 }
 
 const DISTRIBUTED_ADAPTERS = [
-  'pipeline/ports/message-log/kafka.adapter.ts',
-  'pipeline/ports/object-store/s3.adapter.ts',
-  'pipeline/ports/document-store/opensearch.adapter.ts',
-  'pipeline/ports/control-store/clickhouse.adapter.ts',
+  'core/ports/message-log/kafka.adapter.ts',
+  'core/ports/object-store/s3.adapter.ts',
+  'core/ports/document-store/opensearch.adapter.ts',
+  'core/ports/control-store/clickhouse.adapter.ts',
 ];
 
 /**

@@ -5,8 +5,8 @@
  * - `ingest, pipeline overhead`: a cache provider answers with vectors the provider computed for the
  *   same chunks, so what is left is the pipeline's own cost, broken down by stage.
  */
-import { STAGE_NAMES } from '../../pipeline/events/events.ts';
-import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
+import { STAGE_NAMES } from '../../core/events/events.ts';
+import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
 import { sizeLabel } from '../corpus.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { createCacheProvider, createRecordingProvider } from '../lib/providers.ts';

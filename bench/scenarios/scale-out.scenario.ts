@@ -5,8 +5,8 @@
  * are read back: none may be missing (fewer than the version's chunk count, or fewer than the
  * embedded runtime made of the same file) and none duplicated (an index twice, or an unexpected id).
  */
-import { STAGE_NAMES } from '../../pipeline/events/events.ts';
-import type { DocumentStore } from '../../pipeline/ports/document-store/document-store.port.ts';
+import { STAGE_NAMES } from '../../core/events/events.ts';
+import type { DocumentStore } from '../../core/ports/document-store/document-store.port.ts';
 import { type ChildService, startChild, stopChild } from '../../support/child-service.ts';
 import { startCohereFake } from '../../support/cohere-fake.ts';
 import type { BenchContext } from '../lib/context.ts';

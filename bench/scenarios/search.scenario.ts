@@ -10,8 +10,8 @@
  * Recall: for each query, the 10 hits the service would serve (the store's `vectorSearch`, the
  * service's candidates, first 10) against the exact top 10 by cosine computed here over the same vectors.
  */
-import type { StoreSearchQuery } from '../../pipeline/ports/document-store/document-store.port.ts';
-import { SEARCH_CANDIDATES } from '../../pipeline/services/search.service.ts';
+import type { StoreSearchQuery } from '../../core/ports/document-store/document-store.port.ts';
+import { SEARCH_CANDIDATES } from '../../core/services/search.service.ts';
 import { startChild, stopChild } from '../../support/child-service.ts';
 import { corpusQueries, sizeLabel } from '../corpus.ts';
 import type { BenchContext } from '../lib/context.ts';

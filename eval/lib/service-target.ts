@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { type RunningServer, startServer } from '../../apps/api/server.ts';
-import { type Config, loadConfig } from '../../pipeline/config/config.ts';
-import { createRuntime, type Runtime } from '../../pipeline/runtime/runtime.ts';
+import { type Config, loadConfig } from '../../core/config/config.ts';
+import { createRuntime, type Runtime } from '../../core/runtime/runtime.ts';
 
 export interface SearchOptions {
   readonly mode: 'hybrid' | 'semantic' | 'keyword';

@@ -8,11 +8,11 @@ import type { FastifyInstance } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { buildApp } from '../../apps/api/app.ts';
 import { startServer } from '../../apps/api/server.ts';
-import { configFrom } from '../../pipeline/config/config.ts';
-import { KbError } from '../../pipeline/errors/kb-error.ts';
-import type { ApiKeyRecord } from '../../pipeline/model/control-records.model.ts';
-import type { Services } from '../../pipeline/services/services.ts';
-import type { CheckStatus, ReadinessView } from '../../pipeline/services/views.ts';
+import { configFrom } from '../../core/config/config.ts';
+import { KbError } from '../../core/errors/kb-error.ts';
+import type { ApiKeyRecord } from '../../core/model/control-records.model.ts';
+import type { Services } from '../../core/services/services.ts';
+import type { CheckStatus, ReadinessView } from '../../core/model/response-views.model.ts';
 
 const KEY = 'ink_wiringtestkeywiringtestkeywiringtest00';
 const record: ApiKeyRecord = {

@@ -4,7 +4,7 @@
  */
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createSqliteDocumentStore } from '../../pipeline/ports/document-store/sqlite.adapter.ts';
+import { createSqliteDocumentStore } from '../../core/ports/document-store/sqlite.adapter.ts';
 import { buildTestApp, type TestApp } from '../support/build-test-app.ts';
 
 let svc: TestApp;

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { problemOf } from '../../apps/api/lib/problem-status.ts';
-import { ERROR_CATALOGUE, type ErrorCode } from '../../pipeline/errors/error-catalogue.ts';
+import { ERROR_CATALOGUE, type ErrorCode } from '../../core/errors/error-catalogue.ts';
 
 const STATUS: Record<ErrorCode, number> = {
   'bad-request': 400,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PROBLEM_KINDS } from '../../pipeline/errors/error-catalogue.ts';
+import { PROBLEM_KINDS } from '../../core/errors/error-catalogue.ts';
 import { buildTestApp, type TestApp } from '../support/build-test-app.ts';
 import { expectProblem } from '../support/test-service.ts';
 

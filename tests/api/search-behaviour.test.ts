@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import type { SearchView } from '../../pipeline/services/views.ts';
+import type { SearchView } from '../../core/model/response-views.model.ts';
 import {
   describeSearchPromises,
   type SearchClient,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEntryView } from '../../pipeline/services/views.ts';
+import type { AuditEntryView } from '../../core/model/response-views.model.ts';
 import { buildTestApp, type TestApp } from '../support/build-test-app.ts';
 import { type ApiResponse, expectProblem, sectionedDocument } from '../support/test-service.ts';
 

@@ -7,8 +7,8 @@ import type {
   AuditEntry,
   SessionRecord,
   UserRecord,
-} from '../../pipeline/model/control-records.model.ts';
-import type { ControlStore } from '../../pipeline/ports/control-store/control-store.port.ts';
+} from '../../core/model/control-records.model.ts';
+import type { ControlStore } from '../../core/ports/control-store/control-store.port.ts';
 
 export interface ControlStoreFixture {
   readonly store: ControlStore;

@@ -2,8 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiKeyRecord } from '../../pipeline/model/control-records.model.ts';
-import { createSqliteControlStore } from '../../pipeline/ports/control-store/sqlite.adapter.ts';
+import type { ApiKeyRecord } from '../../core/model/control-records.model.ts';
+import { createSqliteControlStore } from '../../core/ports/control-store/sqlite.adapter.ts';
 import { describeControlStoreContract } from './control-store.contract.ts';
 
 describeControlStoreContract('sqlite', async () => {

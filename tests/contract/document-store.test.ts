@@ -3,8 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DocumentStore } from '../../pipeline/ports/document-store/document-store.port.ts';
-import { createSqliteDocumentStore } from '../../pipeline/ports/document-store/sqlite.adapter.ts';
+import type { DocumentStore } from '../../core/ports/document-store/document-store.port.ts';
+import { createSqliteDocumentStore } from '../../core/ports/document-store/sqlite.adapter.ts';
 import { createServedDocument, plainVersion } from '../support/document-fixtures.ts';
 import { describeDocumentStoreContract } from './document-store.contract.ts';
 

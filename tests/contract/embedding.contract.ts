@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
+import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
 
 export interface EmbeddingContractOptions {
   /**

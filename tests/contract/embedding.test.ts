@@ -2,9 +2,9 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { createCohereEmbeddingProvider } from '../../pipeline/ports/embedding/cohere.adapter.ts';
-import { createLocalEmbeddingProvider } from '../../pipeline/ports/embedding/local.adapter.ts';
-import { createTransformersEmbeddingProvider } from '../../pipeline/ports/embedding/transformers.adapter.ts';
+import { createCohereEmbeddingProvider } from '../../core/ports/embedding/cohere.adapter.ts';
+import { createLocalEmbeddingProvider } from '../../core/ports/embedding/local.adapter.ts';
+import { createTransformersEmbeddingProvider } from '../../core/ports/embedding/transformers.adapter.ts';
 import { type CohereFake, startCohereFake } from '../../support/cohere-fake.ts';
 import { describeEmbeddingProviderContract } from './embedding.contract.ts';
 

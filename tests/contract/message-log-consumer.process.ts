@@ -6,7 +6,7 @@
  * handler. After the parent sends `'hang'` (acknowledged with `{type: 'hanging'}`), handlers never
  * resolve, so those messages stay uncommitted until the process is killed.
  */
-import { createSqliteMessageLog } from '../../pipeline/ports/message-log/sqlite.adapter.ts';
+import { createSqliteMessageLog } from '../../core/ports/message-log/sqlite.adapter.ts';
 
 const [file, topic, groupId, leaseMs] = process.argv.slice(2);
 if (!file || !topic || !groupId || !leaseMs || !process.send) {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { EventSchema } from '../../pipeline/events/event-schema.ts';
+import type { EventSchema } from '../../core/events/event-schema.ts';
 import type {
   DeliveredMessage,
   MessageLog,
@@ -8,7 +8,7 @@ import type {
   OutgoingMessage,
   Subscription,
   TopicSpec,
-} from '../../pipeline/ports/message-log/message-log.port.ts';
+} from '../../core/ports/message-log/message-log.port.ts';
 
 export interface MessageLogFixture {
   readonly log: MessageLog & MessageLogAdmin;

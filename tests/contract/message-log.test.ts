@@ -6,17 +6,13 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type {
-  DeliveredMessage,
-  MessageLog,
-  MessageLogAdmin,
-} from '../../pipeline/ports/message-log/message-log.port.ts';
+import type { DeliveredMessage, MessageLog, MessageLogAdmin } from '../../core/ports/message-log/message-log.port.ts';
 import {
   createSqliteMessageLog,
   type MessageLogErrorContext,
   partitionForKey,
   type SqliteMessageLogOptions,
-} from '../../pipeline/ports/message-log/sqlite.adapter.ts';
+} from '../../core/ports/message-log/sqlite.adapter.ts';
 import { CONTRACT_EVENT_SCHEMA, describeMessageLogContract } from './message-log.contract.ts';
 
 const LEASE_MS = 1500;

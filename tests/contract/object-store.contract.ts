@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ObjectStore } from '../../pipeline/ports/object-store/object-store.port.ts';
+import type { ObjectStore } from '../../core/ports/object-store/object-store.port.ts';
 
 export interface ObjectStoreFixture {
   readonly store: ObjectStore;

@@ -3,8 +3,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFilesystemObjectStore } from '../../pipeline/ports/object-store/filesystem.adapter.ts';
-import type { ObjectStore } from '../../pipeline/ports/object-store/object-store.port.ts';
+import { createFilesystemObjectStore } from '../../core/ports/object-store/filesystem.adapter.ts';
+import type { ObjectStore } from '../../core/ports/object-store/object-store.port.ts';
 import { describeObjectStoreContract } from './object-store.contract.ts';
 
 describeObjectStoreContract('filesystem', async () => {

@@ -3,9 +3,9 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DocumentRecord } from '../../pipeline/model/document-records.model.ts';
-import type { DocumentStore, StoreSearchQuery } from '../../pipeline/ports/document-store/document-store.port.ts';
-import { createSqliteDocumentStore } from '../../pipeline/ports/document-store/sqlite.adapter.ts';
+import type { DocumentRecord } from '../../core/model/document-records.model.ts';
+import type { DocumentStore, StoreSearchQuery } from '../../core/ports/document-store/document-store.port.ts';
+import { createSqliteDocumentStore } from '../../core/ports/document-store/sqlite.adapter.ts';
 import { plainChunk, plainVersion } from '../support/document-fixtures.ts';
 import { seededRandom } from '../support/seeded-prose.ts';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChunksView, ContextView, DocumentView, SearchResultView } from '../../pipeline/services/views.ts';
+import type { ChunksView, ContextView, DocumentView, SearchResultView } from '../../core/model/response-views.model.ts';
 import { fixture } from '../fixtures/hostile-files.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DeadLetter } from '../../pipeline/events/events.ts';
-import type { DocumentView } from '../../pipeline/services/views.ts';
+import type { DeadLetter } from '../../core/events/events.ts';
+import type { DocumentView } from '../../core/model/response-views.model.ts';
 import {
   deeplyNestedJson,
   fixture,

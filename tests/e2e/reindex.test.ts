@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChunksView, DocumentView, SearchView } from '../../pipeline/services/views.ts';
+import type { ChunksView, DocumentView, SearchView } from '../../core/model/response-views.model.ts';
 import { KB_BIN, REPO_ROOT, tempDir } from '../../support/child-service.ts';
 import { type CohereFake, startCohereFake } from '../../support/cohere-fake.ts';
 import { expectProblem, startTestService, type TestService } from '../support/test-service.ts';

@@ -8,7 +8,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { type RetentionReport, runRetention } from '../../pipeline/services/retention.service.ts';
+import { type RetentionReport, runRetention } from '../../core/services/retention.service.ts';
 import { kb } from '../../support/child-service.ts';
 import { expectProblem, startTestService, type TestService } from '../support/test-service.ts';
 import { justAfter, listVersions, putContent, search, waitForVersion } from '../support/version-client.ts';

@@ -4,7 +4,7 @@
  * rollback and metadata changes (chunking, update, patch, compare and rollback).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ChunkView, CompareView } from '../../pipeline/services/views.ts';
+import type { ChunkView, CompareView } from '../../core/model/response-views.model.ts';
 import { createEmbeddingProbe, type EmbeddingProbe } from '../support/embedding-probe.ts';
 import { reword, type SentenceAt, sentences } from '../support/prose-edits.ts';
 import { cloneProse, generateProse, type ProseDocument, renderMarkdown } from '../support/seeded-prose.ts';

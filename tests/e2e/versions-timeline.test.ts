@@ -4,7 +4,7 @@
  * predecessor stays served, and concurrent updates.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { AuditEntryView, DocumentView, VersionView } from '../../pipeline/services/views.ts';
+import type { AuditEntryView, DocumentView, VersionView } from '../../core/model/response-views.model.ts';
 import { createEmbeddingProbe, type EmbeddingProbe } from '../support/embedding-probe.ts';
 import { expectProblem, startTestService, type TestService } from '../support/test-service.ts';
 import {

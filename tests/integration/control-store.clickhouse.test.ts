@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiKeyRecord } from '../../pipeline/model/control-records.model.ts';
-import { createClickHouseControlStore } from '../../pipeline/ports/control-store/clickhouse.adapter.ts';
-import { CLICKHOUSE_MIGRATIONS } from '../../pipeline/ports/control-store/clickhouse-migrations.ts';
-import type { ControlStore } from '../../pipeline/ports/control-store/control-store.port.ts';
+import type { ApiKeyRecord } from '../../core/model/control-records.model.ts';
+import { createClickHouseControlStore } from '../../core/ports/control-store/clickhouse.adapter.ts';
+import { CLICKHOUSE_MIGRATIONS } from '../../core/ports/control-store/clickhouse-migrations.ts';
+import type { ControlStore } from '../../core/ports/control-store/control-store.port.ts';
 import { closedPort } from '../../support/ports.ts';
 import { describeControlStoreContract } from '../contract/control-store.contract.ts';
 import { clickhouseAdminClient, clickhouseTestOptions, dropClickHouseDatabase } from '../support/clickhouse-test-db.ts';

@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../pipeline/config/config.ts';
-import type { DocumentStore } from '../../pipeline/ports/document-store/document-store.port.ts';
-import { indexNames } from '../../pipeline/ports/document-store/opensearch/opensearch-mappings.ts';
-import { createOpenSearchDocumentStore } from '../../pipeline/ports/document-store/opensearch.adapter.ts';
+import { loadConfig } from '../../core/config/config.ts';
+import type { DocumentStore } from '../../core/ports/document-store/document-store.port.ts';
+import { indexNames } from '../../core/ports/document-store/opensearch/opensearch-mappings.ts';
+import { createOpenSearchDocumentStore } from '../../core/ports/document-store/opensearch.adapter.ts';
 import { describeDocumentStoreContract } from '../contract/document-store.contract.ts';
 import { createServedDocument, plainChunk, plainVersion } from '../support/document-fixtures.ts';
 

@@ -4,16 +4,16 @@ import { fileURLToPath } from 'node:url';
 import { SchemaRegistry } from '@kafkajs/confluent-schema-registry';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loadConfig } from '../../pipeline/config/config.ts';
-import { type DocumentUploaded, eventSchema } from '../../pipeline/events/events.ts';
-import { createKafkaMessageLog, type KafkaMessageLogOptions } from '../../pipeline/ports/message-log/kafka.adapter.ts';
-import type { KafkaLogSink } from '../../pipeline/ports/message-log/kafka-logging.ts';
+import { loadConfig } from '../../core/config/config.ts';
+import { type DocumentUploaded, eventSchema } from '../../core/events/events.ts';
+import { createKafkaMessageLog, type KafkaMessageLogOptions } from '../../core/ports/message-log/kafka.adapter.ts';
+import type { KafkaLogSink } from '../../core/ports/message-log/kafka-logging.ts';
 import type {
   DeliveredMessage,
   MessageLog,
   MessageLogAdmin,
   Subscription,
-} from '../../pipeline/ports/message-log/message-log.port.ts';
+} from '../../core/ports/message-log/message-log.port.ts';
 import { CONTRACT_EVENT_SCHEMA, describeMessageLogContract } from '../contract/message-log.contract.ts';
 
 const config = loadConfig();
@@ -385,7 +385,7 @@ describe('kafka message log', () => {
  * the dead member (session timeout), and the in-flight message must be delivered there.
  */
 describe('kafka message log with a member in another process', () => {
-  const adapterUrl = new URL('../../pipeline/ports/message-log/kafka.adapter.ts', import.meta.url).href;
+  const adapterUrl = new URL('../../core/ports/message-log/kafka.adapter.ts', import.meta.url).href;
   const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
   let child: ChildProcess | null = null;
   let log: MessageLog & MessageLogAdmin;

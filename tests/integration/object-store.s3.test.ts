@@ -2,9 +2,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { Client } from 'minio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../pipeline/config/config.ts';
-import type { ObjectStore } from '../../pipeline/ports/object-store/object-store.port.ts';
-import { createS3ObjectStore, type S3ObjectStoreOptions } from '../../pipeline/ports/object-store/s3.adapter.ts';
+import { loadConfig } from '../../core/config/config.ts';
+import type { ObjectStore } from '../../core/ports/object-store/object-store.port.ts';
+import { createS3ObjectStore, type S3ObjectStoreOptions } from '../../core/ports/object-store/s3.adapter.ts';
 import { closedPort } from '../../support/ports.ts';
 import { describeObjectStoreContract } from '../contract/object-store.contract.ts';
 

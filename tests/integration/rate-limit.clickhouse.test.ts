@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiKeyRecord } from '../../pipeline/model/control-records.model.ts';
-import { silentLogger } from '../../pipeline/model/logger.model.ts';
-import { createClickHouseControlStore } from '../../pipeline/ports/control-store/clickhouse.adapter.ts';
-import type { ControlStore } from '../../pipeline/ports/control-store/control-store.port.ts';
-import { createRateLimiter, PLAN_LIMITS } from '../../pipeline/services/rate-limiter.ts';
-import type { RateLimiter } from '../../pipeline/services/services.ts';
+import type { ApiKeyRecord } from '../../core/model/control-records.model.ts';
+import { silentLogger } from '../../core/model/logger.model.ts';
+import { createClickHouseControlStore } from '../../core/ports/control-store/clickhouse.adapter.ts';
+import type { ControlStore } from '../../core/ports/control-store/control-store.port.ts';
+import { createRateLimiter, PLAN_LIMITS } from '../../core/services/rate-limiter.ts';
+import type { RateLimiter } from '../../core/services/services.ts';
 import { clickhouseTestOptions, dropClickHouseDatabase } from '../support/clickhouse-test-db.ts';
 
 const SYNC_INTERVAL_MS = 200;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll } from 'vitest';
-import type { SearchView } from '../../pipeline/services/views.ts';
+import type { SearchView } from '../../core/model/response-views.model.ts';
 import { type ChildService, kb, startChild, stopChild } from '../../support/child-service.ts';
 import { type DistributedEnv, distributedEnv } from '../support/distributed-env.ts';
 import {

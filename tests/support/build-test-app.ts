@@ -8,9 +8,9 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../apps/api/app.ts';
-import type { configFrom } from '../../pipeline/config/config.ts';
-import type { StageName } from '../../pipeline/events/events.ts';
-import { createRuntime, type Runtime } from '../../pipeline/runtime/runtime.ts';
+import type { configFrom } from '../../core/config/config.ts';
+import type { StageName } from '../../core/events/events.ts';
+import { createRuntime, type Runtime } from '../../core/runtime/runtime.ts';
 import {
   createTestWorkspaces,
   listFiles,

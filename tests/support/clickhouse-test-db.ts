@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
-import { loadConfig } from '../../pipeline/config/config.ts';
-import type { ClickHouseControlStoreOptions } from '../../pipeline/ports/control-store/clickhouse.adapter.ts';
+import { loadConfig } from '../../core/config/config.ts';
+import type { ClickHouseControlStoreOptions } from '../../core/ports/control-store/clickhouse.adapter.ts';
 
 /**
  * ClickHouse settings from the environment (`eval "$(deploy/native/env)"`), with a fresh database

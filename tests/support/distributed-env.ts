@@ -4,7 +4,7 @@
  * that removes them. Engine addresses come from the one config module.
  */
 import { randomBytes } from 'node:crypto';
-import { type Config, loadConfig } from '../../pipeline/config/config.ts';
+import { type Config, loadConfig } from '../../core/config/config.ts';
 import { wipeDistributed } from '../../support/distributed-wipe.ts';
 
 export interface DistributedEnv {

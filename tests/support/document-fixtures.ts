@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { DocumentRecord } from '../../pipeline/model/document-records.model.ts';
-import type { ChunkInput, DocumentStore, NewVersion } from '../../pipeline/ports/document-store/document-store.port.ts';
+import type { DocumentRecord } from '../../core/model/document-records.model.ts';
+import type { ChunkInput, DocumentStore, NewVersion } from '../../core/ports/document-store/document-store.port.ts';
 
 /** Hex SHA-256 of a text, as stored content hashes are. */
 export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');

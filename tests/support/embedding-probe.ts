@@ -3,9 +3,9 @@
  * the provider and can hold document embedding until released (to keep a version in `processing`
  * deterministically). Queries pass straight through, never held and never counted.
  */
-import { configFrom } from '../../pipeline/config/config.ts';
-import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
-import { createEmbeddingProvider } from '../../pipeline/runtime/create-embedding-provider.ts';
+import { configFrom } from '../../core/config/config.ts';
+import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
+import { createEmbeddingProvider } from '../../core/runtime/create-embedding-provider.ts';
 
 export interface EmbeddingProbe extends EmbeddingProvider {
   /** Document texts passed to `embedDocuments` since the start or the last `reset`. */

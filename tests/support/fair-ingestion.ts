@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentView } from '../../pipeline/services/views.ts';
+import type { DocumentView } from '../../core/model/response-views.model.ts';
 import { type CohereFake, startCohereFake } from '../../support/cohere-fake.ts';
 import { LEDGER_CHUNKING, ledgerText } from './ledger-text.ts';
 import { startTestService, type TestService } from './test-service.ts';

@@ -5,7 +5,7 @@
  * and the distributed integration suite run the same checks.
  */
 import { describe, expect, it } from 'vitest';
-import type { SearchView } from '../../pipeline/services/views.ts';
+import type { SearchView } from '../../core/model/response-views.model.ts';
 import { generateProse, renderMarkdown } from './seeded-prose.ts';
 
 export interface SearchClient {

@@ -8,10 +8,10 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { ProblemBody } from '../../apps/api/plugins/problem.plugin.ts';
 import { startServer } from '../../apps/api/server.ts';
-import type { configFrom } from '../../pipeline/config/config.ts';
-import type { StageName } from '../../pipeline/events/events.ts';
-import type { EmbeddingProvider } from '../../pipeline/ports/embedding/embedding.port.ts';
-import { createRuntime, type Runtime } from '../../pipeline/runtime/runtime.ts';
+import type { configFrom } from '../../core/config/config.ts';
+import type { StageName } from '../../core/events/events.ts';
+import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
+import { createRuntime, type Runtime } from '../../core/runtime/runtime.ts';
 import {
   type ApiResponse,
   createTestWorkspaces,

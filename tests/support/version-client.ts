@@ -2,7 +2,7 @@
  * Small HTTP helpers for the version and time tests, on top of the test service: search with
  * `as_of`, new content through PUT under either prefix, and waiting for one version to complete.
  */
-import type { SearchResultView, VersionDetailView, VersionView } from '../../pipeline/services/views.ts';
+import type { SearchResultView, VersionDetailView, VersionView } from '../../core/model/response-views.model.ts';
 import type { ApiResponse, TestService } from './test-service.ts';
 
 export type Prefix = '/api/v1' | '/v1';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CONFIG_VARIABLES, loadConfig } from '../../pipeline/config/config.ts';
+import { CONFIG_VARIABLES, loadConfig } from '../../core/config/config.ts';
 
 describe('configuration', () => {
   it('defaults to the embedded runtime on 127.0.0.1:8080 with data in ./data', () => {

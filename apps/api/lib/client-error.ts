@@ -5,7 +5,7 @@
  */
 import type { Socket } from 'node:net';
 import { v7 as uuidv7 } from 'uuid';
-import { catalogueEntry, type ProblemKind } from '../../../pipeline/errors/error-catalogue.ts';
+import { catalogueEntry, type ProblemKind } from '../../../core/errors/error-catalogue.ts';
 
 interface ClientFault {
   readonly status: number;

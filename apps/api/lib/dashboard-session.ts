@@ -3,9 +3,9 @@
  * for (`X-KB-Workspace`, else the account's first), and the CSRF check of state changes.
  */
 import type { FastifyRequest } from 'fastify';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { SessionRecord, UserRecord } from '../../../pipeline/model/control-records.model.ts';
-import type { AccountsService } from '../../../pipeline/services/services.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
+import type { SessionRecord, UserRecord } from '../../../core/model/control-records.model.ts';
+import type { AccountsService } from '../../../core/services/services.ts';
 import { readCookie, SESSION_COOKIE } from './session-cookie.ts';
 
 export interface DashboardSession {

@@ -4,7 +4,7 @@
  * the generic "not valid JSON" of the framework's parser.
  */
 import type { FastifyRequest } from 'fastify';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
 
 /** The first prototype-reaching key of a parsed JSON value, as a dotted path, or null. */
 function prototypeKey(text: string): string | null {

@@ -8,8 +8,8 @@
  * `change_reason` field (form field or JSON member) wins over the key when both are sent. The
  * limits apply to the metadata that is stored, i.e. after `change_reason` is removed.
  */
-import { type FieldError, KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { Metadata } from '../../../pipeline/model/document-records.model.ts';
+import { type FieldError, KbError } from '../../../core/errors/kb-error.ts';
+import type { Metadata } from '../../../core/model/document-records.model.ts';
 
 export const METADATA_LIMITS = {
   maxKeys: 64,

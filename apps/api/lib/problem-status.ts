@@ -2,7 +2,7 @@
  * The HTTP status of each problem kind: the pipeline's errors name a kind (see the error
  * catalogue), the API decides what status answers it.
  */
-import { catalogueEntry, type ErrorCode, type ProblemKind } from '../../../pipeline/errors/error-catalogue.ts';
+import { catalogueEntry, type ErrorCode, type ProblemKind } from '../../../core/errors/error-catalogue.ts';
 
 export const PROBLEM_STATUS: Readonly<Record<ProblemKind, number>> = {
   'bad-request': 400,

@@ -8,8 +8,8 @@
  * in storage.
  */
 import type { FastifyRequest } from 'fastify';
-import { type FieldError, KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { StagedUpload, UploadStagingService } from '../../../pipeline/services/upload-staging.service.ts';
+import { type FieldError, KbError } from '../../../core/errors/kb-error.ts';
+import type { StagedUpload, UploadStagingService } from '../../../core/services/upload-staging.service.ts';
 
 /** Limits given to the multipart parser. The file itself is not capped here: the service counts it. */
 export const MULTIPART_LIMITS = {

@@ -1,4 +1,4 @@
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
 
 /** Bounds the uploads one API key has in progress at once (in this process). */
 export interface UploadSlots {

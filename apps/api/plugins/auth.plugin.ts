@@ -15,9 +15,9 @@
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { ApiKeyRecord, Permission } from '../../../pipeline/model/control-records.model.ts';
-import type { RequestContext, Services } from '../../../pipeline/services/services.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
+import type { ApiKeyRecord, Permission } from '../../../core/model/control-records.model.ts';
+import type { RequestContext, Services } from '../../../core/services/services.ts';
 import { type DashboardSession, dashboardSession } from '../lib/dashboard-session.ts';
 
 declare module 'fastify' {

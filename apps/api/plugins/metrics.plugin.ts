@@ -6,8 +6,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { Metrics } from '../../../pipeline/metrics/metrics.port.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
+import type { Metrics } from '../../../core/metrics/metrics.port.ts';
 
 export interface MetricsPluginOptions {
   readonly metrics: Metrics;

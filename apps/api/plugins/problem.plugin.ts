@@ -14,8 +14,8 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import type { ErrorCode, ProblemKind } from '../../../pipeline/errors/error-catalogue.ts';
-import { type FieldError, KbError } from '../../../pipeline/errors/kb-error.ts';
+import type { ErrorCode, ProblemKind } from '../../../core/errors/error-catalogue.ts';
+import { type FieldError, KbError } from '../../../core/errors/kb-error.ts';
 import { problemOf } from '../lib/problem-status.ts';
 
 export interface ProblemSpec {

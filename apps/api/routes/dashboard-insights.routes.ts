@@ -1,6 +1,6 @@
 /** The dashboard's Usage and Pipeline pages: requests per minute per key, stage backlogs and readiness. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { RequestContext } from '../../../pipeline/services/services.ts';
+import type { RequestContext } from '../../../core/services/services.ts';
 import type { DashboardSession } from '../lib/dashboard-session.ts';
 import { type DashboardRoutesOptions, requireSession } from './dashboard-session.routes.ts';
 

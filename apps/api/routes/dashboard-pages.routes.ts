@@ -4,7 +4,7 @@
  * redirected here; API clients see `/` as before.
  */
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
 import { type DashboardAsset, loadDashboardAssets } from '../lib/dashboard-assets.ts';
 
 export interface DashboardPagesOptions {

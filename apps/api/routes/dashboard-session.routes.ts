@@ -6,11 +6,11 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import type { Config } from '../../../pipeline/config/config.ts';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { SessionRecord, UserRecord } from '../../../pipeline/model/control-records.model.ts';
-import { accountView } from '../../../pipeline/services/accounts.service.ts';
-import type { Services } from '../../../pipeline/services/services.ts';
+import type { Config } from '../../../core/config/config.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
+import type { SessionRecord, UserRecord } from '../../../core/model/control-records.model.ts';
+import { accountView } from '../../../core/services/accounts.service.ts';
+import type { Services } from '../../../core/services/services.ts';
 import { type DashboardSession, dashboardSession, sessionToken } from '../lib/dashboard-session.ts';
 import { clearedSessionCookie, sessionCookie } from '../lib/session-cookie.ts';
 

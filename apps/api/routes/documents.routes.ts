@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { type FieldError, KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { ListDocumentsQuery } from '../../../pipeline/services/documents.service.ts';
-import type { Services } from '../../../pipeline/services/services.ts';
+import { type FieldError, KbError } from '../../../core/errors/kb-error.ts';
+import type { ListDocumentsQuery } from '../../../core/services/documents.service.ts';
+import type { Services } from '../../../core/services/services.ts';
 import { createListPageCache, sendJsonText } from '../lib/list-page-cache.ts';
 import { type MetadataInput, readMetadataInput } from '../lib/metadata-input.ts';
 import { stringField, withUploadedFile } from '../lib/upload-form.ts';

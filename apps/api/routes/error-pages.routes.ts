@@ -4,8 +4,8 @@
  */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
-import { PROBLEM_KINDS, type ProblemKind } from '../../../pipeline/errors/error-catalogue.ts';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
+import { PROBLEM_KINDS, type ProblemKind } from '../../../core/errors/error-catalogue.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
 import { problemResponses } from '../schemas/common.schema.ts';
 
 interface KindPage {

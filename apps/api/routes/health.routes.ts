@@ -1,7 +1,7 @@
 /** Unauthenticated health endpoints at the root path. */
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { Services } from '../../../pipeline/services/services.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
+import type { Services } from '../../../core/services/services.ts';
 import { Liveness, Readiness } from '../schemas/health.schema.ts';
 
 export const SERVICE_NAME = 'kb-document-service';

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Static } from '@sinclair/typebox';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { SearchFilters } from '../../../pipeline/model/search-filters.model.ts';
-import type { SearchRequest } from '../../../pipeline/services/services.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
+import type { SearchFilters } from '../../../core/model/search-filters.model.ts';
+import type { SearchRequest } from '../../../core/services/services.ts';
 import { requestContext } from '../plugins/auth.plugin.ts';
 import { AUTHENTICATED_ERRORS, problemResponses } from '../schemas/common.schema.ts';
 import { SearchBody, SearchResponse } from '../schemas/search.schema.ts';

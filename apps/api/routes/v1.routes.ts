@@ -3,7 +3,7 @@
  * both prefixes answer identically. Every route here needs an API key (see the auth plugin).
  */
 import type { FastifyPluginAsync } from 'fastify';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
 import authPlugin from '../plugins/auth.plugin.ts';
 import auditRoutes from './audit.routes.ts';
 import chunksRoutes from './chunks.routes.ts';

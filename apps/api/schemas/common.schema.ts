@@ -1,6 +1,6 @@
 /**
  * Shared request and response schemas (TypeBox, i.e. JSON Schema). Request schemas validate;
- * response schemas document the views of `pipeline/services/views.ts` in the OpenAPI document
+ * response schemas document the views of `core/model/response-views.model.ts` in the OpenAPI document
  * (responses are serialised as they are, see `app.ts`).
  */
 import { type TSchema, Type } from '@sinclair/typebox';

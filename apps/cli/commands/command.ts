@@ -1,5 +1,5 @@
 import type { Writable } from 'node:stream';
-import type { Config } from '../../../pipeline/config/config.ts';
+import type { Config } from '../../../core/config/config.ts';
 
 export interface CommandContext {
   readonly config: Config;

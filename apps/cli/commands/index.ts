@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { CONFIG_VARIABLES } from '../../../pipeline/config/config.ts';
+import { CONFIG_VARIABLES } from '../../../core/config/config.ts';
 import { type Command, print } from './command.ts';
 import { ingestCommand } from './ingest.command.ts';
 import { keysCommand } from './keys.command.ts';

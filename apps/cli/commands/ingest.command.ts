@@ -1,7 +1,7 @@
 import { openAsBlob } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { sleep } from '../../../pipeline/util/time.ts';
+import { sleep } from '../../../core/util/time.ts';
 import { type Command, print } from './command.ts';
 import { collectFiles, INGEST_EXTENSIONS, type SkippedPath } from './ingest-files.ts';
 import { progressBar } from './progress.ts';

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import { type Permission, PLANS, type Plan } from '../../../pipeline/model/control-records.model.ts';
-import { silentLogger } from '../../../pipeline/model/logger.model.ts';
-import { createRuntime } from '../../../pipeline/runtime/runtime.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
+import { type Permission, PLANS, type Plan } from '../../../core/model/control-records.model.ts';
+import { silentLogger } from '../../../core/model/logger.model.ts';
+import { createRuntime } from '../../../core/runtime/runtime.ts';
 import { type Command, print, table } from './command.ts';
 
 export const keysCommand: Command = {

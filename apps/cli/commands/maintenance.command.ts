@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { eventSchema, topicSpecs } from '../../../pipeline/events/events.ts';
-import { silentLogger } from '../../../pipeline/model/logger.model.ts';
-import { createRuntime } from '../../../pipeline/runtime/runtime.ts';
+import { eventSchema, topicSpecs } from '../../../core/events/events.ts';
+import { silentLogger } from '../../../core/model/logger.model.ts';
+import { createRuntime } from '../../../core/runtime/runtime.ts';
 import { type Command, type CommandContext, print, table } from './command.ts';
 import { progressBar } from './progress.ts';
 

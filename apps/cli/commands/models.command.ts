@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
-import type { Config } from '../../../pipeline/config/config.ts';
-import { prepareEmbeddingModel } from '../../../pipeline/runtime/create-embedding-provider.ts';
+import type { Config } from '../../../core/config/config.ts';
+import { prepareEmbeddingModel } from '../../../core/runtime/create-embedding-provider.ts';
 import { type Command, print } from './command.ts';
 import { progressBar } from './progress.ts';
 

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { STAGE_NAMES, type StageName } from '../../../pipeline/events/events.ts';
-import { configuredModelTag } from '../../../pipeline/runtime/create-embedding-provider.ts';
-import { createRuntime, type Runtime } from '../../../pipeline/runtime/runtime.ts';
+import { STAGE_NAMES, type StageName } from '../../../core/events/events.ts';
+import { configuredModelTag } from '../../../core/runtime/create-embedding-provider.ts';
+import { createRuntime, type Runtime } from '../../../core/runtime/runtime.ts';
 import { startMetricsServer } from '../../api/metrics-server.ts';
 import { type RunningServer, startServer } from '../../api/server.ts';
 import { boundShutdown, type Command, print, untilSignal } from './command.ts';

@@ -1,8 +1,8 @@
 import { parseArgs } from 'node:util';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import { ROLES, type Role } from '../../../pipeline/model/control-records.model.ts';
-import { silentLogger } from '../../../pipeline/model/logger.model.ts';
-import { createRuntime } from '../../../pipeline/runtime/runtime.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
+import { ROLES, type Role } from '../../../core/model/control-records.model.ts';
+import { silentLogger } from '../../../core/model/logger.model.ts';
+import { createRuntime } from '../../../core/runtime/runtime.ts';
 import { type Command, print, table } from './command.ts';
 
 export const usersCommand: Command = {

@@ -1,4 +1,4 @@
-/** The API's views the dashboard reads (see pipeline/services/views.ts). */
+/** The API's views the dashboard reads (see core/model/response-views.model.ts). */
 
 export type Status = 'pending' | 'processing' | 'completed' | 'failed';
 

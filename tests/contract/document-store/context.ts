@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect } from 'vitest';
-import type { DocumentRecord, IndexModel, Metadata } from '../../../pipeline/model/document-records.model.ts';
-import type { SearchFilters } from '../../../pipeline/model/search-filters.model.ts';
-import type { DocumentStore, SearchHit } from '../../../pipeline/ports/document-store/document-store.port.ts';
+import type { DocumentRecord, IndexModel, Metadata } from '../../../core/model/document-records.model.ts';
+import type { SearchFilters } from '../../../core/model/search-filters.model.ts';
+import type { DocumentStore, SearchHit } from '../../../core/ports/document-store/document-store.port.ts';
 import { at, chunkInput, type DocOptions, MODEL, newVersion, withVector } from './fixtures.ts';
 
 /** What a contract run needs: a store and a way to dispose of it and its storage. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentStore } from '../../../pipeline/ports/document-store/document-store.port.ts';
+import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
 import type { ContractContext } from './context.ts';
 import { at, listIds, MODEL, newVersion, newWorkspace } from './fixtures.ts';
 

@@ -1,6 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { ChunkRecord, DocumentRecord, IndexModel } from '../../../pipeline/model/document-records.model.ts';
-import type { ChunkInput, NewVersion, SearchHit } from '../../../pipeline/ports/document-store/document-store.port.ts';
+import type { ChunkRecord, DocumentRecord, IndexModel } from '../../../core/model/document-records.model.ts';
+import type { ChunkInput, NewVersion, SearchHit } from '../../../core/ports/document-store/document-store.port.ts';
 
 // Data of the document-store contract: models, instants, versions, chunks and result helpers.
 

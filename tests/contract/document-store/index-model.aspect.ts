@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, expect, it } from 'vitest';
-import type { ChunkRecord } from '../../../pipeline/model/document-records.model.ts';
-import type { DocumentStore } from '../../../pipeline/ports/document-store/document-store.port.ts';
+import type { ChunkRecord } from '../../../core/model/document-records.model.ts';
+import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
 import type { ContractContext } from './context.ts';
 import {
   at,

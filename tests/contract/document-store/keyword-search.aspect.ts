@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { SearchFilters } from '../../../pipeline/model/search-filters.model.ts';
-import type { DocumentStore } from '../../../pipeline/ports/document-store/document-store.port.ts';
+import type { SearchFilters } from '../../../core/model/search-filters.model.ts';
+import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
 import type { ContractContext } from './context.ts';
 import { at, chunkInput, docIds, ids, MODEL, newVersion, newWorkspace, record, sorted } from './fixtures.ts';
 

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { SearchFilters } from '../../../pipeline/model/search-filters.model.ts';
-import type { DocumentStore } from '../../../pipeline/ports/document-store/document-store.port.ts';
+import type { SearchFilters } from '../../../core/model/search-filters.model.ts';
+import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
 import type { ContractContext } from './context.ts';
 import { at, axis, chunkInput, ids, MODEL, newWorkspace, record, unit } from './fixtures.ts';
 

@@ -4,9 +4,9 @@
  * yielding, which would stall a service running in the same test process.
  */
 import { describe, expect, it } from 'vitest';
-import { chunkDocument } from '../../../pipeline/chunking/chunker.ts';
-import { parseMarkdown } from '../../../pipeline/parsing/markdown.parser.ts';
-import { diffChunks } from '../../../pipeline/services/chunk-diff.ts';
+import { chunkDocument } from '../../../core/chunking/chunker.ts';
+import { parseMarkdown } from '../../../core/parsing/markdown.parser.ts';
+import { diffChunks } from '../../../core/services/chunk-diff.ts';
 import { reword, sentences } from '../../support/prose-edits.ts';
 import { cloneProse, generateProse, type ProseDocument, renderMarkdown } from '../../support/seeded-prose.ts';
 

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type ChunkDraft,
-  type ChunkingResult,
-  chunkDocument,
-  countTokens,
-} from '../../../pipeline/chunking/chunker.ts';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { ParsedDocument, TextBlock } from '../../../pipeline/parsing/parsed-document.ts';
+import { type ChunkDraft, type ChunkingResult, chunkDocument, countTokens } from '../../../core/chunking/chunker.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
+import type { ParsedDocument, TextBlock } from '../../../core/parsing/parsed-document.ts';
 import { seededRandom } from '../../support/seeded-prose.ts';
 
 // ---------------------------------------------------------------------------------------------

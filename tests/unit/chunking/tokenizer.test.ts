@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { countTokens, tokenPieces } from '../../../pipeline/chunking/tokenizer.ts';
+import { countTokens, tokenPieces } from '../../../core/chunking/tokenizer.ts';
 
 describe('countTokens', () => {
   it('counts cl100k_base tokens', () => {

@@ -1,11 +1,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
 import {
   type CohereEmbeddingOptions,
   createCohereEmbeddingProvider,
   parseRetryAfter,
-} from '../../../pipeline/ports/embedding/cohere.adapter.ts';
-import type { EmbeddingProvider } from '../../../pipeline/ports/embedding/embedding.port.ts';
+} from '../../../core/ports/embedding/cohere.adapter.ts';
+import type { EmbeddingProvider } from '../../../core/ports/embedding/embedding.port.ts';
 import { type CohereFake, startCohereFake } from '../../../support/cohere-fake.ts';
 
 const texts = (n: number, tag = 'chunk') =>

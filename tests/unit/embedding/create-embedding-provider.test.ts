@@ -2,8 +2,8 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Config } from '../../../pipeline/config/config.ts';
-import { createEmbeddingProvider } from '../../../pipeline/runtime/create-embedding-provider.ts';
+import type { Config } from '../../../core/config/config.ts';
+import { createEmbeddingProvider } from '../../../core/runtime/create-embedding-provider.ts';
 import { type CohereFake, startCohereFake } from '../../../support/cohere-fake.ts';
 
 const MODELS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '.models');

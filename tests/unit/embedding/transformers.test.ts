@@ -5,9 +5,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import type { EmbeddingProvider } from '../../../pipeline/ports/embedding/embedding.port.ts';
-import { createTransformersEmbeddingProvider } from '../../../pipeline/ports/embedding/transformers.adapter.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
+import type { EmbeddingProvider } from '../../../core/ports/embedding/embedding.port.ts';
+import { createTransformersEmbeddingProvider } from '../../../core/ports/embedding/transformers.adapter.ts';
 import { cosine } from '../../contract/embedding.contract.ts';
 
 const MODELS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '.models');

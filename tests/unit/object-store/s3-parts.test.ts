@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { budgetedParts, createPartBuffers } from '../../../pipeline/ports/object-store/s3-parts.ts';
+import { budgetedParts, createPartBuffers } from '../../../core/ports/object-store/s3-parts.ts';
 
 /** A body of `length` bytes (a repeating pattern) streamed in chunks of `chunk` bytes. */
 function body(length: number, chunk: number): { bytes: Buffer; stream: Readable } {

@@ -6,8 +6,8 @@ import {
   MIME,
   SNIFF_HEAD_BYTES,
   sniffBytes,
-} from '../../../pipeline/parsing/detect-type.ts';
-import { createJsonScanner, jsonShape, scanJson } from '../../../pipeline/parsing/json-scan.ts';
+} from '../../../core/parsing/detect-type.ts';
+import { createJsonScanner, jsonShape, scanJson } from '../../../core/parsing/json-scan.ts';
 import { buildZip, deeplyNestedJson, fixture } from '../../fixtures/hostile-files.ts';
 
 /** Detects a whole in-memory file the way the upload path does: sniff, then decide. */

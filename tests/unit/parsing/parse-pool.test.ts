@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import { MIME } from '../../../pipeline/parsing/detect-type.ts';
-import type { ParsedDocument, TextBlock } from '../../../pipeline/parsing/parsed-document.ts';
-import { createParsePool, type ParsePool } from '../../../pipeline/workers/parse-pool.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
+import { MIME } from '../../../core/parsing/detect-type.ts';
+import type { ParsedDocument, TextBlock } from '../../../core/parsing/parsed-document.ts';
+import { createParsePool, type ParsePool } from '../../../core/workers/parse-pool.ts';
 import {
   deeplyNestedJson,
   FIXTURES_DIR,

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import { MIME } from '../../../pipeline/parsing/detect-type.ts';
-import type { OcrEngine } from '../../../pipeline/parsing/ocr.ts';
-import { parseDocument } from '../../../pipeline/parsing/parse-document.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
+import { MIME } from '../../../core/parsing/detect-type.ts';
+import type { OcrEngine } from '../../../core/parsing/ocr.ts';
+import { parseDocument } from '../../../core/parsing/parse-document.ts';
 import { fixture } from '../../fixtures/hostile-files.ts';
 
 /** An OCR engine that must not be reached. */

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import { MIME } from '../../../pipeline/parsing/detect-type.ts';
-import { type ParseLimitOverrides, parseDocument } from '../../../pipeline/parsing/parse-document.ts';
-import type { ParsedDocument, TextBlock } from '../../../pipeline/parsing/parsed-document.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
+import { MIME } from '../../../core/parsing/detect-type.ts';
+import { type ParseLimitOverrides, parseDocument } from '../../../core/parsing/parse-document.ts';
+import type { ParsedDocument, TextBlock } from '../../../core/parsing/parsed-document.ts';
 import { deeplyNestedJson, fixture, hugeJsonArray, longLineCsv } from '../../fixtures/hostile-files.ts';
 
 const blockText = (doc: ParsedDocument, block: TextBlock): string => doc.text.slice(block.start, block.end);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createUtf8Validator } from '../../../pipeline/parsing/utf8-validator.ts';
+import { createUtf8Validator } from '../../../core/parsing/utf8-validator.ts';
 
 /** What a fatal TextDecoder says about the whole byte string. */
 function decoderSays(bytes: Uint8Array): boolean {

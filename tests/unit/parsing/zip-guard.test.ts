@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
-import { guardZip, readCentralDirectory } from '../../../pipeline/parsing/zip-guard.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
+import { guardZip, readCentralDirectory } from '../../../core/parsing/zip-guard.ts';
 import { buildZip, fixture, manyRowsXlsx } from '../../fixtures/hostile-files.ts';
 
 async function guardError(

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { diffChunks } from '../../../pipeline/services/chunk-diff.ts';
+import { diffChunks } from '../../../core/services/chunk-diff.ts';
 
 const chunks = (...contents: string[]) =>
   contents.map((content, index) => ({

@@ -7,9 +7,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ControlStore } from '../../../pipeline/ports/control-store/control-store.port.ts';
-import { createSqliteControlStore } from '../../../pipeline/ports/control-store/sqlite.adapter.ts';
-import { createKeysService } from '../../../pipeline/services/keys.service.ts';
+import type { ControlStore } from '../../../core/ports/control-store/control-store.port.ts';
+import { createSqliteControlStore } from '../../../core/ports/control-store/sqlite.adapter.ts';
+import { createKeysService } from '../../../core/services/keys.service.ts';
 
 let dir: string;
 let store: ControlStore;

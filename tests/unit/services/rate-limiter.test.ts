@@ -1,9 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApiKeyRecord, UsageCount } from '../../../pipeline/model/control-records.model.ts';
-import { silentLogger } from '../../../pipeline/model/logger.model.ts';
-import type { ControlStore } from '../../../pipeline/ports/control-store/control-store.port.ts';
-import { createRateLimiter } from '../../../pipeline/services/rate-limiter.ts';
-import type { RateLimiter } from '../../../pipeline/services/services.ts';
+import type { ApiKeyRecord, UsageCount } from '../../../core/model/control-records.model.ts';
+import { silentLogger } from '../../../core/model/logger.model.ts';
+import type { ControlStore } from '../../../core/ports/control-store/control-store.port.ts';
+import { createRateLimiter } from '../../../core/services/rate-limiter.ts';
+import type { RateLimiter } from '../../../core/services/services.ts';
 
 const key = (plan: ApiKeyRecord['plan'], id = 'k1'): ApiKeyRecord => ({
   id,

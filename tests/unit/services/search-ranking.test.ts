@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { SearchHit } from '../../../pipeline/ports/document-store/document-store.port.ts';
-import { highlights, queryTerms } from '../../../pipeline/services/search.service.ts';
-import { collapse, fuseScores, phraseFirst } from '../../../pipeline/services/search-ranking.ts';
+import type { SearchHit } from '../../../core/ports/document-store/document-store.port.ts';
+import { highlights, queryTerms } from '../../../core/services/search.service.ts';
+import { collapse, fuseScores, phraseFirst } from '../../../core/services/search-ranking.ts';
 
 const hit = (id: string, score = 1, content = id, span: [number, number] = [0, 1]): SearchHit => ({
   chunk: {

@@ -4,11 +4,11 @@
  * model and `as_of`.
  */
 import { describe, expect, it } from 'vitest';
-import type { DocumentStore } from '../../../pipeline/ports/document-store/document-store.port.ts';
-import type { EmbeddingProvider } from '../../../pipeline/ports/embedding/embedding.port.ts';
-import type { RequestContext } from '../../../pipeline/services/request-context.ts';
-import { createSearchService, SEARCH_CANDIDATES } from '../../../pipeline/services/search.service.ts';
-import type { SearchRequest } from '../../../pipeline/services/services.ts';
+import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
+import type { EmbeddingProvider } from '../../../core/ports/embedding/embedding.port.ts';
+import type { RequestContext } from '../../../core/services/request-context.ts';
+import { createSearchService, SEARCH_CANDIDATES } from '../../../core/services/search.service.ts';
+import type { SearchRequest } from '../../../core/services/services.ts';
 
 type Hit = Awaited<ReturnType<DocumentStore['keywordSearch']>>[number];
 type StoreQuery = Parameters<DocumentStore['vectorSearch']>[0];

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { v7 as uuidv7 } from 'uuid';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { KbError } from '../../../pipeline/errors/kb-error.ts';
+import { KbError } from '../../../core/errors/kb-error.ts';
 import {
   type DeadLetter,
   type DocumentFailed,
@@ -12,15 +12,15 @@ import {
   type Topics,
   topicNames,
   topicSpecs,
-} from '../../../pipeline/events/events.ts';
-import { type Logger, silentLogger } from '../../../pipeline/model/logger.model.ts';
-import type { DocumentStore } from '../../../pipeline/ports/document-store/document-store.port.ts';
-import { createSqliteDocumentStore } from '../../../pipeline/ports/document-store/sqlite.adapter.ts';
-import type { DeliveredMessage, Subscription } from '../../../pipeline/ports/message-log/message-log.port.ts';
-import { createSqliteMessageLog, type SqliteMessageLog } from '../../../pipeline/ports/message-log/sqlite.adapter.ts';
-import type { StageDefinition } from '../../../pipeline/stages/stage.ts';
-import { runStage } from '../../../pipeline/stages/stage-runner.ts';
-import { backoffDelay } from '../../../pipeline/util/time.ts';
+} from '../../../core/events/events.ts';
+import { type Logger, silentLogger } from '../../../core/model/logger.model.ts';
+import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
+import { createSqliteDocumentStore } from '../../../core/ports/document-store/sqlite.adapter.ts';
+import type { DeliveredMessage, Subscription } from '../../../core/ports/message-log/message-log.port.ts';
+import { createSqliteMessageLog, type SqliteMessageLog } from '../../../core/ports/message-log/sqlite.adapter.ts';
+import type { StageDefinition } from '../../../core/stages/stage.ts';
+import { runStage } from '../../../core/stages/stage-runner.ts';
+import { backoffDelay } from '../../../core/util/time.ts';
 
 /**
  * The stage runner over the real embedded log and document store: retries with backoff, the

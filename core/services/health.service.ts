@@ -1,4 +1,4 @@
-import type { CheckStatus, CheckView, ReadinessView } from './views.ts';
+import type { CheckStatus, CheckView, ReadinessView } from '../model/response-views.model.ts';
 
 export interface HealthService {
   ready(): Promise<ReadinessView>;

@@ -7,7 +7,7 @@ import { loadDocument } from './document-access.ts';
 import { documentView, listItemView } from './document-views.ts';
 import { createListTotalCache } from './list-total-cache.ts';
 import type { RequestContext } from './request-context.ts';
-import type { DocumentListItemView, DocumentView, PaginationView } from './views.ts';
+import type { DocumentListItemView, DocumentView, PaginationView } from '../model/response-views.model.ts';
 
 export interface ListDocumentsQuery {
   readonly status?: VersionStatus;

@@ -4,7 +4,7 @@ import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import { toIso } from '../util/time.ts';
 import { collapse, type FusionWeights, fuseScores, phraseFirst, type RankedHit } from './search-ranking.ts';
 import type { SearchService } from './services.ts';
-import type { SearchResultView } from './views.ts';
+import type { SearchResultView } from '../model/response-views.model.ts';
 
 /**
  * Chunks each ranking contributes before fusion, grouping and `limit`: a fixed pool (at least the

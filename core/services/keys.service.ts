@@ -5,7 +5,7 @@ import { type ApiKeyRecord, PERMISSIONS, type Permission, PLANS, type Plan } fro
 import type { ControlStore } from '../ports/control-store/control-store.port.ts';
 import { isoNow } from '../util/time.ts';
 import type { AccountActor, KeysService } from './services.ts';
-import type { ApiKeyView } from './views.ts';
+import type { ApiKeyView } from '../model/response-views.model.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_PATTERN = /^ink_[0-9A-Za-z]{32,}$/;

@@ -5,7 +5,7 @@ import type { MessageLogAdmin } from '../ports/message-log/message-log.port.ts';
 import type { DocumentsService } from './documents.service.ts';
 import type { HealthService } from './health.service.ts';
 import type { RequestContext } from './request-context.ts';
-import type { DocumentView, ReadinessView } from './views.ts';
+import type { DocumentView, ReadinessView } from '../model/response-views.model.ts';
 
 export interface StageBacklogView {
   stage: StageName;

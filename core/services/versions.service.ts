@@ -5,7 +5,7 @@ import { allChunks, loadDocument, loadVersion } from './document-access.ts';
 import { versionDetailView, versionView } from './document-views.ts';
 import type { RequestContext } from './request-context.ts';
 import { createVersionWriter, newVersionFrom, type VersionWriterDeps } from './version-writes.ts';
-import type { CompareView, RollbackView, VersionDetailView, VersionView } from './views.ts';
+import type { CompareView, RollbackView, VersionDetailView, VersionView } from '../model/response-views.model.ts';
 
 export interface VersionsService {
   /** Every version of the document, newest first. */

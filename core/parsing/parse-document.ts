@@ -56,7 +56,7 @@ export interface ParseDocumentOptions {
 
 /**
  * Parses a file of one of the accepted MIME types into a {@link ParsedDocument}, in the calling
- * thread. Use the parse pool (`pipeline/workers/parse-pool.ts`) to run this with a timeout and
+ * thread. Use the parse pool (`core/workers/parse-pool.ts`) to run this with a timeout and
  * memory limits. Throws KbError: `unsupported-content` for another type, and each parser's codes.
  */
 export async function parseDocument(

@@ -1,8 +1,8 @@
 /**
  * What the HTTP layer and the CLI may call. Services check workspace ownership (another
  * workspace's document is `not-found`), validate domain rules, audit, and return the views of
- * `views.ts`. Request-shape validation (types, ranges of query parameters) is the caller's job;
- * services still reject impossible combinations with `bad-request`.
+ * `core/model/response-views.model.ts`. Request-shape validation (types, ranges of query
+ * parameters) is the caller's job; services still reject impossible combinations with `bad-request`.
  */
 import type {
   ApiKeyRecord,
@@ -26,7 +26,7 @@ import type { FusionWeights, ResultGrouping } from './search-ranking.ts';
 import type { UploadStagingService } from './upload-staging.service.ts';
 import type { UsageService } from './usage.service.ts';
 import type { VersionsService } from './versions.service.ts';
-import type { ApiKeyView, AuditEntryView, PaginationView, SearchMode, SearchView } from './views.ts';
+import type { ApiKeyView, AuditEntryView, PaginationView, SearchMode, SearchView } from '../model/response-views.model.ts';
 
 export type { HealthService } from './health.service.ts';
 export type { AccountActor, RequestContext } from './request-context.ts';

@@ -2,7 +2,7 @@ import type { AuditEntry } from '../model/control-records.model.ts';
 import type { ControlStore } from '../ports/control-store/control-store.port.ts';
 import { decodeCursor, encodeCursor } from '../util/cursor.ts';
 import type { AuditService } from './services.ts';
-import type { AuditEntryView } from './views.ts';
+import type { AuditEntryView } from '../model/response-views.model.ts';
 
 const isAfter = (v: unknown): v is { a: string } =>
   typeof v === 'object' && v !== null && typeof (v as { a: unknown }).a === 'string';

@@ -6,7 +6,7 @@ import { storageKeys } from '../util/storage-keys.ts';
 import { allChunks, loadDocument, loadVersion } from './document-access.ts';
 import { chunkView } from './document-views.ts';
 import type { RequestContext } from './request-context.ts';
-import type { ChunksView, ContextView, ContextWindowView } from './views.ts';
+import type { ChunksView, ContextView, ContextWindowView } from '../model/response-views.model.ts';
 
 export interface ChunksService {
   /** A page of a version's chunks (default: the served version, else the latest), in order. */

@@ -7,7 +7,7 @@ import type {
   ProgressView,
   VersionDetailView,
   VersionView,
-} from './views.ts';
+} from '../model/response-views.model.ts';
 
 const PROGRESS_STAGES: ReadonlySet<string> = new Set(['parse', 'chunk', 'embed', 'index']);
 

@@ -6,7 +6,7 @@ import { documentView } from './document-views.ts';
 import type { RequestContext } from './request-context.ts';
 import type { StagedUpload } from './upload-staging.service.ts';
 import { createVersionWriter, newVersionFrom, type VersionWriterDeps } from './version-writes.ts';
-import type { DocumentView, UploadView } from './views.ts';
+import type { DocumentView, UploadView } from '../model/response-views.model.ts';
 
 export interface DocumentWritesService {
   /**

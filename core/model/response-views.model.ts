@@ -2,7 +2,7 @@
  * The JSON shapes the service shows to clients (snake_case, as in the interface contract).
  * Services return these; the HTTP layer and the CLI print them as they are.
  */
-import type { IngestError, Metadata, VersionStatus } from '../model/document-records.model.ts';
+import type { IngestError, Metadata, VersionStatus } from './document-records.model.ts';
 
 export interface DocumentStatsView {
   chunks: number;

@@ -1,4 +1,4 @@
-import type { DiffEntryView } from './views.ts';
+import type { DiffEntryView } from '../model/response-views.model.ts';
 
 export interface DiffInput {
   readonly index: number;
