@@ -109,7 +109,7 @@ const DISTRIBUTED_ADAPTERS = [
   'core/ports/message-log/kafka.adapter.ts',
   'core/ports/object-store/s3.adapter.ts',
   'core/ports/document-store/opensearch.adapter.ts',
-  'core/ports/control-store/clickhouse.adapter.ts',
+  'core/ports/account-store/clickhouse.adapter.ts',
 ];
 
 /**

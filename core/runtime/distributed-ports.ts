@@ -15,12 +15,12 @@ export async function createDistributedPorts(
     { createKafkaMessageLog },
     { createS3ObjectStore },
     { createOpenSearchDocumentStore },
-    { createClickHouseControlStore },
+    { createClickHouseAccountStore },
   ] = await Promise.all([
     import('../ports/message-log/kafka.adapter.ts'),
     import('../ports/object-store/s3.adapter.ts'),
     import('../ports/document-store/opensearch.adapter.ts'),
-    import('../ports/control-store/clickhouse.adapter.ts'),
+    import('../ports/account-store/clickhouse.adapter.ts'),
   ]);
   const objects = await createS3ObjectStore({
     endpoint: config.s3.endpoint,
@@ -44,11 +44,11 @@ export async function createDistributedPorts(
     replicas: config.opensearch.replicas,
     changePollMs: config.opensearch.changePollMs,
   });
-  const control = await createClickHouseControlStore({
+  const accountStore = await createClickHouseAccountStore({
     url: config.clickhouse.url,
     user: config.clickhouse.user,
     password: config.clickhouse.password,
     database: config.clickhouse.database,
   });
-  return withLazyParts(config, { objects, log, logAdmin: log, documents, control }, embeddings);
+  return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore }, embeddings);
 }

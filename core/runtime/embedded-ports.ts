@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../model/logger.model.ts';
-import { createSqliteControlStore } from '../ports/control-store/sqlite.adapter.ts';
+import { createSqliteAccountStore } from '../ports/account-store/sqlite.adapter.ts';
 import { createSqliteDocumentStore } from '../ports/document-store/sqlite.adapter.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import { createSqliteMessageLog } from '../ports/message-log/sqlite.adapter.ts';
@@ -24,6 +24,7 @@ export async function createEmbeddedPorts(
       ...(logger ? { log: (message: string) => logger.info({ component: 'vector-index' }, message) } : {}),
     },
   });
-  const control = createSqliteControlStore({ file: path.join(dir, 'control.db') });
-  return withLazyParts(config, { objects, log, logAdmin: log, documents, control }, embeddings);
+  // `control.db`: the account store's file keeps the name existing data directories have.
+  const accountStore = createSqliteAccountStore({ file: path.join(dir, 'control.db') });
+  return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore }, embeddings);
 }

@@ -1,6 +1,6 @@
 import type { Config } from '../config/config.ts';
 import type { Parser } from '../model/parser.model.ts';
-import type { ControlStore } from '../ports/control-store/control-store.port.ts';
+import type { AccountStore } from '../ports/account-store/account-store.port.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import type { MessageLog, MessageLogAdmin } from '../ports/message-log/message-log.port.ts';
@@ -16,7 +16,7 @@ export interface Ports {
   /** The same log's admin side: backlogs for the dashboard and metrics, clean-up for tests and benchmarks. */
   readonly logAdmin: MessageLogAdmin;
   readonly documents: DocumentStore;
-  readonly control: ControlStore;
+  readonly accountStore: AccountStore;
   /** Loaded on first use: the API needs it for queries, workers for the embed stage, `kb keys` never. */
   getEmbeddings(): Promise<EmbeddingProvider>;
   /** Loaded on first use: only the parse stage parses. */
@@ -27,7 +27,7 @@ export interface Ports {
 /** Adds the embedding provider and the parse pool, both built on first use, and `close`. */
 export function withLazyParts(
   config: Config,
-  parts: Pick<Ports, 'objects' | 'log' | 'logAdmin' | 'documents' | 'control'>,
+  parts: Pick<Ports, 'objects' | 'log' | 'logAdmin' | 'documents' | 'accountStore'>,
   injected?: EmbeddingProvider,
 ): Ports {
   const embeddings = lazy(async () => injected ?? createEmbeddingProvider(config.embedding));
@@ -52,7 +52,7 @@ export function withLazyParts(
         provider && !injected ? provider.then((p) => p.close()) : Promise.resolve(),
       ]);
       await parts.log.close();
-      await Promise.allSettled([parts.objects.close(), parts.documents.close(), parts.control.close()]);
+      await Promise.allSettled([parts.objects.close(), parts.documents.close(), parts.accountStore.close()]);
     },
   };
 }

@@ -92,10 +92,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       documentsByStatus: () => ports.documents.countDocumentsByStatus(),
     },
   });
-  const keys = createKeysService({ control: ports.control, cacheMs: config.keyCacheMs });
+  const keys = createKeysService({ accountStore: ports.accountStore, cacheMs: config.keyCacheMs });
   const rateLimiter = observeRateLimiter(
     createRateLimiter({
-      control: ports.control,
+      accountStore: ports.accountStore,
       syncIntervalMs: config.rateLimit.syncIntervalMs,
       logger,
     }),
@@ -105,7 +105,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const writeDeps = {
     documents: ports.documents,
     objects: ports.objects,
-    control: ports.control,
+    accountStore: ports.accountStore,
     log: ports.log,
     topics,
   };
@@ -113,7 +113,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const health = createHealthService({
     version: serviceVersion(),
     checks: [
-      { name: 'database', engine: embedded ? 'SQLite' : 'ClickHouse', ping: () => ports.control.ping() },
+      { name: 'database', engine: embedded ? 'SQLite' : 'ClickHouse', ping: () => ports.accountStore.ping() },
       { name: 'vector_store', engine: embedded ? 'SQLite-vec' : 'OpenSearch', ping: () => ports.documents.ping() },
       { name: 'message_log', engine: ports.log.kind, ping: () => ports.log.ping() },
       { name: 'object_store', engine: embedded ? 'filesystem' : 'S3', ping: () => ports.objects.ping() },
@@ -133,24 +133,24 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
         keyword: 1 - config.search.semanticWeightPercent / 100,
       },
     }),
-    audit: createAuditService({ control: ports.control }),
+    audit: createAuditService({ accountStore: ports.accountStore }),
     keys,
     accounts: createAccountsService({
-      control: ports.control,
+      accountStore: ports.accountStore,
       sessionTtlSeconds: config.dashboard.sessionTtlSeconds,
       maxFailedSignIns: config.dashboard.maxFailedSignIns,
       lockoutSeconds: config.dashboard.lockoutSeconds,
     }),
     rateLimiter,
     health,
-    usage: createUsageService({ control: ports.control }),
+    usage: createUsageService({ accountStore: ports.accountStore }),
     pipeline: createPipelineOverviewService({ logAdmin: ports.logAdmin, topics, documents, health }),
     reindex: createReindexService({
       documents: ports.documents,
       getEmbeddings: ports.getEmbeddings,
       batchSize: config.embedding.batchSize,
     }),
-    retention: createRetentionService({ documents: ports.documents, control: ports.control }),
+    retention: createRetentionService({ documents: ports.documents, accountStore: ports.accountStore }),
   };
 
   const running: Subscription[] = [];

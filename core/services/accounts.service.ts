@@ -1,7 +1,7 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { KbError } from '../errors/kb-error.ts';
-import { ROLES, type Role, type UserRecord } from '../model/control-records.model.ts';
-import type { ControlStore } from '../ports/control-store/control-store.port.ts';
+import { ROLES, type Role, type UserRecord } from '../model/account-records.model.ts';
+import type { AccountStore } from '../ports/account-store/account-store.port.ts';
 import { isoNow } from '../util/time.ts';
 import { generateApiKey } from './keys.service.ts';
 import { hashPassword, verifyPassword } from './password-hash.ts';
@@ -14,7 +14,7 @@ const MIN_PASSWORD_LENGTH = 12;
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
 export interface AccountsServiceDeps {
-  readonly control: ControlStore;
+  readonly accountStore: AccountStore;
   readonly sessionTtlSeconds: number;
   readonly maxFailedSignIns: number;
   readonly lockoutSeconds: number;
@@ -94,16 +94,16 @@ export function createAccountsService(deps: AccountsServiceDeps): AccountsServic
         workspaceIds: workspaces,
         createdAt: isoNow(),
       };
-      await deps.control.createUser(user);
+      await deps.accountStore.createUser(user);
       return { account: accountView(user), password };
     },
 
     async list() {
-      return (await deps.control.listUsers()).map(accountView);
+      return (await deps.accountStore.listUsers()).map(accountView);
     },
 
     count() {
-      return deps.control.countUsers();
+      return deps.accountStore.countUsers();
     },
 
     async signIn(email, password) {
@@ -116,7 +116,7 @@ export function createAccountsService(deps: AccountsServiceDeps): AccountsServic
           { retryAfter: locked },
         );
       }
-      const user = await deps.control.findUserByEmail(normalized);
+      const user = await deps.accountStore.findUserByEmail(normalized);
       dummyHash ??= hashPassword(randomUUID());
       const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash));
       if (!user || !ok) {
@@ -134,20 +134,20 @@ export function createAccountsService(deps: AccountsServiceDeps): AccountsServic
         expiresAt: new Date(createdMs + deps.sessionTtlSeconds * 1000).toISOString(),
         revokedAt: null,
       };
-      await deps.control.createSession(session);
+      await deps.accountStore.createSession(session);
       return { token, session, user };
     },
 
     async authenticate(token) {
       if (!TOKEN_PATTERN.test(token)) return null;
-      const session = await deps.control.getSession(sessionId(token));
+      const session = await deps.accountStore.getSession(sessionId(token));
       if (!session || session.revokedAt !== null || Date.parse(session.expiresAt) <= now()) return null;
-      const user = await deps.control.getUser(session.userId);
+      const user = await deps.accountStore.getUser(session.userId);
       return user ? { session, user } : null;
     },
 
     async changePassword({ userId, sessionId, current, next }) {
-      const user = await deps.control.getUser(userId);
+      const user = await deps.accountStore.getUser(userId);
       if (!user) throw new KbError('unauthorized', 'This account no longer exists.');
       const errors = [];
       if (!(await verifyPassword(current, user.passwordHash))) {
@@ -162,13 +162,13 @@ export function createAccountsService(deps: AccountsServiceDeps): AccountsServic
         throw new KbError('validation-error', errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
       }
       const at = isoNow();
-      await deps.control.setPassword(userId, await hashPassword(next), at);
-      await deps.control.revokeUserSessions(userId, at, sessionId);
+      await deps.accountStore.setPassword(userId, await hashPassword(next), at);
+      await deps.accountStore.revokeUserSessions(userId, at, sessionId);
     },
 
     async signOut(token) {
       if (!TOKEN_PATTERN.test(token)) return;
-      await deps.control.revokeSession(sessionId(token), isoNow());
+      await deps.accountStore.revokeSession(sessionId(token), isoNow());
     },
   };
 }

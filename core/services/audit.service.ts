@@ -1,8 +1,8 @@
-import type { AuditEntry } from '../model/control-records.model.ts';
-import type { ControlStore } from '../ports/control-store/control-store.port.ts';
+import type { AuditEntry } from '../model/account-records.model.ts';
+import type { AuditEntryView } from '../model/response-views.model.ts';
+import type { AccountStore } from '../ports/account-store/account-store.port.ts';
 import { decodeCursor, encodeCursor } from '../util/cursor.ts';
 import type { AuditService } from './services.ts';
-import type { AuditEntryView } from '../model/response-views.model.ts';
 
 const isAfter = (v: unknown): v is { a: string } =>
   typeof v === 'object' && v !== null && typeof (v as { a: unknown }).a === 'string';
@@ -24,11 +24,11 @@ export function auditEntryView(e: AuditEntry): AuditEntryView {
 }
 
 /** Audit entries oldest first (ids are time-ordered UUID v7), cursor-paged. */
-export function createAuditService(deps: { control: ControlStore }): AuditService {
+export function createAuditService(deps: { accountStore: AccountStore }): AuditService {
   return {
     async list(ctx, query) {
       const afterId = query.cursor ? decodeCursor(query.cursor, isAfter).a : undefined;
-      const { entries, total } = await deps.control.listAudit({
+      const { entries, total } = await deps.accountStore.listAudit({
         workspaceId: ctx.workspaceId,
         ...(query.documentId ? { documentId: query.documentId } : {}),
         ...(query.action ? { action: query.action } : {}),

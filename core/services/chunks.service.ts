@@ -1,4 +1,5 @@
 import { KbError } from '../errors/kb-error.ts';
+import type { ChunksView, ContextView, ContextWindowView } from '../model/response-views.model.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import { decodeCursor, encodeCursor } from '../util/cursor.ts';
@@ -6,7 +7,6 @@ import { storageKeys } from '../util/storage-keys.ts';
 import { allChunks, loadDocument, loadVersion } from './document-access.ts';
 import { chunkView } from './document-views.ts';
 import type { RequestContext } from './request-context.ts';
-import type { ChunksView, ContextView, ContextWindowView } from '../model/response-views.model.ts';
 
 export interface ChunksService {
   /** A page of a version's chunks (default: the served version, else the latest), in order. */

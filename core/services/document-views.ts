@@ -1,5 +1,4 @@
 import type { ChunkRecord, DocumentRecord, VersionRecord } from '../model/document-records.model.ts';
-import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import type {
   ChunkView,
   DocumentListItemView,
@@ -8,6 +7,7 @@ import type {
   VersionDetailView,
   VersionView,
 } from '../model/response-views.model.ts';
+import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 
 const PROGRESS_STAGES: ReadonlySet<string> = new Set(['parse', 'chunk', 'embed', 'index']);
 

@@ -1,4 +1,5 @@
 import type { DocumentRecord, Metadata, VersionRecord } from '../model/document-records.model.ts';
+import type { DocumentView, UploadView } from '../model/response-views.model.ts';
 import { storageKeys } from '../util/storage-keys.ts';
 import { isoNow } from '../util/time.ts';
 import { documentNotFound, isDocumentId, loadDocument } from './document-access.ts';
@@ -6,7 +7,6 @@ import { documentView } from './document-views.ts';
 import type { RequestContext } from './request-context.ts';
 import type { StagedUpload } from './upload-staging.service.ts';
 import { createVersionWriter, newVersionFrom, type VersionWriterDeps } from './version-writes.ts';
-import type { DocumentView, UploadView } from '../model/response-views.model.ts';
 
 export interface DocumentWritesService {
   /**

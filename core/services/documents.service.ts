@@ -1,5 +1,6 @@
 import { KbError } from '../errors/kb-error.ts';
 import type { DocumentRecord, VersionStatus } from '../model/document-records.model.ts';
+import type { DocumentListItemView, DocumentView, PaginationView } from '../model/response-views.model.ts';
 import type { DocumentListQuery, DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import { decodeCursor, encodeCursor } from '../util/cursor.ts';
@@ -7,7 +8,6 @@ import { loadDocument } from './document-access.ts';
 import { documentView, listItemView } from './document-views.ts';
 import { createListTotalCache } from './list-total-cache.ts';
 import type { RequestContext } from './request-context.ts';
-import type { DocumentListItemView, DocumentView, PaginationView } from '../model/response-views.model.ts';
 
 export interface ListDocumentsQuery {
   readonly status?: VersionStatus;

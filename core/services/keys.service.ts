@@ -1,11 +1,11 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { KbError } from '../errors/kb-error.ts';
-import { type ApiKeyRecord, PERMISSIONS, type Permission, PLANS, type Plan } from '../model/control-records.model.ts';
-import type { ControlStore } from '../ports/control-store/control-store.port.ts';
+import { type ApiKeyRecord, PERMISSIONS, type Permission, PLANS, type Plan } from '../model/account-records.model.ts';
+import type { ApiKeyView } from '../model/response-views.model.ts';
+import type { AccountStore } from '../ports/account-store/account-store.port.ts';
 import { isoNow } from '../util/time.ts';
 import type { AccountActor, KeysService } from './services.ts';
-import type { ApiKeyView } from '../model/response-views.model.ts';
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_PATTERN = /^ink_[0-9A-Za-z]{32,}$/;
@@ -41,7 +41,7 @@ export function apiKeyView(record: ApiKeyRecord): ApiKeyView {
 }
 
 export interface KeysServiceDeps {
-  readonly control: ControlStore;
+  readonly accountStore: AccountStore;
   /** How long a looked-up key is trusted before it is read again (bounds revocation latency). */
   readonly cacheMs: number;
   /** How often last-use times are written back. */
@@ -65,7 +65,7 @@ interface CachedKey {
 export function createKeysService(deps: KeysServiceDeps): KeysService & { close(): Promise<void> } {
   /** A `key_create`/`key_revoke` audit entry: no document; the key's public fields in `after.metadata`. */
   const audit = (action: 'key_create' | 'key_revoke', key: ApiKeyRecord, by: AccountActor) =>
-    deps.control.appendAudit({
+    deps.accountStore.appendAudit({
       id: uuidv7(),
       action,
       workspaceId: key.workspaceId,
@@ -93,7 +93,7 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
   /** Reads `hashes` in one query and caches what it found (an older read never replaces a newer one). */
   const readBatch = async (hashes: readonly string[]): Promise<Map<string, ApiKeyRecord>> => {
     const startedAt = Date.now();
-    const found = await deps.control.findKeysByHash(hashes);
+    const found = await deps.accountStore.findKeysByHash(hashes);
     if (cache.size > 10_000) cache.clear();
     for (const hash of hashes) {
       const current = cache.get(hash);
@@ -148,7 +148,7 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
     if (pendingTouches.size === 0) return;
     const batch = new Map(pendingTouches);
     pendingTouches.clear();
-    await deps.control.touchKeys(batch).catch(() => {
+    await deps.accountStore.touchKeys(batch).catch(() => {
       for (const [id, at] of batch) if (!pendingTouches.has(id)) pendingTouches.set(id, at);
     });
   };
@@ -184,22 +184,22 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
         revokedAt: null,
         lastUsedAt: null,
       };
-      await deps.control.createKey(record);
+      await deps.accountStore.createKey(record);
       if (by) await audit('key_create', record, by);
       return { key, record: apiKeyView(record) };
     },
 
     async list(workspaceId) {
-      return (await deps.control.listKeys(workspaceId)).map(apiKeyView);
+      return (await deps.accountStore.listKeys(workspaceId)).map(apiKeyView);
     },
 
     count() {
-      return deps.control.countKeys();
+      return deps.accountStore.countKeys();
     },
 
     async revoke(id, by) {
-      const before = by ? await deps.control.getKey(id) : null;
-      const revoked = await deps.control.revokeKey(id, isoNow());
+      const before = by ? await deps.accountStore.getKey(id) : null;
+      const revoked = await deps.accountStore.revokeKey(id, isoNow());
       cache.clear();
       if (by && revoked && before && before.revokedAt === null) await audit('key_revoke', before, by);
       return revoked;

@@ -1,11 +1,11 @@
 import { STAGE_NAMES, type StageName, type Topics } from '../events/events.ts';
 import type { VersionStatus } from '../model/document-records.model.ts';
 import { VERSION_STATUSES } from '../model/document-records.model.ts';
+import type { DocumentView, ReadinessView } from '../model/response-views.model.ts';
 import type { MessageLogAdmin } from '../ports/message-log/message-log.port.ts';
 import type { DocumentsService } from './documents.service.ts';
 import type { HealthService } from './health.service.ts';
 import type { RequestContext } from './request-context.ts';
-import type { DocumentView, ReadinessView } from '../model/response-views.model.ts';
 
 export interface StageBacklogView {
   stage: StageName;

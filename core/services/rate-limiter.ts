@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { ApiKeyRecord, Plan, UsageCount } from '../model/control-records.model.ts';
+import type { ApiKeyRecord, Plan, UsageCount } from '../model/account-records.model.ts';
 import type { Logger } from '../model/logger.model.ts';
-import type { ControlStore } from '../ports/control-store/control-store.port.ts';
+import type { AccountStore } from '../ports/account-store/account-store.port.ts';
 import type { RateDecision, RateLimiter } from './services.ts';
 
 export const PLAN_LIMITS: Readonly<Record<Plan, number>> = {
@@ -14,8 +14,8 @@ export const PLAN_LIMITS: Readonly<Record<Plan, number>> = {
 const WINDOW_SECONDS = 60;
 
 export interface RateLimiterDeps {
-  readonly control: ControlStore;
-  /** How often counts are shared with other API instances through the control store. */
+  readonly accountStore: AccountStore;
+  /** How often counts are shared with other API instances through the account store. */
   readonly syncIntervalMs: number;
   readonly logger: Logger;
   readonly instanceId?: string;
@@ -23,7 +23,7 @@ export interface RateLimiterDeps {
 
 /**
  * Sliding 60-second window per key, counted in one-second buckets. Each API instance counts its
- * own requests and, every sync interval, writes its recent buckets to the control store and
+ * own requests and, every sync interval, writes its recent buckets to the account store and
  * reads the other instances' buckets; a decision adds both. Across instances the limit can be
  * overshot by at most one sync interval of traffic. The stored buckets double as per-key usage.
  */
@@ -64,10 +64,10 @@ export function createRateLimiter(deps: RateLimiterDeps): RateLimiter {
       }
     }
     dirty.clear();
-    if (counts.length > 0) await deps.control.recordUsage(instanceId, counts);
+    if (counts.length > 0) await deps.accountStore.recordUsage(instanceId, counts);
     const keyIds = [...local.keys()];
     if (keyIds.length > 0) {
-      const others = await deps.control.readUsage(keyIds, since, instanceId);
+      const others = await deps.accountStore.readUsage(keyIds, since, instanceId);
       const next = new Map<string, Map<number, number>>();
       for (const u of others) {
         const buckets = next.get(u.keyId) ?? new Map<number, number>();

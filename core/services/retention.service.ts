@@ -1,6 +1,6 @@
-import type { Plan } from '../model/control-records.model.ts';
-import { PLANS } from '../model/control-records.model.ts';
-import type { ControlStore } from '../ports/control-store/control-store.port.ts';
+import type { Plan } from '../model/account-records.model.ts';
+import { PLANS } from '../model/account-records.model.ts';
+import type { AccountStore } from '../ports/account-store/account-store.port.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 
 /** Days a version stays searchable by `as_of` after it stopped being served; null = forever. */
@@ -34,7 +34,10 @@ export interface RetentionService {
  * by `as_of`. Promises that no file is deleted: an archived version's file stays in object
  * storage, only its chunks leave the index.
  */
-export function createRetentionService(deps: { documents: DocumentStore; control: ControlStore }): RetentionService {
+export function createRetentionService(deps: {
+  documents: DocumentStore;
+  accountStore: AccountStore;
+}): RetentionService {
   return { run: (options = {}) => runRetention(deps, options) };
 }
 
@@ -44,11 +47,11 @@ export function createRetentionService(deps: { documents: DocumentStore; control
  * their file stays in object storage, their chunks leave the index.
  */
 export async function runRetention(
-  deps: { documents: DocumentStore; control: ControlStore },
+  deps: { documents: DocumentStore; accountStore: AccountStore },
   options: RetentionOptions = {},
 ): Promise<RetentionReport[]> {
   const now = options.now ?? new Date();
-  const keys = await deps.control.listKeys();
+  const keys = await deps.accountStore.listKeys();
   const planOf = new Map<string, Plan>();
   for (const key of keys) {
     if (key.revokedAt !== null) continue;

@@ -1,10 +1,10 @@
 import { KbError } from '../errors/kb-error.ts';
+import type { SearchResultView } from '../model/response-views.model.ts';
 import type { DocumentStore, StoreSearchQuery } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import { toIso } from '../util/time.ts';
 import { collapse, type FusionWeights, fuseScores, phraseFirst, type RankedHit } from './search-ranking.ts';
 import type { SearchService } from './services.ts';
-import type { SearchResultView } from '../model/response-views.model.ts';
 
 /**
  * Chunks each ranking contributes before fusion, grouping and `limit`: a fixed pool (at least the

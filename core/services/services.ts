@@ -12,7 +12,14 @@ import type {
   Role,
   SessionRecord,
   UserRecord,
-} from '../model/control-records.model.ts';
+} from '../model/account-records.model.ts';
+import type {
+  ApiKeyView,
+  AuditEntryView,
+  PaginationView,
+  SearchMode,
+  SearchView,
+} from '../model/response-views.model.ts';
 import type { SearchFilters } from '../model/search-filters.model.ts';
 import type { ChunksService } from './chunks.service.ts';
 import type { DocumentWritesService } from './document-writes.service.ts';
@@ -26,7 +33,6 @@ import type { FusionWeights, ResultGrouping } from './search-ranking.ts';
 import type { UploadStagingService } from './upload-staging.service.ts';
 import type { UsageService } from './usage.service.ts';
 import type { VersionsService } from './versions.service.ts';
-import type { ApiKeyView, AuditEntryView, PaginationView, SearchMode, SearchView } from '../model/response-views.model.ts';
 
 export type { HealthService } from './health.service.ts';
 export type { AccountActor, RequestContext } from './request-context.ts';

@@ -1,4 +1,4 @@
-import type { ControlStore } from '../ports/control-store/control-store.port.ts';
+import type { AccountStore } from '../ports/account-store/account-store.port.ts';
 import type { RequestContext } from './request-context.ts';
 
 export interface KeyUsageView {
@@ -24,13 +24,13 @@ export interface UsageService {
 const MINUTES = 60;
 
 /** Requests per minute per key of a workspace over the last hour, from the rate limiter's stored counts. */
-export function createUsageService(deps: { control: ControlStore }): UsageService {
+export function createUsageService(deps: { accountStore: AccountStore }): UsageService {
   return {
     async lastHour(ctx, nowMs = Date.now()) {
       const currentMinute = Math.floor(nowMs / 60_000);
       const firstMinute = currentMinute - (MINUTES - 1);
-      const keys = await deps.control.listKeys(ctx.workspaceId);
-      const counts = await deps.control.readUsage(
+      const keys = await deps.accountStore.listKeys(ctx.workspaceId);
+      const counts = await deps.accountStore.readUsage(
         keys.map((k) => k.id),
         firstMinute * 60,
       );

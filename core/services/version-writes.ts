@@ -6,9 +6,9 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { DocumentUploaded, Topics } from '../events/events.ts';
 import { publishEvent } from '../events/publish-event.ts';
-import type { AuditAction } from '../model/control-records.model.ts';
+import type { AuditAction } from '../model/account-records.model.ts';
 import type { Metadata, VersionRecord } from '../model/document-records.model.ts';
-import type { ControlStore } from '../ports/control-store/control-store.port.ts';
+import type { AccountStore } from '../ports/account-store/account-store.port.ts';
 import type { DocumentStore, NewVersion } from '../ports/document-store/document-store.port.ts';
 import type { MessageLog } from '../ports/message-log/message-log.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
@@ -42,7 +42,7 @@ export function newVersionFrom(
 export interface VersionWriterDeps {
   readonly documents: DocumentStore;
   readonly objects: ObjectStore;
-  readonly control: ControlStore;
+  readonly accountStore: AccountStore;
   readonly log: MessageLog;
   readonly topics: Topics;
 }
@@ -73,10 +73,10 @@ export interface VersionWriter {
  * `completeFromExisting` either completes `target` with all of `source`'s chunks or reports false.
  */
 export function createVersionWriter(deps: VersionWriterDeps): VersionWriter {
-  const { documents, objects, control, log, topics } = deps;
+  const { documents, objects, accountStore, log, topics } = deps;
   return {
     async audit(ctx, action, documentId, version, before, after, changeReason) {
-      await control.appendAudit({
+      await accountStore.appendAudit({
         id: uuidv7(),
         action,
         workspaceId: ctx.workspaceId,

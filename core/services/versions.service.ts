@@ -1,11 +1,11 @@
 import { KbError } from '../errors/kb-error.ts';
 import type { VersionRecord } from '../model/document-records.model.ts';
+import type { CompareView, RollbackView, VersionDetailView, VersionView } from '../model/response-views.model.ts';
 import { diffChunks } from './chunk-diff.ts';
 import { allChunks, loadDocument, loadVersion } from './document-access.ts';
 import { versionDetailView, versionView } from './document-views.ts';
 import type { RequestContext } from './request-context.ts';
 import { createVersionWriter, newVersionFrom, type VersionWriterDeps } from './version-writes.ts';
-import type { CompareView, RollbackView, VersionDetailView, VersionView } from '../model/response-views.model.ts';
 
 export interface VersionsService {
   /** Every version of the document, newest first. */

@@ -10,9 +10,9 @@ import { buildApp } from '../../apps/api/app.ts';
 import { startServer } from '../../apps/api/server.ts';
 import { configFrom } from '../../core/config/config.ts';
 import { KbError } from '../../core/errors/kb-error.ts';
-import type { ApiKeyRecord } from '../../core/model/control-records.model.ts';
-import type { Services } from '../../core/services/services.ts';
+import type { ApiKeyRecord } from '../../core/model/account-records.model.ts';
 import type { CheckStatus, ReadinessView } from '../../core/model/response-views.model.ts';
+import type { Services } from '../../core/services/services.ts';
 
 const KEY = 'ink_wiringtestkeywiringtestkeywiringtest00';
 const record: ApiKeyRecord = {

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { configFrom } from '../../core/config/config.ts';
 import { KbError } from '../../core/errors/kb-error.ts';
+import type { ChunksView, DocumentView, SearchView } from '../../core/model/response-views.model.ts';
 import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
 import { createEmbeddingProvider } from '../../core/runtime/create-embedding-provider.ts';
-import type { ChunksView, DocumentView, SearchView } from '../../core/model/response-views.model.ts';
 import { tempDir } from '../../support/child-service.ts';
 import { fixture } from '../fixtures/hostile-files.ts';
 import { expectProblem, sectionedDocument, startTestService, type TestService } from '../support/test-service.ts';

@@ -62,7 +62,7 @@ describe('retention run with an injected clock', () => {
   let e: { id: string; t1: number; t2: number };
   const run = (now: number) =>
     runRetention(
-      { documents: svc.runtime.ports.documents, control: svc.runtime.ports.control },
+      { documents: svc.runtime.ports.documents, accountStore: svc.runtime.ports.accountStore },
       { now: new Date(now) },
     );
 

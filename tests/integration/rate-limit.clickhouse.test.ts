@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiKeyRecord } from '../../core/model/control-records.model.ts';
+import type { ApiKeyRecord } from '../../core/model/account-records.model.ts';
 import { silentLogger } from '../../core/model/logger.model.ts';
-import { createClickHouseControlStore } from '../../core/ports/control-store/clickhouse.adapter.ts';
-import type { ControlStore } from '../../core/ports/control-store/control-store.port.ts';
+import type { AccountStore } from '../../core/ports/account-store/account-store.port.ts';
+import { createClickHouseAccountStore } from '../../core/ports/account-store/clickhouse.adapter.ts';
 import { createRateLimiter, PLAN_LIMITS } from '../../core/services/rate-limiter.ts';
 import type { RateLimiter } from '../../core/services/services.ts';
 import { clickhouseTestOptions, dropClickHouseDatabase } from '../support/clickhouse-test-db.ts';
@@ -16,11 +16,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('rate limit across API instances through ClickHouse', () => {
   const options = clickhouseTestOptions();
-  let store: ControlStore;
+  let store: AccountStore;
   const limiters: RateLimiter[] = [];
 
   beforeAll(async () => {
-    store = await createClickHouseControlStore(options);
+    store = await createClickHouseAccountStore(options);
   });
 
   afterAll(async () => {
@@ -31,13 +31,13 @@ describe('rate limit across API instances through ClickHouse', () => {
 
   it('two instances share one starter limit: together they allow about 100 requests, not 200', async () => {
     const a = createRateLimiter({
-      control: store,
+      accountStore: store,
       syncIntervalMs: SYNC_INTERVAL_MS,
       logger: silentLogger,
       instanceId: `api-a-${randomUUID()}`,
     });
     const b = createRateLimiter({
-      control: store,
+      accountStore: store,
       syncIntervalMs: SYNC_INTERVAL_MS,
       logger: silentLogger,
       instanceId: `api-b-${randomUUID()}`,

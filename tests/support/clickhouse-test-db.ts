@@ -1,13 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { type ClickHouseClient, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { loadConfig } from '../../core/config/config.ts';
-import type { ClickHouseControlStoreOptions } from '../../core/ports/control-store/clickhouse.adapter.ts';
+import type { ClickHouseAccountStoreOptions } from '../../core/ports/account-store/clickhouse.adapter.ts';
 
 /**
  * ClickHouse settings from the environment (`eval "$(deploy/native/env)"`), with a fresh database
  * name. Throws, saying how to start the engine, when `KB_CLICKHOUSE_URL` is not set.
  */
-export function clickhouseTestOptions(): ClickHouseControlStoreOptions {
+export function clickhouseTestOptions(): ClickHouseAccountStoreOptions {
   const { clickhouse } = loadConfig();
   if (clickhouse.url === null) {
     throw new Error(
@@ -24,7 +24,7 @@ export function clickhouseTestOptions(): ClickHouseControlStoreOptions {
 }
 
 /** A client on the server of `options`, outside any database (64-bit integers as JSON numbers). */
-export function clickhouseAdminClient(options: ClickHouseControlStoreOptions): ClickHouseClient {
+export function clickhouseAdminClient(options: ClickHouseAccountStoreOptions): ClickHouseClient {
   return createClient({
     url: options.url,
     username: options.user,
@@ -35,7 +35,7 @@ export function clickhouseAdminClient(options: ClickHouseControlStoreOptions): C
 }
 
 /** Drops the test database of `options`, if it exists. */
-export async function dropClickHouseDatabase(options: ClickHouseControlStoreOptions): Promise<void> {
+export async function dropClickHouseDatabase(options: ClickHouseAccountStoreOptions): Promise<void> {
   const admin = clickhouseAdminClient(options);
   try {
     await admin.command({ query: 'DROP DATABASE IF EXISTS {db:Identifier}', query_params: { db: options.database } });

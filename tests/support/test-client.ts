@@ -6,9 +6,9 @@ import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { type Config, configFrom } from '../../core/config/config.ts';
-import type { Permission, Plan } from '../../core/model/control-records.model.ts';
-import type { Runtime } from '../../core/runtime/runtime.ts';
+import type { Permission, Plan } from '../../core/model/account-records.model.ts';
 import type { DocumentView } from '../../core/model/response-views.model.ts';
+import type { Runtime } from '../../core/runtime/runtime.ts';
 
 export interface TestKeys {
   /** read, search and write, workspace A. */

@@ -4,7 +4,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { KbError } from '../../../core/errors/kb-error.ts';
-import type { SessionRecord, UserRecord } from '../../../core/model/control-records.model.ts';
+import type { SessionRecord, UserRecord } from '../../../core/model/account-records.model.ts';
 import type { AccountsService } from '../../../core/services/services.ts';
 import { readCookie, SESSION_COOKIE } from './session-cookie.ts';
 

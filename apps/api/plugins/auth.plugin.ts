@@ -16,7 +16,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { KbError } from '../../../core/errors/kb-error.ts';
-import type { ApiKeyRecord, Permission } from '../../../core/model/control-records.model.ts';
+import type { ApiKeyRecord, Permission } from '../../../core/model/account-records.model.ts';
 import type { RequestContext, Services } from '../../../core/services/services.ts';
 import { type DashboardSession, dashboardSession } from '../lib/dashboard-session.ts';
 

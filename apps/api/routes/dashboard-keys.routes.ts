@@ -5,7 +5,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import { KbError } from '../../../core/errors/kb-error.ts';
-import { PERMISSIONS, PLANS } from '../../../core/model/control-records.model.ts';
+import { PERMISSIONS, PLANS } from '../../../core/model/account-records.model.ts';
 import type { DashboardSession } from '../lib/dashboard-session.ts';
 import { StringEnum } from '../schemas/common.schema.ts';
 import { type DashboardRoutesOptions, requireSession } from './dashboard-session.routes.ts';

@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
 import type { Config } from '../../../core/config/config.ts';
 import { KbError } from '../../../core/errors/kb-error.ts';
-import type { SessionRecord, UserRecord } from '../../../core/model/control-records.model.ts';
+import type { SessionRecord, UserRecord } from '../../../core/model/account-records.model.ts';
 import { accountView } from '../../../core/services/accounts.service.ts';
 import type { Services } from '../../../core/services/services.ts';
 import { type DashboardSession, dashboardSession, sessionToken } from '../lib/dashboard-session.ts';

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { KbError } from '../../../core/errors/kb-error.ts';
-import { type Permission, PLANS, type Plan } from '../../../core/model/control-records.model.ts';
+import { type Permission, PLANS, type Plan } from '../../../core/model/account-records.model.ts';
 import { silentLogger } from '../../../core/model/logger.model.ts';
 import { createRuntime } from '../../../core/runtime/runtime.ts';
 import { type Command, print, table } from './command.ts';

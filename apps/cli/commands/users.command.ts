@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { KbError } from '../../../core/errors/kb-error.ts';
-import { ROLES, type Role } from '../../../core/model/control-records.model.ts';
+import { ROLES, type Role } from '../../../core/model/account-records.model.ts';
 import { silentLogger } from '../../../core/model/logger.model.ts';
 import { createRuntime } from '../../../core/runtime/runtime.ts';
 import { type Command, print, table } from './command.ts';

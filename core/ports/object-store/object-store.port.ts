@@ -23,7 +23,7 @@ export interface ObjectInfo {
  * - `get`/`getBuffer` of a missing key reject with a `KbError` of code `not-found`.
  * - `delete` and `deletePrefix` are idempotent: deleting what is not there succeeds.
  * - `list` yields keys under a prefix in lexicographic order.
- * - Outside the contract: versioning, metadata beyond size, access control, cross-key atomicity.
+ * - Outside the contract: versioning, metadata beyond size, access accountStore, cross-key atomicity.
  */
 export interface ObjectStore {
   /** `filesystem` or `s3`, for readiness reports. */

@@ -9,8 +9,8 @@ import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { topicNames } from '../../../core/events/events.ts';
-import type { ControlStore } from '../../../core/ports/control-store/control-store.port.ts';
-import { createSqliteControlStore } from '../../../core/ports/control-store/sqlite.adapter.ts';
+import type { AccountStore } from '../../../core/ports/account-store/account-store.port.ts';
+import { createSqliteAccountStore } from '../../../core/ports/account-store/sqlite.adapter.ts';
 import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
 import { createSqliteDocumentStore } from '../../../core/ports/document-store/sqlite.adapter.ts';
 import type { MessageLog, OutgoingMessage } from '../../../core/ports/message-log/message-log.port.ts';
@@ -30,7 +30,7 @@ const topics = topicNames('kb.');
 
 let dir: string;
 let documents: DocumentStore;
-let control: ControlStore;
+let accountStore: AccountStore;
 let objects: ObjectStore;
 let published: { topic: string; messages: readonly OutgoingMessage[] }[];
 let publishFails: boolean;
@@ -38,7 +38,7 @@ let publishFails: boolean;
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'kb-document-services-'));
   documents = createSqliteDocumentStore({ file: path.join(dir, 'documents.db') });
-  control = createSqliteControlStore({ file: path.join(dir, 'control.db') });
+  accountStore = createSqliteAccountStore({ file: path.join(dir, 'control.db') });
   objects = createFilesystemObjectStore({ root: path.join(dir, 'objects') });
   published = [];
   publishFails = false;
@@ -46,7 +46,7 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await documents.close();
-  await control.close();
+  await accountStore.close();
   await objects.close();
   await rm(dir, { recursive: true, force: true });
 });
@@ -60,7 +60,7 @@ const log = () =>
   }) as unknown as MessageLog;
 
 const services = () => {
-  const deps = { documents, objects, control, log: log(), topics };
+  const deps = { documents, objects, accountStore, log: log(), topics };
   return {
     uploads: createUploadStagingService({ objects, maxUploadBytes: 64 }),
     documents: createDocumentsService({ documents, objects }),
@@ -77,7 +77,7 @@ const stored = async (prefix = '') => {
 };
 
 const audited = async (documentId: string) =>
-  (await control.listAudit({ workspaceId: 'ws', documentId, limit: 100 })).entries.map((e) => e.action);
+  (await accountStore.listAudit({ workspaceId: 'ws', documentId, limit: 100 })).entries.map((e) => e.action);
 
 const stage = (text: string, documentId?: string) =>
   services().uploads.stage({
@@ -210,6 +210,6 @@ describe('reindex and retention services', () => {
       batchSize: 8,
     });
     expect(await reindex.indexModel()).toBeNull();
-    expect(await createRetentionService({ documents, control }).run()).toEqual([]);
+    expect(await createRetentionService({ documents, accountStore }).run()).toEqual([]);
   });
 });

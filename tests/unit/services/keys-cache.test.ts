@@ -1,5 +1,5 @@
 /**
- * The key cache in front of the control store (a real SQLite one, shared with a second connection
+ * The key cache in front of the account store (a real SQLite one, shared with a second connection
  * the way a `kb keys revoke` process shares it): revocation is honoured within the cache bound,
  * keys wanted at the same time are read in one query, and busy keys are re-read in the background.
  */
@@ -7,22 +7,22 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ControlStore } from '../../../core/ports/control-store/control-store.port.ts';
-import { createSqliteControlStore } from '../../../core/ports/control-store/sqlite.adapter.ts';
+import type { AccountStore } from '../../../core/ports/account-store/account-store.port.ts';
+import { createSqliteAccountStore } from '../../../core/ports/account-store/sqlite.adapter.ts';
 import { createKeysService } from '../../../core/services/keys.service.ts';
 
 let dir: string;
-let store: ControlStore;
-let other: ControlStore;
+let store: AccountStore;
+let other: AccountStore;
 /** The hashes of each key read the service made. */
 let reads: string[][];
 /** The store as the service sees it: every key read recorded. */
-let counted: ControlStore;
+let counted: AccountStore;
 
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'kb-keys-cache-'));
-  store = createSqliteControlStore({ file: path.join(dir, 'control.db') });
-  other = createSqliteControlStore({ file: path.join(dir, 'control.db') });
+  store = createSqliteAccountStore({ file: path.join(dir, 'control.db') });
+  other = createSqliteAccountStore({ file: path.join(dir, 'control.db') });
   reads = [];
   counted = Object.create(store, {
     findKeyByHash: {
@@ -37,7 +37,7 @@ beforeEach(async () => {
         return store.findKeysByHash(hashes);
       },
     },
-  }) as ControlStore;
+  }) as AccountStore;
 });
 afterEach(async () => {
   await other.close();
@@ -48,7 +48,7 @@ afterEach(async () => {
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function newKey(cacheMs: number) {
-  const keys = createKeysService({ control: counted, cacheMs });
+  const keys = createKeysService({ accountStore: counted, cacheMs });
   const create = () => keys.create({ workspaceId: 'w', name: 'k', permissions: ['read'], plan: 'starter' });
   const [first, second] = [await create(), await create()];
   return { keys, key: first.key, id: first.record.id, otherKey: second.key, otherId: second.record.id };

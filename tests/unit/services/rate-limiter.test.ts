@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ApiKeyRecord, UsageCount } from '../../../core/model/control-records.model.ts';
+import type { ApiKeyRecord, UsageCount } from '../../../core/model/account-records.model.ts';
 import { silentLogger } from '../../../core/model/logger.model.ts';
-import type { ControlStore } from '../../../core/ports/control-store/control-store.port.ts';
+import type { AccountStore } from '../../../core/ports/account-store/account-store.port.ts';
 import { createRateLimiter } from '../../../core/services/rate-limiter.ts';
 import type { RateLimiter } from '../../../core/services/services.ts';
 
@@ -18,8 +18,8 @@ const key = (plan: ApiKeyRecord['plan'], id = 'k1'): ApiKeyRecord => ({
   lastUsedAt: null,
 });
 
-/** Usage shared between limiter instances the way the control store shares it between API processes. */
-function sharedUsage(): Pick<ControlStore, 'recordUsage' | 'readUsage'> {
+/** Usage shared between limiter instances the way the account store shares it between API processes. */
+function sharedUsage(): Pick<AccountStore, 'recordUsage' | 'readUsage'> {
   const rows = new Map<string, UsageCount & { instance: string }>();
   return {
     async recordUsage(instance, counts) {
@@ -36,7 +36,7 @@ const limiters: RateLimiter[] = [];
 /** A limiter alone on its usage store (syncing every second), closed after the test. */
 function soloLimiter(): RateLimiter {
   const limiter = createRateLimiter({
-    control: sharedUsage() as ControlStore,
+    accountStore: sharedUsage() as AccountStore,
     syncIntervalMs: 1000,
     logger: silentLogger,
   });
@@ -71,10 +71,10 @@ describe('rate limiter', () => {
     expect(limiter.hit(key('pro', 'b'), t0)).toMatchObject({ allowed: true, limit: 500, remaining: 499 });
   });
 
-  it('two instances sharing usage through the control store hold one limit together', async () => {
-    const control = sharedUsage() as ControlStore;
-    const a = createRateLimiter({ control, syncIntervalMs: 50, logger: silentLogger, instanceId: 'a' });
-    const b = createRateLimiter({ control, syncIntervalMs: 50, logger: silentLogger, instanceId: 'b' });
+  it('two instances sharing usage through the account store hold one limit together', async () => {
+    const accountStore = sharedUsage() as AccountStore;
+    const a = createRateLimiter({ accountStore, syncIntervalMs: 50, logger: silentLogger, instanceId: 'a' });
+    const b = createRateLimiter({ accountStore, syncIntervalMs: 50, logger: silentLogger, instanceId: 'b' });
     limiters.push(a, b);
     const k = key('starter');
     let allowed = 0;

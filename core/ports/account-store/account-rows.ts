@@ -9,7 +9,7 @@ import type {
   Role,
   SessionRecord,
   UserRecord,
-} from '../../model/control-records.model.ts';
+} from '../../model/account-records.model.ts';
 
 /** The stored columns of an API key both adapters keep, with `permissions` as a list. */
 export interface StoredKeyFields {

@@ -2,19 +2,19 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiKeyRecord } from '../../core/model/control-records.model.ts';
-import { createSqliteControlStore } from '../../core/ports/control-store/sqlite.adapter.ts';
-import { describeControlStoreContract } from './control-store.contract.ts';
+import type { ApiKeyRecord } from '../../core/model/account-records.model.ts';
+import { createSqliteAccountStore } from '../../core/ports/account-store/sqlite.adapter.ts';
+import { describeAccountStoreContract } from './account-store.contract.ts';
 
-describeControlStoreContract('sqlite', async () => {
+describeAccountStoreContract('sqlite', async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'kb-control-'));
   return {
-    store: createSqliteControlStore({ file: path.join(dir, 'db', 'control.db') }),
+    store: createSqliteAccountStore({ file: path.join(dir, 'db', 'control.db') }),
     cleanup: () => rm(dir, { recursive: true, force: true }),
   };
 });
 
-describe('sqlite control store', () => {
+describe('sqlite account store', () => {
   let dir: string;
 
   beforeAll(async () => {
@@ -39,12 +39,12 @@ describe('sqlite control store', () => {
       revokedAt: null,
       lastUsedAt: null,
     };
-    const first = createSqliteControlStore({ file });
+    const first = createSqliteAccountStore({ file });
     await first.createKey(key);
     await first.recordUsage('i-1', [{ keyId: 'key-1', second: 100, count: 2 }]);
     await first.close();
 
-    const second = createSqliteControlStore({ file });
+    const second = createSqliteAccountStore({ file });
     expect(await second.getKey('key-1')).toEqual(key);
     expect(await second.readUsage(['key-1'], 0)).toEqual([{ keyId: 'key-1', second: 100, count: 2 }]);
     await second.close();
@@ -52,8 +52,8 @@ describe('sqlite control store', () => {
 
   it('sees writes of another store on the same file at once', async () => {
     const file = path.join(dir, 'shared.db');
-    const a = createSqliteControlStore({ file });
-    const b = createSqliteControlStore({ file });
+    const a = createSqliteAccountStore({ file });
+    const b = createSqliteAccountStore({ file });
     await a.recordUsage('i-a', [{ keyId: 'k', second: 5, count: 1 }]);
     await b.recordUsage('i-b', [{ keyId: 'k', second: 5, count: 4 }]);
     expect(await a.readUsage(['k'], 0)).toEqual([{ keyId: 'k', second: 5, count: 5 }]);
@@ -63,7 +63,7 @@ describe('sqlite control store', () => {
   });
 
   it('rejects an audit time filter that is not a timestamp with bad-request', async () => {
-    const store = createSqliteControlStore({ file: path.join(dir, 'filters.db') });
+    const store = createSqliteAccountStore({ file: path.join(dir, 'filters.db') });
     await expect(store.listAudit({ workspaceId: 'ws', since: 'yesterday', limit: 10 })).rejects.toMatchObject({
       code: 'bad-request',
     });

@@ -1,7 +1,7 @@
 import { type ClickHouseClient, ClickHouseError } from '@clickhouse/client';
 
 /**
- * One schema step of the ClickHouse control store. Every statement must be idempotent
+ * One schema step of the ClickHouse account store. Every statement must be idempotent
  * (`IF NOT EXISTS`, `ADD COLUMN IF NOT EXISTS`, …): two processes starting at once may both run a
  * migration before either has recorded it, and a process may stop between a statement and the
  * record.
@@ -13,7 +13,7 @@ export interface ClickHouseMigration {
 }
 
 /**
- * The control-store schema, oldest first. Never edit an applied migration; add a new one.
+ * The account-store schema, oldest first. Never edit an applied migration; add a new one.
  *
  * - `api_keys`: one row per key state, `ReplacingMergeTree(version)` by `id`. A revocation is a new
  *   row; `version` ranks states so that any revoked row outranks the live one and an earlier

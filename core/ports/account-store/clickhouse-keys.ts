@@ -1,13 +1,13 @@
 import { KbError } from '../../errors/kb-error.ts';
-import type { ApiKeyRecord } from '../../model/control-records.model.ts';
+import type { ApiKeyRecord } from '../../model/account-records.model.ts';
+import { instant, type StoredKeyFields, toKeyRecord } from './account-rows.ts';
+import type { AccountStore } from './account-store.port.ts';
 import { type ClickHouseContext, dateTime64, keyVersion, type QueryParams } from './clickhouse-context.ts';
-import { instant, type StoredKeyFields, toKeyRecord } from './control-rows.ts';
-import type { ControlStore } from './control-store.port.ts';
 
 const KEY_COLUMNS = 'id, name, prefix, hash, workspace_id, permissions, plan, created_at, revoked_at';
 
 type KeyMethods = Pick<
-  ControlStore,
+  AccountStore,
   'createKey' | 'findKeyByHash' | 'findKeysByHash' | 'getKey' | 'listKeys' | 'revokeKey' | 'countKeys' | 'touchKeys'
 >;
 
@@ -27,7 +27,7 @@ function toKeyRow(key: ApiKeyRecord, revokedAt: string | null): Record<string, u
   };
 }
 
-/** The API-key part of the ClickHouse control store (see `createClickHouseControlStore`). */
+/** The API-key part of the ClickHouse account store (see `createClickHouseAccountStore`). */
 export function createClickHouseKeys({ select, insert }: ClickHouseContext): KeyMethods {
   /** Keys matching `filter` (SQL over `api_keys` columns, values as parameters), with their last use. */
   async function readKeys(what: string, filter: string, params: QueryParams): Promise<ApiKeyRecord[]> {

@@ -1,15 +1,15 @@
+import { type AuditRow, instant, toAuditEntry, toAuditInsertRow } from './account-rows.ts';
+import type { AccountStore, AuditQuery } from './account-store.port.ts';
 import { type ClickHouseContext, dateTime64, type QueryParams } from './clickhouse-context.ts';
-import { type AuditRow, instant, toAuditEntry, toAuditInsertRow } from './control-rows.ts';
-import type { AuditQuery, ControlStore } from './control-store.port.ts';
 
 const AUDIT_COLUMNS =
   'id, workspace_id, document_id, action, actor_type, actor_id, timestamp, version, before_json, after_json, change_reason, trace_id';
 
-/** The audit-log part of the ClickHouse control store (see `createClickHouseControlStore`). */
+/** The audit-log part of the ClickHouse account store (see `createClickHouseAccountStore`). */
 export function createClickHouseAudit({
   select,
   insert,
-}: ClickHouseContext): Pick<ControlStore, 'appendAudit' | 'listAudit'> {
+}: ClickHouseContext): Pick<AccountStore, 'appendAudit' | 'listAudit'> {
   return {
     async appendAudit(entry) {
       const ms = instant(entry.timestamp, 'timestamp');

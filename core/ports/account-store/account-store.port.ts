@@ -5,7 +5,7 @@ import type {
   SessionRecord,
   UsageCount,
   UserRecord,
-} from '../../model/control-records.model.ts';
+} from '../../model/account-records.model.ts';
 
 export interface AuditQuery {
   readonly workspaceId: string;
@@ -19,8 +19,8 @@ export interface AuditQuery {
 }
 
 /**
- * The control plane: API keys, dashboard accounts and sessions, the audit log, rate-limit
- * counters and usage.
+ * Who uses the service and what they did: API keys, dashboard accounts and sessions, the audit
+ * log, rate-limit counters and usage.
  *
  * Contract:
  * - `createKey` with an existing id or hash rejects with `conflict`. `findKeyByHash` returns
@@ -42,7 +42,7 @@ export interface AuditQuery {
  *   deleting accounts (other than their password), sessions past their expiry (may be removed), sign-in failure counts (kept
  *   by each API process).
  */
-export interface ControlStore {
+export interface AccountStore {
   readonly kind: string;
   createKey(key: ApiKeyRecord): Promise<void>;
   findKeyByHash(hash: string): Promise<ApiKeyRecord | null>;

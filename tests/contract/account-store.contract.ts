@@ -7,11 +7,11 @@ import type {
   AuditEntry,
   SessionRecord,
   UserRecord,
-} from '../../core/model/control-records.model.ts';
-import type { ControlStore } from '../../core/ports/control-store/control-store.port.ts';
+} from '../../core/model/account-records.model.ts';
+import type { AccountStore } from '../../core/ports/account-store/account-store.port.ts';
 
-export interface ControlStoreFixture {
-  readonly store: ControlStore;
+export interface AccountStoreFixture {
+  readonly store: AccountStore;
   cleanup(): Promise<void>;
 }
 
@@ -77,13 +77,13 @@ function auditEntry(workspaceId: string, overrides: Partial<AuditEntry> = {}): A
 }
 
 /**
- * The control-store contract (see `control-store.port.ts`), runnable against any adapter. Every test
+ * The account-store contract (see `account-store.port.ts`), runnable against any adapter. Every test
  * uses fresh random workspace, key and instance ids, so a shared database is fine.
  */
-export function describeControlStoreContract(name: string, make: () => Promise<ControlStoreFixture>): void {
-  describe(`ControlStore contract: ${name}`, () => {
-    let fixture: ControlStoreFixture;
-    let store: ControlStore;
+export function describeAccountStoreContract(name: string, make: () => Promise<AccountStoreFixture>): void {
+  describe(`AccountStore contract: ${name}`, () => {
+    let fixture: AccountStoreFixture;
+    let store: AccountStore;
 
     beforeAll(async () => {
       fixture = await make();

@@ -1,20 +1,20 @@
 import { KbError } from '../../errors/kb-error.ts';
-import type { SessionRecord } from '../../model/control-records.model.ts';
-import { type ClickHouseContext, dateTime64, keyVersion, type QueryParams } from './clickhouse-context.ts';
+import type { SessionRecord } from '../../model/account-records.model.ts';
 import {
   instant,
   type StoredSessionFields,
   type StoredUserFields,
   toSessionRecord,
   toUserRecord,
-} from './control-rows.ts';
-import type { ControlStore } from './control-store.port.ts';
+} from './account-rows.ts';
+import type { AccountStore } from './account-store.port.ts';
+import { type ClickHouseContext, dateTime64, keyVersion, type QueryParams } from './clickhouse-context.ts';
 
 const USER_COLUMNS = 'id, email, password_hash, role, workspace_ids, created_at';
 const SESSION_COLUMNS = 'id, user_id, csrf_token, created_at, expires_at, revoked_at';
 
 type AccountMethods = Pick<
-  ControlStore,
+  AccountStore,
   | 'createUser'
   | 'getUser'
   | 'findUserByEmail'
@@ -41,7 +41,7 @@ function toSessionRow(session: SessionRecord, revokedAt: string | null): Record<
   };
 }
 
-/** The accounts-and-sessions part of the ClickHouse control store (see `createClickHouseControlStore`). */
+/** The accounts-and-sessions part of the ClickHouse account store (see `createClickHouseAccountStore`). */
 export function createClickHouseAccounts({ select, insert }: ClickHouseContext): AccountMethods {
   /** Accounts matching `filter` (SQL over `users` columns), each with its latest changed password. */
   async function readUsers(what: string, filter: string, params: QueryParams) {

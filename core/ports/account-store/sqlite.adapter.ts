@@ -1,5 +1,5 @@
 import { KbError } from '../../errors/kb-error.ts';
-import type { ApiKeyRecord, Permission, UsageCount } from '../../model/control-records.model.ts';
+import type { ApiKeyRecord, Permission, UsageCount } from '../../model/account-records.model.ts';
 import { type Database, migrate, openDatabase } from '../sqlite/open-database.ts';
 import {
   type AuditRow,
@@ -12,10 +12,10 @@ import {
   toKeyRecord,
   toSessionRecord,
   toUserRecord,
-} from './control-rows.ts';
-import type { AuditQuery, ControlStore } from './control-store.port.ts';
+} from './account-rows.ts';
+import type { AccountStore, AuditQuery } from './account-store.port.ts';
 
-export interface SqliteControlStoreOptions {
+export interface SqliteAccountStoreOptions {
   /** SQLite database file; its directory is created if missing. `:memory:` for a private in-memory store. */
   readonly file: string;
 }
@@ -108,7 +108,7 @@ function isConstraintError(error: unknown): boolean {
 }
 
 /**
- * The control plane in SQLite: API keys, dashboard accounts and sessions, the audit log and
+ * The account store in SQLite: API keys, dashboard accounts and sessions, the audit log and
  * per-second usage counts. Emails are stored lowercase (the unique index makes them unique);
  * sessions expired for more than a day are deleted when a session is created.
  *
@@ -118,10 +118,10 @@ function isConstraintError(error: unknown): boolean {
  * `lastUsedAt` back. `readUsage` returns one summed count per (key, second), ordered by key then
  * second. `listKeys` orders by creation time then id.
  */
-export function createSqliteControlStore(options: SqliteControlStoreOptions): ControlStore {
+export function createSqliteAccountStore(options: SqliteAccountStoreOptions): AccountStore {
   const db: Database = openDatabase(options.file);
-  migrate(db, 'control-store-001', MIGRATIONS);
-  migrate(db, 'control-store-002-accounts', ACCOUNT_MIGRATIONS);
+  migrate(db, 'account-store-001', MIGRATIONS);
+  migrate(db, 'account-store-002-accounts', ACCOUNT_MIGRATIONS);
 
   const insertKey = db.prepare(
     `INSERT INTO cs_api_keys (id, name, prefix, hash, workspace_id, permissions, plan, created_at, revoked_at, last_used_at)

@@ -1,12 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { ClickHouseClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ApiKeyRecord } from '../../core/model/control-records.model.ts';
-import { createClickHouseControlStore } from '../../core/ports/control-store/clickhouse.adapter.ts';
-import { CLICKHOUSE_MIGRATIONS } from '../../core/ports/control-store/clickhouse-migrations.ts';
-import type { ControlStore } from '../../core/ports/control-store/control-store.port.ts';
+import type { ApiKeyRecord } from '../../core/model/account-records.model.ts';
+import type { AccountStore } from '../../core/ports/account-store/account-store.port.ts';
+import { createClickHouseAccountStore } from '../../core/ports/account-store/clickhouse.adapter.ts';
+import { CLICKHOUSE_MIGRATIONS } from '../../core/ports/account-store/clickhouse-migrations.ts';
 import { closedPort } from '../../support/ports.ts';
-import { describeControlStoreContract } from '../contract/control-store.contract.ts';
+import { describeAccountStoreContract } from '../contract/account-store.contract.ts';
 import { clickhouseAdminClient, clickhouseTestOptions, dropClickHouseDatabase } from '../support/clickhouse-test-db.ts';
 
 async function rows<T>(
@@ -34,19 +34,19 @@ function key(overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
   };
 }
 
-describeControlStoreContract('clickhouse', async () => {
+describeAccountStoreContract('clickhouse', async () => {
   const options = clickhouseTestOptions();
-  return { store: await createClickHouseControlStore(options), cleanup: () => dropClickHouseDatabase(options) };
+  return { store: await createClickHouseAccountStore(options), cleanup: () => dropClickHouseDatabase(options) };
 });
 
-describe('clickhouse control store', () => {
+describe('clickhouse account store', () => {
   const options = clickhouseTestOptions();
-  let store: ControlStore;
+  let store: AccountStore;
   let admin: ClickHouseClient;
 
   beforeAll(async () => {
     admin = clickhouseAdminClient(options);
-    store = await createClickHouseControlStore(options);
+    store = await createClickHouseAccountStore(options);
   });
 
   afterAll(async () => {
@@ -58,7 +58,7 @@ describe('clickhouse control store', () => {
   it('creates a missing database and applies each migration once when two processes start at once', async () => {
     const fresh = clickhouseTestOptions();
     try {
-      const [a, b] = await Promise.all([createClickHouseControlStore(fresh), createClickHouseControlStore(fresh)]);
+      const [a, b] = await Promise.all([createClickHouseAccountStore(fresh), createClickHouseAccountStore(fresh)]);
       await a.ping();
       await b.ping();
       const k = key();
@@ -82,7 +82,7 @@ describe('clickhouse control store', () => {
           })
         )[0]?.n;
       const before = await count();
-      const again = await createClickHouseControlStore(fresh);
+      const again = await createClickHouseAccountStore(fresh);
       expect(await again.getKey(k.id)).toEqual(k);
       await again.close();
       expect(await count()).toBe(before);
@@ -106,7 +106,7 @@ describe('clickhouse control store', () => {
   });
 
   it('sees keys created and revoked by another process on the same database', async () => {
-    const other = await createClickHouseControlStore(options);
+    const other = await createClickHouseAccountStore(options);
     try {
       const k = key();
       await other.createKey(k);
@@ -179,7 +179,7 @@ describe('clickhouse control store', () => {
 
   it('rejects with a retriable engine-unavailable when ClickHouse does not answer', async () => {
     const unreachable = { ...options, url: `http://127.0.0.1:${await closedPort()}` };
-    await expect(createClickHouseControlStore(unreachable)).rejects.toMatchObject({
+    await expect(createClickHouseAccountStore(unreachable)).rejects.toMatchObject({
       code: 'engine-unavailable',
       retriable: true,
     });

@@ -1,12 +1,12 @@
 import { type ClickHouseClient, ClickHouseError, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { KbError } from '../../errors/kb-error.ts';
 
-export interface ClickHouseControlStoreOptions {
+export interface ClickHouseAccountStoreOptions {
   /** HTTP(S) URL of the ClickHouse server, e.g. `http://127.0.0.1:8123`. */
   readonly url: string;
   readonly user: string;
   readonly password: string;
-  /** Database holding the control-store tables; created if missing. */
+  /** Database holding the account-store tables; created if missing. */
   readonly database: string;
 }
 
@@ -67,7 +67,7 @@ export function storeError(error: unknown, what: string): KbError {
   });
 }
 
-export function connect(options: ClickHouseControlStoreOptions, database?: string): ClickHouseClient {
+export function connect(options: ClickHouseAccountStoreOptions, database?: string): ClickHouseClient {
   return createClient({
     url: options.url,
     username: options.user,
@@ -80,7 +80,7 @@ export function connect(options: ClickHouseControlStoreOptions, database?: strin
   });
 }
 
-export async function ensureDatabase(options: ClickHouseControlStoreOptions): Promise<void> {
+export async function ensureDatabase(options: ClickHouseAccountStoreOptions): Promise<void> {
   const admin = connect(options);
   try {
     await admin.command({
@@ -95,7 +95,7 @@ export async function ensureDatabase(options: ClickHouseControlStoreOptions): Pr
   }
 }
 
-/** What the parts of the ClickHouse control store share: one client and its two query helpers. */
+/** What the parts of the ClickHouse account store share: one client and its two query helpers. */
 export interface ClickHouseContext {
   readonly client: ClickHouseClient;
   /** Rows of a parameterised query; failures become KbErrors naming `what`. */

@@ -1,7 +1,8 @@
+import type { AccountStore } from './account-store.port.ts';
 import { createClickHouseAccounts } from './clickhouse-accounts.ts';
 import { createClickHouseAudit } from './clickhouse-audit.ts';
 import {
-  type ClickHouseControlStoreOptions,
+  type ClickHouseAccountStoreOptions,
   connect,
   createClickHouseContext,
   ensureDatabase,
@@ -10,12 +11,11 @@ import {
 import { createClickHouseKeys } from './clickhouse-keys.ts';
 import { applyClickHouseMigrations } from './clickhouse-migrations.ts';
 import { createClickHouseUsage } from './clickhouse-usage.ts';
-import type { ControlStore } from './control-store.port.ts';
 
-export type { ClickHouseControlStoreOptions } from './clickhouse-context.ts';
+export type { ClickHouseAccountStoreOptions } from './clickhouse-context.ts';
 
 /**
- * The control plane in ClickHouse (schema and table engines: `clickhouse-migrations.ts`). Creates
+ * The account store in ClickHouse (schema and table engines: `clickhouse-migrations.ts`). Creates
  * the database if missing and applies pending migrations before resolving. Every value travels as
  * a query parameter or as JSON insert data, never spliced into SQL.
  *
@@ -42,7 +42,7 @@ export type { ClickHouseControlStoreOptions } from './clickhouse-context.ts';
  *   `engine-unavailable`; other server errors with `internal-error`; bad timestamps with
  *   `bad-request`.
  */
-export async function createClickHouseControlStore(options: ClickHouseControlStoreOptions): Promise<ControlStore> {
+export async function createClickHouseAccountStore(options: ClickHouseAccountStoreOptions): Promise<AccountStore> {
   try {
     await ensureDatabase(options);
   } catch (error) {

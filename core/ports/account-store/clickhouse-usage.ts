@@ -1,12 +1,12 @@
-import type { UsageCount } from '../../model/control-records.model.ts';
+import type { UsageCount } from '../../model/account-records.model.ts';
+import type { AccountStore } from './account-store.port.ts';
 import type { ClickHouseContext } from './clickhouse-context.ts';
-import type { ControlStore } from './control-store.port.ts';
 
-/** The rate-limit usage counters of the ClickHouse control store (see `createClickHouseControlStore`). */
+/** The rate-limit usage counters of the ClickHouse account store (see `createClickHouseAccountStore`). */
 export function createClickHouseUsage({
   select,
   insert,
-}: ClickHouseContext): Pick<ControlStore, 'recordUsage' | 'readUsage'> {
+}: ClickHouseContext): Pick<AccountStore, 'recordUsage' | 'readUsage'> {
   return {
     async recordUsage(instanceId, counts: readonly UsageCount[]) {
       await insert(
