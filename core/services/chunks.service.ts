@@ -26,8 +26,10 @@ export interface ChunksService {
   ): Promise<ContextView | ContextWindowView>;
 }
 
-const isIndexCursor = (v: unknown): v is { a: number } =>
-  typeof v === 'object' && v !== null && Number.isInteger((v as { a: number }).a);
+/** A chunk cursor: the index of the last chunk of the page before. */
+type ChunkCursor = { afterIndex: number };
+const isChunkCursor = (v: unknown): v is ChunkCursor =>
+  typeof v === 'object' && v !== null && Number.isInteger((v as ChunkCursor).afterIndex);
 
 /**
  * Chunks and context: reads of what ingestion made of a version. Promises chunks in document
@@ -40,7 +42,7 @@ export function createChunksService(deps: { documents: DocumentStore; objects: O
       const doc = await loadDocument(documents, ctx, documentId);
       const v = version ?? doc.servedVersion ?? doc.latestVersion;
       if (version !== undefined) await loadVersion(documents, ctx, documentId, version);
-      const afterIndex = cursor ? decodeCursor(cursor, isIndexCursor).a : -1;
+      const afterIndex = cursor ? decodeCursor(cursor, isChunkCursor).afterIndex : -1;
       const page = await documents.listChunks(documentId, v, { afterIndex, limit });
       const last = page.chunks.at(-1);
       const hasMore = last !== undefined && page.chunks.length === limit && last.index < page.total - 1;
@@ -50,7 +52,7 @@ export function createChunksService(deps: { documents: DocumentStore; objects: O
         chunks: page.chunks.map(chunkView),
         pagination: {
           has_more: hasMore,
-          next_cursor: hasMore && last ? encodeCursor({ a: last.index }) : null,
+          next_cursor: hasMore && last ? encodeCursor({ afterIndex: last.index } satisfies ChunkCursor) : null,
           total: page.total,
         },
       };

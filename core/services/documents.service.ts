@@ -43,12 +43,13 @@ export interface DocumentsService {
   listChangeMark(): string;
 }
 
-type CursorPosition = { c: string; i: string };
-const isPosition = (v: unknown): v is CursorPosition =>
+/** A list cursor: the creation time and id of the last document of the page before. */
+type ListCursor = { createdAt: string; id: string };
+const isListCursor = (v: unknown): v is ListCursor =>
   typeof v === 'object' &&
   v !== null &&
-  typeof (v as CursorPosition).c === 'string' &&
-  typeof (v as CursorPosition).i === 'string';
+  typeof (v as ListCursor).createdAt === 'string' &&
+  typeof (v as ListCursor).id === 'string';
 
 /**
  * Document reads: one document as its latest version shows it, and the workspace's documents
@@ -112,10 +113,10 @@ export function createDocumentsService(deps: { documents: DocumentStore; objects
         };
       }
       const limit = query.limit ?? 20;
-      const after = query.cursor ? decodeCursor(query.cursor, isPosition) : undefined;
+      const after = query.cursor ? decodeCursor(query.cursor, isListCursor) : undefined;
       const result = await listPage(filters, {
         limit: limit + 1,
-        ...(after ? { after: { createdAt: after.c, id: after.i } } : {}),
+        ...(after ? { after } : {}),
       });
       const page = result.documents.slice(0, limit);
       const last = page.at(-1);
@@ -125,7 +126,8 @@ export function createDocumentsService(deps: { documents: DocumentStore; objects
         documents: page.map(listItemView),
         pagination: {
           has_more: hasMore,
-          next_cursor: hasMore && last ? encodeCursor({ c: last.createdAt, i: last.id }) : null,
+          next_cursor:
+            hasMore && last ? encodeCursor({ createdAt: last.createdAt, id: last.id } satisfies ListCursor) : null,
           total: result.total,
         },
       };
