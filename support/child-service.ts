@@ -14,14 +14,27 @@ const run = promisify(execFile);
 export const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const KB_BIN = path.join(REPO_ROOT, 'bin', 'kb.js');
 
-/** Runs `kb …` to completion with the given environment; returns stdout. */
-export async function kb(args: string[], env: Record<string, string>): Promise<string> {
-  const { stdout } = await run(process.execPath, [KB_BIN, ...args], {
-    cwd: REPO_ROOT,
-    env: { ...process.env, ...env },
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  return stdout;
+/**
+ * Runs `kb …` to completion with the given environment; returns stdout. A command still running
+ * after `timeoutMs` is killed and the error names it with what it printed.
+ */
+export async function kb(args: string[], env: Record<string, string>, timeoutMs = 120_000): Promise<string> {
+  try {
+    const { stdout } = await run(process.execPath, [KB_BIN, ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+      maxBuffer: 16 * 1024 * 1024,
+      timeout: timeoutMs,
+      killSignal: 'SIGKILL',
+    });
+    return stdout;
+  } catch (error) {
+    const e = error as { killed?: boolean; stdout?: string; stderr?: string };
+    if (!e.killed) throw error;
+    throw new Error(
+      `kb ${args.join(' ')} was still running after ${timeoutMs} ms:\n${e.stdout ?? ''}${e.stderr ?? ''}`,
+    );
+  }
 }
 
 export interface ChildService {
@@ -61,10 +74,10 @@ export async function startChild(
     for (;;) {
       if (child.exitCode !== null) throw new Error(`kb ${args.join(' ')} exited early:\n${output}`);
       try {
-        const response = await fetch(`${url}/health/live`);
+        const response = await fetch(`${url}/health/live`, { signal: AbortSignal.timeout(5000) });
         if (response.ok) break;
       } catch {
-        // not listening yet
+        // not listening yet (or not answering yet)
       }
       if (Date.now() > deadline) {
         child.kill('SIGKILL');

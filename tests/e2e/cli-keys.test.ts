@@ -86,7 +86,8 @@ describe('kb keys while the server runs', () => {
     };
     expect(revoked).toMatchObject({ id: other.id, already_revoked: false });
     expect(revoked.revoked_at).not.toBeNull();
-  });
+    // Twelve `kb` processes one after another: a loaded machine needs more than the default minute.
+  }, 180_000);
 
   it('refuses bad arguments with a clear message and a non-zero exit', async () => {
     const data = await tempDir('kb-keys-bad-');

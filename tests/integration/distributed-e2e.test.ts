@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type ChildService, kb, REPO_ROOT, startChild, stopChild } from '../../support/child-service.ts';
 import { type DistributedEnv, distributedEnv } from '../support/distributed-env.ts';
 
@@ -36,6 +36,9 @@ async function call<T = Record<string, unknown>>(
     method,
     headers: { 'X-API-Key': apiKey, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.timeout(30_000),
+  }).catch((error: unknown) => {
+    throw new Error(`${method} ${base}${pathname}: ${String(error)}`);
   });
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : null) as T, headers: response.headers };
@@ -106,6 +109,14 @@ beforeAll(async () => {
   children.push(await startChild(['worker', '--stages', 'parse,chunk'], setup.env, { waitForHttp: false }));
   children.push(await startChild(['worker', '--stages', 'embed,index'], setup.env, { waitForHttp: false }));
 }, 300_000);
+
+beforeEach(({ onTestFailed }) => {
+  onTestFailed(() => {
+    for (const child of children) {
+      console.error(`--- kb ${child.process.spawnargs.slice(2).join(' ')} (${child.url}) printed:\n${child.output()}`);
+    }
+  });
+});
 
 afterAll(async () => {
   await Promise.allSettled(children.map((c) => stopChild(c)));
@@ -218,6 +229,44 @@ describe('distributed runtime, API + two workers', () => {
   });
 });
 
+describe('distributed runtime, two API processes', () => {
+  it('share one key’s rate limit through ClickHouse', async () => {
+    const starter = JSON.parse(
+      await kb(
+        [
+          'keys',
+          'create',
+          '--workspace',
+          'e2e',
+          '--name',
+          'limited',
+          '--permissions',
+          'read',
+          '--plan',
+          'starter',
+          '--json',
+        ],
+        setup.env,
+      ),
+    ) as { key: string };
+    const second = await startChild(['serve'], setup.env, { timeoutMs: 120_000 });
+    children.push(second);
+    let ok = 0;
+    let limited = 0;
+    for (let i = 0; i < 200; i++) {
+      const base = i % 2 === 0 ? api.url : second.url;
+      const response = await call(base, 'GET', '/api/v1/documents?limit=1', undefined, starter.key);
+      if (response.status === 200) ok++;
+      else if (response.status === 429) limited++;
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    expect(ok + limited).toBe(200);
+    // The limit is 100 a minute across both processes; overshoot is bounded by one sync interval of traffic.
+    expect(ok).toBeGreaterThanOrEqual(100);
+    expect(ok).toBeLessThanOrEqual(130);
+  });
+});
+
 describe('distributed runtime, a worker killed mid-stage', () => {
   it('another worker of the group takes over and every document is indexed exactly once', async () => {
     // Two more workers for embed+index: three members share that group, one is killed mid-run.
@@ -257,43 +306,5 @@ describe('distributed runtime, a worker killed mid-stage', () => {
       limit: 100,
     });
     expect(new Set(body.results.map((r) => r.chunk_id)).size).toBe(body.results.length);
-  });
-});
-
-describe('distributed runtime, two API processes', () => {
-  it('share one key’s rate limit through ClickHouse', async () => {
-    const starter = JSON.parse(
-      await kb(
-        [
-          'keys',
-          'create',
-          '--workspace',
-          'e2e',
-          '--name',
-          'limited',
-          '--permissions',
-          'read',
-          '--plan',
-          'starter',
-          '--json',
-        ],
-        setup.env,
-      ),
-    ) as { key: string };
-    const second = await startChild(['serve'], setup.env, { timeoutMs: 120_000 });
-    children.push(second);
-    let ok = 0;
-    let limited = 0;
-    for (let i = 0; i < 200; i++) {
-      const base = i % 2 === 0 ? api.url : second.url;
-      const response = await call(base, 'GET', '/api/v1/documents?limit=1', undefined, starter.key);
-      if (response.status === 200) ok++;
-      else if (response.status === 429) limited++;
-      await new Promise((r) => setTimeout(r, 10));
-    }
-    expect(ok + limited).toBe(200);
-    // The limit is 100 a minute across both processes; overshoot is bounded by one sync interval of traffic.
-    expect(ok).toBeGreaterThanOrEqual(100);
-    expect(ok).toBeLessThanOrEqual(130);
   });
 });
