@@ -65,7 +65,7 @@ export async function createEmbeddingProvider(config: Config['embedding']): Prom
     }
     case 'cohere': {
       if (!config.cohereApiKey) {
-        throw new KbError('bad-request', 'KB_COHERE_API_KEY is required when KB_EMBEDDING_PROVIDER=cohere');
+        throw new KbError('config-invalid', 'KB_COHERE_API_KEY is required when KB_EMBEDDING_PROVIDER=cohere');
       }
       const { createCohereEmbeddingProvider, COHERE_MAX_BATCH } = await import('../ports/embedding/cohere.adapter.ts');
       return createCohereEmbeddingProvider({
@@ -77,7 +77,7 @@ export async function createEmbeddingProvider(config: Config['embedding']): Prom
     }
     default: {
       const unknown: never = config.provider;
-      throw new KbError('bad-request', `Unknown embedding provider: ${String(unknown)}`);
+      throw new KbError('config-invalid', `Unknown embedding provider: ${String(unknown)}`);
     }
   }
 }

@@ -1,10 +1,10 @@
 import { KbError } from '../../errors/kb-error.ts';
 import type { EmbeddingProvider } from './embedding.port.ts';
 
-/** Throws `bad-request` unless `batchSize` is a positive integer. */
+/** Throws `config-invalid` unless `batchSize` (a provider setting) is a positive integer. */
 export function requireBatchSize(batchSize: number): void {
   if (!Number.isInteger(batchSize) || batchSize < 1) {
-    throw new KbError('bad-request', `Embedding batch size must be a positive integer, got ${batchSize}`);
+    throw new KbError('config-invalid', `Embedding batch size must be a positive integer, got ${batchSize}`);
   }
 }
 

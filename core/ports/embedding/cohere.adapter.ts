@@ -61,9 +61,9 @@ export interface CohereEmbeddingOptions {
 export async function createCohereEmbeddingProvider(options: CohereEmbeddingOptions): Promise<EmbeddingProvider> {
   const batchSize = options.batchSize ?? COHERE_MAX_BATCH;
   if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > COHERE_MAX_BATCH) {
-    throw new KbError('bad-request', `Cohere embedding batch size must be 1..${COHERE_MAX_BATCH}, got ${batchSize}`);
+    throw new KbError('config-invalid', `Cohere embedding batch size must be 1..${COHERE_MAX_BATCH}, got ${batchSize}`);
   }
-  if (!options.apiKey) throw new KbError('bad-request', 'The Cohere embedding provider needs an API key');
+  if (!options.apiKey) throw new KbError('config-invalid', 'The Cohere embedding provider needs an API key');
   const maxAttempts = Math.max(1, options.maxAttempts ?? 5);
   const baseDelayMs = options.baseDelayMs ?? 500;
   const maxDelayMs = options.maxDelayMs ?? 20_000;

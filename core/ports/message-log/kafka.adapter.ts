@@ -68,7 +68,7 @@ const KAFKA_RETRY = { retries: 5, initialRetryTime: 200, maxRetryTime: 5_000 } a
 function positiveInteger(value: number | undefined, fallback: number, name: string): number {
   const chosen = value ?? fallback;
   if (!Number.isInteger(chosen) || chosen < 1) {
-    throw new KbError('bad-request', `Kafka message log option ${name} must be a positive whole number`);
+    throw new KbError('config-invalid', `Kafka message log option ${name} must be a positive whole number`);
   }
   return chosen;
 }
@@ -117,8 +117,10 @@ function lazy(connect: () => Promise<void>): () => Promise<void> {
  * - An unreachable or unresponsive broker or registry rejects with retriable `engine-unavailable`.
  */
 export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Promise<MessageLog & MessageLogAdmin> {
-  if (options.brokers.length === 0) throw new KbError('bad-request', 'The Kafka message log needs at least one broker');
-  if (!options.schemaRegistryUrl) throw new KbError('bad-request', 'The Kafka message log needs a schema registry URL');
+  if (options.brokers.length === 0)
+    throw new KbError('config-invalid', 'The Kafka message log needs at least one broker');
+  if (!options.schemaRegistryUrl)
+    throw new KbError('config-invalid', 'The Kafka message log needs a schema registry URL');
   const logger = options.logger ?? stderrKafkaLogSink;
   const replicationFactor = positiveInteger(options.replicationFactor, 1, 'replicationFactor');
   const pingTimeoutMs = positiveInteger(options.pingTimeoutMs, 5_000, 'pingTimeoutMs');
@@ -137,7 +139,7 @@ export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Pr
     maxHandlerMs: positiveInteger(options.maxHandlerMs, 300_000, 'maxHandlerMs'),
   };
   if (settings.heartbeatIntervalMs >= settings.sessionTimeoutMs) {
-    throw new KbError('bad-request', 'The Kafka heartbeat interval must be shorter than the session timeout');
+    throw new KbError('config-invalid', 'The Kafka heartbeat interval must be shorter than the session timeout');
   }
 
   const kafka = new Kafka({

@@ -89,13 +89,13 @@ function parseEndpoint(endpoint: string): { host: string; port: number; useSSL: 
   try {
     url = new URL(endpoint);
   } catch {
-    throw new KbError('bad-request', `S3 endpoint is not a URL: ${endpoint}`);
+    throw new KbError('config-invalid', `S3 endpoint is not a URL: ${endpoint}`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new KbError('bad-request', `S3 endpoint must be http(s): ${endpoint}`);
+    throw new KbError('config-invalid', `S3 endpoint must be http(s): ${endpoint}`);
   }
   if (url.pathname !== '/' && url.pathname !== '') {
-    throw new KbError('bad-request', `S3 endpoint must not have a path: ${endpoint}`);
+    throw new KbError('config-invalid', `S3 endpoint must not have a path: ${endpoint}`);
   }
   const useSSL = url.protocol === 'https:';
   return {
@@ -129,11 +129,11 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
   const { bucket, region } = options;
   const partSize = options.partSize ?? DEFAULT_PART_SIZE;
   if (!Number.isSafeInteger(partSize) || partSize < MIN_PART_SIZE) {
-    throw new KbError('bad-request', `S3 part size must be at least ${MIN_PART_SIZE} bytes`);
+    throw new KbError('config-invalid', `S3 part size must be at least ${MIN_PART_SIZE} bytes`);
   }
   const partMemory = options.partMemoryBytes ?? Math.max(DEFAULT_PART_MEMORY, partSize);
   if (!Number.isSafeInteger(partMemory) || partMemory < partSize) {
-    throw new KbError('bad-request', `S3 part memory must hold at least one part (${partSize} bytes)`);
+    throw new KbError('config-invalid', `S3 part memory must hold at least one part (${partSize} bytes)`);
   }
   const partBuffers = createPartBuffers(partSize, Math.floor(partMemory / partSize));
   const { host, port, useSSL } = parseEndpoint(options.endpoint);
@@ -152,9 +152,13 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
     });
   } catch (error) {
     agent.destroy();
-    throw new KbError('bad-request', `Invalid S3 settings: ${error instanceof Error ? error.message : String(error)}`, {
-      cause: error,
-    });
+    throw new KbError(
+      'config-invalid',
+      `Invalid S3 settings: ${error instanceof Error ? error.message : String(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
 
   async function call<T>(what: string, operation: () => Promise<T>): Promise<T> {

@@ -79,7 +79,7 @@ describe('cohere embedding provider against the loopback fake', () => {
     const provider = await make({ batchSize: 10 });
     await provider.embedDocuments(texts(25));
     expect(fake.calls.map((c) => c.texts.length)).toEqual([10, 10, 5]);
-    await expect(make({ batchSize: 97 })).rejects.toMatchObject({ code: 'bad-request' });
+    await expect(make({ batchSize: 97 })).rejects.toMatchObject({ code: 'config-invalid' });
   });
 
   it('makes no call for an empty list', async () => {

@@ -64,7 +64,7 @@ describe('createEmbeddingProvider', () => {
 
   it('refuses the Cohere provider without an API key', async () => {
     await expect(createEmbeddingProvider({ ...defaults, provider: 'cohere' })).rejects.toMatchObject({
-      code: 'bad-request',
+      code: 'config-invalid',
     });
   });
 

@@ -129,6 +129,6 @@ describe('local embedding provider', () => {
   });
 
   it('refuses a batch size that is not a positive integer', async () => {
-    await expect(createLocalEmbeddingProvider({ batchSize: 0 })).rejects.toMatchObject({ code: 'bad-request' });
+    await expect(createLocalEmbeddingProvider({ batchSize: 0 })).rejects.toMatchObject({ code: 'config-invalid' });
   });
 });

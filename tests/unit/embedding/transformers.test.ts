@@ -61,7 +61,7 @@ describe('transformers embedding provider without its model', () => {
   it('refuses a batch size that is not a positive integer', async () => {
     await expect(
       createTransformersEmbeddingProvider({ model: MINILM, modelPath: empty, allowRemote: false, batchSize: -1 }),
-    ).rejects.toMatchObject({ code: 'bad-request' });
+    ).rejects.toMatchObject({ code: 'config-invalid' });
   });
 });
 
