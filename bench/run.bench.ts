@@ -1,17 +1,6 @@
 /**
  * `npm run bench` — the service's benchmarks: one table on stdout, `bench/results/latest.json`.
- *
- *   npm run bench                       full run (embedded, and distributed when its engines are up)
- *   npm run bench -- --quick            smoke run, embedded only, under two minutes
- *   npm run bench -- --size 10k         pipeline-overhead corpus size(s): 200, 1k (default), 10k, or a list "1k,10k"
- *   npm run bench -- --only search,api  scenarios: ingest, overhead, upload, search, vector-index, api, scale-out
- *   npm run bench -- --runtime embedded embedded | distributed | both (default: both; quick: embedded)
- *   npm run bench -- --rounds 5 --local-docs 300 --search-sizes 10k,100k --seed 7
- *   npm run bench -- --only vector-index --search-sizes 10k,100k,1m   the vector index up to a million chunks
- *
- * Settings of the service itself (embedding provider, batch size, chunking…) come from the usual
- * configuration (`loadConfig`); the distributed settings from `KB_RUNTIME=distributed` variables or,
- * when unset, from `deploy/native/env`.
+ * Usage and options: `USAGE` below (`npm run bench -- --help`).
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
@@ -35,6 +24,31 @@ import { uploadIngress } from './scenarios/upload-ingress.scenario.ts';
 import { vectorIndexScenario } from './scenarios/vector-index.scenario.ts';
 
 const SCENARIOS = ['ingest', 'overhead', 'upload', 'search', 'vector-index', 'api', 'scale-out'] as const;
+
+const USAGE = `Usage: npm run bench -- [options]
+
+Runs the service's benchmarks and prints one table (also written to bench/results/latest.json and
+latest.md). Every speed figure is a ratio against a baseline measured in the same run, over rounds
+(min/median/max). Settings of the service itself (embedding provider, batch size, chunking…) come
+from the usual configuration; the distributed runtime's from KB_RUNTIME=distributed variables or,
+when unset, from deploy/native/env (it is skipped when its engines are not up).
+
+Options:
+  --quick                 smoke run, embedded only, under two minutes
+  --only <list>           scenarios, comma-separated: ${SCENARIOS.join(', ')} (default: all)
+  --runtime <name>        embedded | distributed | both (default: both; with --quick: embedded)
+  --size <list>           pipeline-overhead corpus size(s): 200, 1k (default), 10k, or a list "1k,10k"
+  --search-sizes <list>   search corpus sizes in chunks (default 10k,100k; vector-index also takes 1m)
+  --rounds <n>            rounds per figure (default 3; with --quick: 1)
+  --local-docs <n>        documents of the embedding-model ingest rows (default 80)
+  --api-docs <n>          documents the API-overhead row lists (default 1000)
+  --seed <n>              seed of the synthetic corpora
+  -h, --help              this text
+
+Examples:
+  npm run bench -- --only search,api --runtime embedded
+  npm run bench -- --only vector-index --search-sizes 10k,100k,1m
+`;
 type Scenario = (typeof SCENARIOS)[number];
 
 function autocannonVersion(): string {
@@ -42,12 +56,48 @@ function autocannonVersion(): string {
   return (require('autocannon/package.json') as { version: string }).version;
 }
 
+/** A positive whole number given as `--name`, or the fallback. */
+function count(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name}: expected a positive whole number, got "${value}"`);
+  return n;
+}
+
 function sizes(value: string): number[] {
   return value.split(',').map((s) => parseSize(s));
 }
 
-function readOptions(): { options: BenchOptions; only: Scenario[]; runtimes: string } {
-  const { values } = parseArgs({
+function readOptions(): { options: BenchOptions; only: Scenario[]; runtimes: string } | 'help' {
+  const { values } = parseOptions();
+  if (values.help) return 'help';
+  const quick = values.quick ?? false;
+  const only = (values.only ?? SCENARIOS.join(',')).split(',').map((s) => s.trim()) as Scenario[];
+  const unknown = only.filter((s) => !SCENARIOS.includes(s));
+  if (unknown.length > 0)
+    throw new Error(`Unknown scenario ${unknown.join(', ')}; choose from ${SCENARIOS.join(', ')}`);
+  const options: BenchOptions = {
+    quick,
+    rounds: count('rounds', values.rounds, quick ? 1 : 3),
+    localDocs: count('local-docs', values['local-docs'], quick ? 16 : 80),
+    overheadSizes: sizes(values.size ?? (quick ? '200' : '1k')),
+    searchSizes: sizes(values['search-sizes'] ?? (quick ? '2k,10k' : '10k,100k')),
+    latencyQueries: quick ? 24 : 64,
+    recallQueries: quick ? 50 : 200,
+    ingressFiles: 16,
+    ingressBytes: 50_000_000,
+    apiSeconds: quick ? 3 : 10,
+    apiDocuments: count('api-docs', values['api-docs'], 1000),
+    seed: count('seed', values.seed, DEFAULT_SEED),
+  };
+  const runtimes = values.runtime ?? (quick ? 'embedded' : 'both');
+  if (!['embedded', 'distributed', 'both'].includes(runtimes))
+    throw new Error('--runtime: embedded | distributed | both');
+  return { options, only, runtimes };
+}
+
+function parseOptions() {
+  return parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
       size: { type: 'string' },
@@ -58,41 +108,28 @@ function readOptions(): { options: BenchOptions; only: Scenario[]; runtimes: str
       'search-sizes': { type: 'string' },
       'api-docs': { type: 'string' },
       seed: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
     },
   });
-  const quick = values.quick ?? false;
-  const only = (values.only ?? SCENARIOS.join(',')).split(',').map((s) => s.trim()) as Scenario[];
-  const unknown = only.filter((s) => !SCENARIOS.includes(s));
-  if (unknown.length > 0)
-    throw new Error(`Unknown scenario ${unknown.join(', ')}; choose from ${SCENARIOS.join(', ')}`);
-  const options: BenchOptions = {
-    quick,
-    rounds: Number(values.rounds ?? (quick ? 1 : 3)),
-    localDocs: Number(values['local-docs'] ?? (quick ? 16 : 80)),
-    overheadSizes: sizes(values.size ?? (quick ? '200' : '1k')),
-    searchSizes: sizes(values['search-sizes'] ?? (quick ? '2k,10k' : '10k,100k')),
-    latencyQueries: quick ? 24 : 64,
-    recallQueries: quick ? 50 : 200,
-    ingressFiles: 16,
-    ingressBytes: 50_000_000,
-    apiSeconds: quick ? 3 : 10,
-    apiDocuments: Number(values['api-docs'] ?? 1000),
-    seed: Number(values.seed ?? DEFAULT_SEED),
-  };
-  for (const [name, value] of Object.entries(options)) {
-    if (typeof value === 'number' && !(Number.isInteger(value) && value > 0)) {
-      throw new Error(`--${name}: expected a positive integer, got ${value}`);
-    }
-  }
-  const runtimes = values.runtime ?? (quick ? 'embedded' : 'both');
-  if (!['embedded', 'distributed', 'both'].includes(runtimes))
-    throw new Error('--runtime: embedded | distributed | both');
-  return { options, only, runtimes };
 }
 
 async function main(): Promise<void> {
   const started = performance.now();
-  const { options, only, runtimes } = readOptions();
+  let read: ReturnType<typeof readOptions>;
+  try {
+    read = readOptions();
+  } catch (error) {
+    // Only the command line is read here: every failure is a mistake in it.
+    const message = (error as Error).message.split('. To specify')[0];
+    process.stderr.write(`npm run bench: ${message}\n\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (read === 'help') {
+    process.stdout.write(USAGE);
+    return;
+  }
+  const { options, only, runtimes } = read;
   const progress = (message: string) =>
     process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
   const config = loadConfig();
