@@ -210,3 +210,21 @@ export interface ReadinessView {
   service: string;
   checks: Record<string, CheckView>;
 }
+
+/** One key's row of GET /dashboard/api/usage. */
+export interface KeyUsageView {
+  key_id: string;
+  name: string;
+  prefix: string;
+  revoked_at: string | null;
+  /** Requests in each minute of {@link UsageView.minutes}, oldest first. */
+  per_minute: number[];
+  total: number;
+}
+
+/** GET /dashboard/api/usage: requests per minute per API key of the workspace over the last hour. */
+export interface UsageView {
+  /** Start of each minute (ISO 8601), oldest first: the last 60 minutes including the current one. */
+  minutes: string[];
+  keys: KeyUsageView[];
+}

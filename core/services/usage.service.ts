@@ -1,21 +1,6 @@
+import type { UsageView } from '../model/response-views.model.ts';
 import type { AccountStore } from '../ports/account-store/account-store.port.ts';
 import type { RequestContext } from './request-context.ts';
-
-export interface KeyUsageView {
-  key_id: string;
-  name: string;
-  prefix: string;
-  revoked_at: string | null;
-  /** Requests in each minute of {@link UsageView.minutes}, oldest first. */
-  per_minute: number[];
-  total: number;
-}
-
-export interface UsageView {
-  /** Start of each minute (ISO 8601), oldest first: the last 60 minutes including the current one. */
-  minutes: string[];
-  keys: KeyUsageView[];
-}
 
 export interface UsageService {
   lastHour(ctx: RequestContext, nowMs?: number): Promise<UsageView>;
