@@ -1,18 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api.ts';
 import { Empty, Loading, Notice } from '../components/feedback.tsx';
-
-interface Usage {
-  minutes: string[];
-  keys: {
-    key_id: string;
-    name: string;
-    prefix: string;
-    revoked_at: string | null;
-    per_minute: number[];
-    total: number;
-  }[];
-}
+import type { Usage } from '../types.ts';
 
 function Bars(props: { values: number[]; minutes: string[]; label: string }) {
   const max = Math.max(1, ...props.values);
