@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api.ts';
 import { useActorNames } from '../components/actor-names.ts';
+import { DataTable } from '../components/data-table.tsx';
 import { Empty, Loading, Notice } from '../components/feedback.tsx';
 import { dateTime, shortId } from '../format.ts';
 import { Link } from '../router.tsx';
@@ -124,47 +125,32 @@ export function AuditPage(props: { query: URLSearchParams; account: Account }) {
           <p class="muted">
             {page?.total ?? entries.length} entr{(page?.total ?? entries.length) === 1 ? 'y' : 'ies'}, oldest first
           </p>
-          <div class="table-wrap">
-            <table>
-              <caption class="sr-only">Audit entries</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Time</th>
-                  <th scope="col">Action</th>
-                  <th scope="col">Document</th>
-                  <th scope="col">What</th>
-                  <th scope="col">Change reason</th>
-                  <th scope="col">By</th>
-                </tr>
-              </thead>
-              <tbody>
-                {entries.map((e) => (
-                  <tr key={e.id}>
-                    <td>{dateTime(e.timestamp)}</td>
-                    <td>
-                      <span class="tag">{e.action}</span>
-                    </td>
-                    <td>
-                      {e.document_id ? (
-                        <Link href={`/documents/${e.document_id}`}>
-                          <code>{shortId(e.document_id)}</code>
-                        </Link>
-                      ) : (
-                        '—'
-                      )}
-                    </td>
-                    <td>{describe(e)}</td>
-                    <td>{e.change_reason ?? '—'}</td>
-                    <td>
-                      {e.actor.type === 'user' && e.actor.id !== props.account.id
-                        ? `person ${shortId(e.actor.id)}`
-                        : actorName(e.actor.id)}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Audit entries" columns={['Time', 'Action', 'Document', 'What', 'Change reason', 'By']}>
+            {entries.map((e) => (
+              <tr key={e.id}>
+                <td>{dateTime(e.timestamp)}</td>
+                <td>
+                  <span class="tag">{e.action}</span>
+                </td>
+                <td>
+                  {e.document_id ? (
+                    <Link href={`/documents/${e.document_id}`}>
+                      <code>{shortId(e.document_id)}</code>
+                    </Link>
+                  ) : (
+                    '—'
+                  )}
+                </td>
+                <td>{describe(e)}</td>
+                <td>{e.change_reason ?? '—'}</td>
+                <td>
+                  {e.actor.type === 'user' && e.actor.id !== props.account.id
+                    ? `person ${shortId(e.actor.id)}`
+                    : actorName(e.actor.id)}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
           {page?.has_more && (
             <button type="button" onClick={() => void load(page.next_cursor)}>
               Load more

@@ -3,6 +3,7 @@ import { api, errorText, uploadWithProgress } from '../api.ts';
 import { useActorNames } from '../components/actor-names.ts';
 import { ChunkDiff } from '../components/chunk-diff.tsx';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
+import { DataTable } from '../components/data-table.tsx';
 import { Empty, Loading, Notice, StatusBadge } from '../components/feedback.tsx';
 import { bytes, dateTime } from '../format.ts';
 import { Link } from '../router.tsx';
@@ -259,51 +260,37 @@ export function DocumentPage(props: { id: string; query: URLSearchParams; accoun
       <NewVersion id={id} onDone={(m) => void refreshAfter(m)} onError={setError} />
 
       <h2>Versions</h2>
-      <div class="table-wrap">
-        <table>
-          <caption class="sr-only">Version history, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Version</th>
-              <th scope="col">Status</th>
-              <th scope="col">Change reason</th>
-              <th scope="col">Author</th>
-              <th scope="col">Size</th>
-              <th scope="col">Chunks</th>
-              <th scope="col">Created</th>
-              <th scope="col">Actions</th>
-            </tr>
-          </thead>
-          <tbody>
-            {versions.map((v) => (
-              <tr key={v.version}>
-                <td>
-                  {v.version}
-                  {v.restored_from !== null && <span class="muted small"> (from {v.restored_from})</span>}
-                </td>
-                <td>
-                  <StatusBadge status={v.status} />
-                </td>
-                <td>{v.change_reason ?? '—'}</td>
-                <td>{actorName(v.created_by)}</td>
-                <td>{bytes(v.size_bytes)}</td>
-                <td>{v.chunk_count}</td>
-                <td>{dateTime(v.created_at)}</td>
-                <td class="row-actions">
-                  <button type="button" onClick={() => setShown(v.version)}>
-                    Show<span class="sr-only"> version {v.version}</span>
-                  </button>
-                  {v.version !== doc.version && (
-                    <button type="button" onClick={() => setRollback(v.version)}>
-                      Roll back to {v.version}
-                    </button>
-                  )}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable
+        caption="Version history, newest first"
+        columns={['Version', 'Status', 'Change reason', 'Author', 'Size', 'Chunks', 'Created', 'Actions']}
+      >
+        {versions.map((v) => (
+          <tr key={v.version}>
+            <td>
+              {v.version}
+              {v.restored_from !== null && <span class="muted small"> (from {v.restored_from})</span>}
+            </td>
+            <td>
+              <StatusBadge status={v.status} />
+            </td>
+            <td>{v.change_reason ?? '—'}</td>
+            <td>{actorName(v.created_by)}</td>
+            <td>{bytes(v.size_bytes)}</td>
+            <td>{v.chunk_count}</td>
+            <td>{dateTime(v.created_at)}</td>
+            <td class="row-actions">
+              <button type="button" onClick={() => setShown(v.version)}>
+                Show<span class="sr-only"> version {v.version}</span>
+              </button>
+              {v.version !== doc.version && (
+                <button type="button" onClick={() => setRollback(v.version)}>
+                  Roll back to {v.version}
+                </button>
+              )}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
 
       <h2>Compare versions</h2>
       {versions.length < 2 ? (

@@ -1,6 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
+import { DataTable } from '../components/data-table.tsx';
 import { Empty, Loading, Notice, StatusBadge } from '../components/feedback.tsx';
 import { UploadZone } from '../components/upload-zone.tsx';
 import { dateTime } from '../format.ts';
@@ -149,65 +150,51 @@ export function DocumentsPage() {
         </Empty>
       ) : (
         <>
-          <div class="table-wrap">
-            <table>
-              <caption class="sr-only">Documents, newest first</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Name</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Version</th>
-                  <th scope="col">Chunks</th>
-                  <th scope="col">Tokens</th>
-                  <th scope="col">Created</th>
-                  <th scope="col">Updated</th>
-                  <th scope="col">Actions</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.documents.map((d) => (
-                  <tr key={d.document_id} data-document-id={d.document_id}>
-                    <td>
-                      <Link href={`/documents/${d.document_id}`}>{d.name}</Link>
-                      {d.status === 'failed' && d.error && (
-                        <p class="error-text small">
-                          {d.error.stage}: {d.error.message}
-                        </p>
-                      )}
-                    </td>
-                    <td>
-                      <StatusBadge status={d.status} />
-                    </td>
-                    <td>{d.version}</td>
-                    <td>{d.stats.chunks}</td>
-                    <td>{d.stats.tokens}</td>
-                    <td>{dateTime(d.created_at)}</td>
-                    <td>{dateTime(d.updated_at)}</td>
-                    <td class="row-actions">
-                      {d.status === 'failed' && (
-                        <button
-                          type="button"
-                          onClick={() =>
-                            act(`Reprocessing ${d.name}.`, () =>
-                              api('POST', `/api/v1/documents/${d.document_id}/reprocess`),
-                            )
-                          }
-                        >
-                          Reprocess<span class="sr-only"> {d.name}</span>
-                        </button>
-                      )}
-                      <button type="button" onClick={() => setConfirm({ doc: d, purge: false })}>
-                        Delete<span class="sr-only"> {d.name}</span>
-                      </button>
-                      <button type="button" class="danger" onClick={() => setConfirm({ doc: d, purge: true })}>
-                        Purge<span class="sr-only"> {d.name}</span>
-                      </button>
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable
+            caption="Documents, newest first"
+            columns={['Name', 'Status', 'Version', 'Chunks', 'Tokens', 'Created', 'Updated', 'Actions']}
+          >
+            {data.documents.map((d) => (
+              <tr key={d.document_id} data-document-id={d.document_id}>
+                <td>
+                  <Link href={`/documents/${d.document_id}`}>{d.name}</Link>
+                  {d.status === 'failed' && d.error && (
+                    <p class="error-text small">
+                      {d.error.stage}: {d.error.message}
+                    </p>
+                  )}
+                </td>
+                <td>
+                  <StatusBadge status={d.status} />
+                </td>
+                <td>{d.version}</td>
+                <td>{d.stats.chunks}</td>
+                <td>{d.stats.tokens}</td>
+                <td>{dateTime(d.created_at)}</td>
+                <td>{dateTime(d.updated_at)}</td>
+                <td class="row-actions">
+                  {d.status === 'failed' && (
+                    <button
+                      type="button"
+                      onClick={() =>
+                        act(`Reprocessing ${d.name}.`, () =>
+                          api('POST', `/api/v1/documents/${d.document_id}/reprocess`),
+                        )
+                      }
+                    >
+                      Reprocess<span class="sr-only"> {d.name}</span>
+                    </button>
+                  )}
+                  <button type="button" onClick={() => setConfirm({ doc: d, purge: false })}>
+                    Delete<span class="sr-only"> {d.name}</span>
+                  </button>
+                  <button type="button" class="danger" onClick={() => setConfirm({ doc: d, purge: true })}>
+                    Purge<span class="sr-only"> {d.name}</span>
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </DataTable>
           <nav class="pager" aria-label="Pages of documents">
             <button type="button" disabled={page <= 1} onClick={() => setPage(page - 1)}>
               Previous

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
+import { DataTable } from '../components/data-table.tsx';
 import { Empty, Loading, Notice } from '../components/feedback.tsx';
 import { dateTime } from '../format.ts';
 import type { Account, ApiKey } from '../types.ts';
@@ -142,47 +143,33 @@ export function KeysPage(props: { account: Account }) {
       ) : keys.length === 0 ? (
         <Empty>No API keys in this workspace yet.</Empty>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">API keys of this workspace</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Permissions</th>
-                <th scope="col">Plan</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Revoked</th>
-                {owner && <th scope="col">Action</th>}
-              </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr key={k.id} class={k.revoked_at ? 'revoked' : undefined}>
-                  <td>{k.name}</td>
-                  <td>
-                    <code>{k.prefix}…</code>
-                  </td>
-                  <td>{k.permissions.join(', ')}</td>
-                  <td>{k.plan}</td>
-                  <td>{dateTime(k.created_at)}</td>
-                  <td>{k.last_used_at ? dateTime(k.last_used_at) : 'never'}</td>
-                  <td>{k.revoked_at ? dateTime(k.revoked_at) : '—'}</td>
-                  {owner && (
-                    <td>
-                      {!k.revoked_at && (
-                        <button type="button" class="danger" onClick={() => setRevoking(k)}>
-                          Revoke<span class="sr-only"> {k.name}</span>
-                        </button>
-                      )}
-                    </td>
+        <DataTable
+          caption="API keys of this workspace"
+          columns={['Name', 'Prefix', 'Permissions', 'Plan', 'Created', 'Last used', 'Revoked', owner && 'Action']}
+        >
+          {keys.map((k) => (
+            <tr key={k.id} class={k.revoked_at ? 'revoked' : undefined}>
+              <td>{k.name}</td>
+              <td>
+                <code>{k.prefix}…</code>
+              </td>
+              <td>{k.permissions.join(', ')}</td>
+              <td>{k.plan}</td>
+              <td>{dateTime(k.created_at)}</td>
+              <td>{k.last_used_at ? dateTime(k.last_used_at) : 'never'}</td>
+              <td>{k.revoked_at ? dateTime(k.revoked_at) : '—'}</td>
+              {owner && (
+                <td>
+                  {!k.revoked_at && (
+                    <button type="button" class="danger" onClick={() => setRevoking(k)}>
+                      Revoke<span class="sr-only"> {k.name}</span>
+                    </button>
                   )}
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                </td>
+              )}
+            </tr>
+          ))}
+        </DataTable>
       )}
       {revoking && (
         <ConfirmDialog

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api.ts';
+import { DataTable } from '../components/data-table.tsx';
 import { Empty, Loading, Notice } from '../components/feedback.tsx';
 import { dateTime } from '../format.ts';
 import { Link } from '../router.tsx';
@@ -57,29 +58,17 @@ export function PipelinePage() {
       ) : (
         <>
           <h2>Stages</h2>
-          <div class="table-wrap">
-            <table>
-              <caption class="sr-only">Messages per stage</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Stage</th>
-                  <th scope="col">Input topic</th>
-                  <th scope="col">Messages waiting or in flight</th>
-                </tr>
-              </thead>
-              <tbody>
-                {data.stages.map((s) => (
-                  <tr key={s.stage}>
-                    <td>{s.stage}</td>
-                    <td>
-                      <code>{s.topic}</code>
-                    </td>
-                    <td>{s.uncommitted ?? 'unknown'}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Messages per stage" columns={['Stage', 'Input topic', 'Messages waiting or in flight']}>
+            {data.stages.map((s) => (
+              <tr key={s.stage}>
+                <td>{s.stage}</td>
+                <td>
+                  <code>{s.topic}</code>
+                </td>
+                <td>{s.uncommitted ?? 'unknown'}</td>
+              </tr>
+            ))}
+          </DataTable>
           <p class="muted small">Messages not yet committed by the stage's consumer group, all workspaces together.</p>
           <h2>Documents of this workspace</h2>
           <ul class="counts">
@@ -110,31 +99,18 @@ export function PipelinePage() {
           <h2>
             Readiness: <span class={`badge badge-${data.readiness.status}`}>{data.readiness.status}</span>
           </h2>
-          <div class="table-wrap">
-            <table>
-              <caption class="sr-only">Readiness checks</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Check</th>
-                  <th scope="col">Status</th>
-                  <th scope="col">Latency</th>
-                  <th scope="col">Detail</th>
-                </tr>
-              </thead>
-              <tbody>
-                {Object.entries(data.readiness.checks).map(([name, c]) => (
-                  <tr key={name}>
-                    <td>{name}</td>
-                    <td>
-                      <span class={`badge badge-${c.status}`}>{c.status}</span>
-                    </td>
-                    <td>{c.latency_ms === null ? '—' : `${c.latency_ms} ms`}</td>
-                    <td>{c.message}</td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable caption="Readiness checks" columns={['Check', 'Status', 'Latency', 'Detail']}>
+            {Object.entries(data.readiness.checks).map(([name, c]) => (
+              <tr key={name}>
+                <td>{name}</td>
+                <td>
+                  <span class={`badge badge-${c.status}`}>{c.status}</span>
+                </td>
+                <td>{c.latency_ms === null ? '—' : `${c.latency_ms} ms`}</td>
+                <td>{c.message}</td>
+              </tr>
+            ))}
+          </DataTable>
         </>
       )}
     </section>

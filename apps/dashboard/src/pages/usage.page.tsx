@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api.ts';
+import { DataTable } from '../components/data-table.tsx';
 import { Empty, Loading, Notice } from '../components/feedback.tsx';
 import type { Usage } from '../types.ts';
 
@@ -55,36 +56,26 @@ export function UsagePage() {
       ) : data.keys.length === 0 ? (
         <Empty>No API keys in this workspace, so no usage.</Empty>
       ) : (
-        <div class="table-wrap">
-          <table>
-            <caption class="sr-only">Requests per minute per key</caption>
-            <thead>
-              <tr>
-                <th scope="col">Key</th>
-                <th scope="col">Requests in the last hour</th>
-                <th scope="col">Peak per minute</th>
-                <th scope="col">Per minute, oldest to newest</th>
+        <DataTable
+          caption="Requests per minute per key"
+          columns={['Key', 'Requests in the last hour', 'Peak per minute', 'Per minute, oldest to newest']}
+        >
+          {[...data.keys]
+            .sort((a, b) => b.total - a.total)
+            .map((k) => (
+              <tr key={k.key_id} class={k.revoked_at ? 'revoked' : undefined}>
+                <td>
+                  {k.name} <code class="small">{k.prefix}…</code>
+                  {k.revoked_at && <span class="muted small"> (revoked)</span>}
+                </td>
+                <td>{k.total}</td>
+                <td>{Math.max(0, ...k.per_minute)}</td>
+                <td class="bars-cell">
+                  <Bars values={k.per_minute} minutes={data.minutes} label={`Requests per minute of ${k.name}`} />
+                </td>
               </tr>
-            </thead>
-            <tbody>
-              {[...data.keys]
-                .sort((a, b) => b.total - a.total)
-                .map((k) => (
-                  <tr key={k.key_id} class={k.revoked_at ? 'revoked' : undefined}>
-                    <td>
-                      {k.name} <code class="small">{k.prefix}…</code>
-                      {k.revoked_at && <span class="muted small"> (revoked)</span>}
-                    </td>
-                    <td>{k.total}</td>
-                    <td>{Math.max(0, ...k.per_minute)}</td>
-                    <td class="bars-cell">
-                      <Bars values={k.per_minute} minutes={data.minutes} label={`Requests per minute of ${k.name}`} />
-                    </td>
-                  </tr>
-                ))}
-            </tbody>
-          </table>
-        </div>
+            ))}
+        </DataTable>
       )}
     </section>
   );
