@@ -84,6 +84,26 @@ function Chunks(props: { id: string; version: number; focus?: string | null }) {
   );
 }
 
+function VersionSelect(props: {
+  label: string;
+  versions: Version[];
+  value: number | null;
+  onChange: (version: number) => void;
+}) {
+  return (
+    <label>
+      {props.label}
+      <select value={String(props.value)} onChange={(e) => props.onChange(Number(e.currentTarget.value))}>
+        {props.versions.map((v) => (
+          <option key={v.version} value={v.version}>
+            {v.version}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 function ExtractedText(props: { id: string; version: number }) {
   const [text, setText] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -297,26 +317,8 @@ export function DocumentPage(props: { id: string; query: URLSearchParams; accoun
         <Empty>There is only one version so far.</Empty>
       ) : (
         <form class="filters" onSubmit={runCompare} aria-label="Compare two versions">
-          <label>
-            From version
-            <select value={String(from)} onChange={(e) => setFrom(Number(e.currentTarget.value))}>
-              {versions.map((v) => (
-                <option key={v.version} value={v.version}>
-                  {v.version}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            To version
-            <select value={String(to)} onChange={(e) => setTo(Number(e.currentTarget.value))}>
-              {versions.map((v) => (
-                <option key={v.version} value={v.version}>
-                  {v.version}
-                </option>
-              ))}
-            </select>
-          </label>
+          <VersionSelect label="From version" versions={versions} value={from} onChange={setFrom} />
+          <VersionSelect label="To version" versions={versions} value={to} onChange={setTo} />
           <button type="submit" class="primary">
             Compare
           </button>
