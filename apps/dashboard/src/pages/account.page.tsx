@@ -3,6 +3,22 @@ import { api, errorText } from '../api.ts';
 import { Notice } from '../components/feedback.tsx';
 import type { Account } from '../types.ts';
 
+function NewPasswordField(props: { label: string; value: string; onInput: (value: string) => void }) {
+  return (
+    <label>
+      {props.label}
+      <input
+        type="password"
+        autocomplete="new-password"
+        required
+        minLength={12}
+        value={props.value}
+        onInput={(e) => props.onInput(e.currentTarget.value)}
+      />
+    </label>
+  );
+}
+
 export function AccountPage(props: { account: Account }) {
   const [current, setCurrent] = useState('');
   const [next, setNext] = useState('');
@@ -55,28 +71,8 @@ export function AccountPage(props: { account: Account }) {
             onInput={(e) => setCurrent(e.currentTarget.value)}
           />
         </label>
-        <label>
-          New password
-          <input
-            type="password"
-            autocomplete="new-password"
-            required
-            minLength={12}
-            value={next}
-            onInput={(e) => setNext(e.currentTarget.value)}
-          />
-        </label>
-        <label>
-          New password again
-          <input
-            type="password"
-            autocomplete="new-password"
-            required
-            minLength={12}
-            value={repeat}
-            onInput={(e) => setRepeat(e.currentTarget.value)}
-          />
-        </label>
+        <NewPasswordField label="New password" value={next} onInput={setNext} />
+        <NewPasswordField label="New password again" value={repeat} onInput={setRepeat} />
         <button type="submit" class="primary">
           Change password
         </button>
