@@ -132,6 +132,12 @@ kb_signal_stop() {
   done
 }
 
+# kb_already_running NAME: true, saying so, when NAME runs already (engine_start returns then).
+kb_already_running() {
+  kb_is_running "$1" || return 1
+  kb_log "already running (pid $(kb_pid "$1"))"
+}
+
 # kb_stop_pid NAME: SIGTERM the process group, SIGKILL after the timeout,
 # remove the pid file. Never fails when nothing is running.
 kb_stop_pid() {
@@ -145,6 +151,77 @@ kb_stop_pid() {
   kb_signal_stop "$pid" "$name" "$KB_NATIVE_STOP_TIMEOUT"
   rm -f "$(kb_pid_file "$name")"
   kb_log "$name stopped"
+}
+
+# ---------------------------------------------------------------- engines with their own pid file
+
+# opensearch.sh and clickhouse.sh launch their engine themselves and report as "[name] ..."
+# on stdout; these are the steps they share.
+
+# kb_pid_file_alive PID_FILE: true when PID_FILE holds the pid of a live process.
+kb_pid_file_alive() {
+  local pid
+  [[ -f "$1" ]] || return 1
+  pid="$(cat "$1" 2>/dev/null || true)"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  kill -0 "$pid" 2>/dev/null
+}
+
+# kb_await_start NAME PID_FILE LOG_FILE URL TIMEOUT STEP_MS TAIL READY...: run READY every
+# STEP_MS milliseconds until it succeeds. Exits with an error, after printing the last TAIL lines
+# of LOG_FILE, once the process has exited (the pid file is removed) or after TIMEOUT seconds'
+# worth of steps.
+kb_await_start() {
+  local name="$1" pid_file="$2" log_file="$3" url="$4" timeout="$5" step_ms="$6" tail_lines="$7"
+  shift 7
+  local step waited=0
+  step="$((step_ms / 1000)).$(printf '%03d' $((step_ms % 1000)))"
+  until "$@"; do
+    if ! kb_pid_file_alive "$pid_file"; then
+      tail -n "$tail_lines" "$log_file" >&2 || true
+      rm -f "$pid_file"
+      echo "[$name] error: process exited during start; see $log_file" >&2
+      exit 1
+    fi
+    if ((waited * step_ms >= timeout * 1000)); then
+      tail -n "$tail_lines" "$log_file" >&2 || true
+      echo "[$name] error: no answer on $url after ${timeout}s; see $log_file" >&2
+      exit 1
+    fi
+    sleep "$step"
+    waited=$((waited + 1))
+  done
+}
+
+# kb_stop_pid_file NAME PID_FILE TIMEOUT: stop the process PID_FILE names (kb_signal_stop) and
+# remove PID_FILE. Never fails when nothing is running.
+kb_stop_pid_file() {
+  local name="$1" pid_file="$2" timeout="$3"
+  if [[ -f "$pid_file" ]]; then
+    local pid
+    pid="$(cat "$pid_file" 2>/dev/null || true)"
+    if [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null; then
+      echo "[$name] stopping pid $pid"
+      KB_ENGINE="$name" kb_signal_stop "$pid" "$name" "$timeout"
+    else
+      echo "[$name] not running (stale pid file)"
+    fi
+    rm -f "$pid_file"
+  else
+    echo "[$name] not running"
+  fi
+}
+
+# kb_wipe_state NAME DATA_DIR DIR...: remove the DIRs, unless KB_NATIVE_KEEP_DATA=1 keeps them
+# (the message names DATA_DIR).
+kb_wipe_state() {
+  local name="$1" data_dir="$2"
+  shift 2
+  if [[ "${KB_NATIVE_KEEP_DATA:-0}" == 1 ]]; then
+    echo "[$name] data kept in $data_dir (KB_NATIVE_KEEP_DATA=1)"
+  else
+    rm -rf "$@"
+  fi
 }
 
 # ---------------------------------------------------------------- network

@@ -8,7 +8,7 @@
 # clickhouse-local command line that runs `SYSTEM START LISTEN HTTP` and then
 # blocks, so the process serves HTTP until SIGTERM.
 #
-# usage: clickhouse.sh <install|start|stop|status|env>
+# usage: clickhouse.sh install|start|stop|status|env
 #   stop wipes the engine's data and config under $KB_NATIVE_RUN unless KB_NATIVE_KEEP_DATA=1.
 # env: KB_NATIVE_CACHE (default deploy/native/.cache), KB_NATIVE_RUN (default deploy/native/.run)
 set -euo pipefail
@@ -43,7 +43,7 @@ LOG_DIR="$RUN_ROOT/logs"
 LOG_FILE="$LOG_DIR/$NAME.log"
 
 STOP_TIMEOUT="${KB_NATIVE_STOP_TIMEOUT:-20}"
-# Shared helpers (kb_signal_stop); sourced after this script's own settings.
+# Shared helpers (kb_engine_main, kb_await_start, kb_stop_pid_file); sourced after this script's own settings.
 source "$NATIVE_DIR/lib.sh"
 START_TIMEOUT="${KB_NATIVE_START_TIMEOUT:-60}"
 
@@ -62,13 +62,7 @@ lib_package() {
 
 lib_path() { echo "$NPM_DIR/node_modules/$(lib_package)/libchdb.so"; }
 
-pid_alive() {
-  local pid
-  [[ -f "$PID_FILE" ]] || return 1
-  pid="$(cat "$PID_FILE" 2>/dev/null || true)"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  kill -0 "$pid" 2>/dev/null
-}
+pid_alive() { kb_pid_file_alive "$PID_FILE"; }
 
 http_ok() {
   local out
@@ -80,7 +74,7 @@ server_version() {
   curl -fsS --max-time 3 "$URL/" --data-binary 'SELECT version()' 2>/dev/null || echo unknown
 }
 
-do_install() {
+engine_install() {
   command -v npm >/dev/null || die "npm not found"
   command -v gcc >/dev/null || die "gcc not found (apt-get install gcc)"
   command -v curl >/dev/null || die "curl not found (apt-get install curl)"
@@ -118,7 +112,7 @@ do_install() {
   say "installed: $(lib_path)"
 }
 
-do_start() {
+engine_start() {
   if pid_alive && http_ok; then
     say "already running (pid $(cat "$PID_FILE")) at $URL"
     return 0
@@ -128,9 +122,9 @@ do_start() {
   fi
   if pid_alive; then
     say "stale process $(cat "$PID_FILE") does not answer; stopping it"
-    do_stop
+    engine_stop
   fi
-  do_install >/dev/null
+  engine_install >/dev/null
 
   mkdir -p "$DATA_DIR" "$CONF_DIR" "$LOG_DIR" "$(dirname "$PID_FILE")"
   sed -e "s/@HTTP_PORT@/$HTTP_PORT/g" -e "s/@LISTEN_HOST@/$HOST/g" "$CONFIG_TEMPLATE" >"$CONFIG_FILE"
@@ -150,45 +144,16 @@ do_start() {
   ) &
   echo $! >"$PID_FILE"
 
-  local waited=0
-  until http_ok; do
-    if ! pid_alive; then
-      tail -n 20 "$LOG_FILE" >&2 || true
-      rm -f "$PID_FILE"
-      die "process exited during start; see $LOG_FILE"
-    fi
-    if ((waited >= START_TIMEOUT * 2)); then
-      tail -n 20 "$LOG_FILE" >&2 || true
-      die "no answer on $URL after ${START_TIMEOUT}s; see $LOG_FILE"
-    fi
-    sleep 0.5
-    waited=$((waited + 1))
-  done
+  kb_await_start "$NAME" "$PID_FILE" "$LOG_FILE" "$URL" "$START_TIMEOUT" 500 20 http_ok
   say "running (pid $(cat "$PID_FILE"), ClickHouse $(server_version)) at $URL"
 }
 
-do_stop() {
-  if [[ -f "$PID_FILE" ]]; then
-    local pid
-    pid="$(cat "$PID_FILE" 2>/dev/null || true)"
-    if [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null; then
-      say "stopping pid $pid"
-      KB_ENGINE="$NAME" kb_signal_stop "$pid" "$NAME" "$STOP_TIMEOUT"
-    else
-      say "not running (stale pid file)"
-    fi
-    rm -f "$PID_FILE"
-  else
-    say "not running"
-  fi
-  if [[ "${KB_NATIVE_KEEP_DATA:-0}" == 1 ]]; then
-    say "data kept in $DATA_DIR (KB_NATIVE_KEEP_DATA=1)"
-  else
-    rm -rf "$DATA_ROOT" "$CONF_DIR"
-  fi
+engine_stop() {
+  kb_stop_pid_file "$NAME" "$PID_FILE" "$STOP_TIMEOUT"
+  kb_wipe_state "$NAME" "$DATA_DIR" "$DATA_ROOT" "$CONF_DIR"
 }
 
-do_status() {
+engine_status() {
   if http_ok; then
     local pid="?"
     pid_alive && pid="$(cat "$PID_FILE")"
@@ -203,21 +168,11 @@ do_status() {
   return 1
 }
 
-do_env() {
+engine_env() {
   echo "export KB_CLICKHOUSE_URL=$URL"
   echo "export KB_CLICKHOUSE_USER=default"
   echo "export KB_CLICKHOUSE_PASSWORD="
   echo "export KB_CLICKHOUSE_DATABASE=$DATABASE"
 }
 
-case "${1:-}" in
-  install) do_install ;;
-  start) do_start ;;
-  stop) do_stop ;;
-  status) do_status ;;
-  env) do_env ;;
-  *)
-    echo "usage: $0 <install|start|stop|status|env>" >&2
-    exit 2
-    ;;
-esac
+kb_engine_main "$NAME" "$@"

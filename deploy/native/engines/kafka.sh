@@ -68,10 +68,7 @@ kafka_tool() {
 }
 
 engine_start() {
-  if kb_is_running "$NAME"; then
-    kb_log "already running (pid $(kb_pid "$NAME"))"
-    return 0
-  fi
+  kb_already_running "$NAME" && return 0
   compgen -G "$LIB_DIR/kafka_2.13-*.jar" >/dev/null || kb_die "not installed; run: $0 install"
   kb_require_free_ports "$NAME" "$BROKER_PORT" "$CONTROLLER_PORT"
   kb_ensure_dirs "$NAME"

@@ -43,10 +43,7 @@ engine_install() {
 }
 
 engine_start() {
-  if kb_is_running "$NAME"; then
-    kb_log "already running (pid $(kb_pid "$NAME"))"
-    return 0
-  fi
+  kb_already_running "$NAME" && return 0
   [[ -x "$BIN_DIR/minio" ]] || kb_die "not installed; run: $0 install"
   kb_require_free_ports "$NAME" "$API_PORT" "$CONSOLE_PORT"
   kb_ensure_dirs "$NAME"

@@ -14,7 +14,7 @@
 # OpenSearch 3.x needs JDK 21+ and refuses to run as root: as root, the node runs as a
 # system user (kbsearch) that owns the install and the data.
 #
-# usage: opensearch.sh <install|start|stop|status|env>
+# usage: opensearch.sh install|start|stop|status|env
 #   stop wipes the engine's data and config under $KB_NATIVE_RUN unless KB_NATIVE_KEEP_DATA=1.
 # env: KB_NATIVE_CACHE (default deploy/native/.cache), KB_NATIVE_RUN (default deploy/native/.run),
 #      OPENSEARCH_JAVA_HOME (a JDK 21+; else the newest found in /usr/lib/jvm), KB_OPENSEARCH_HEAP (1g),
@@ -57,7 +57,7 @@ set_paths() { # <cache base> <data base> <conf base> <node log base>
 set_paths "$CACHE_ROOT" "$RUN_ROOT/data" "$RUN_ROOT/conf" "$LOG_DIR"
 
 STOP_TIMEOUT="${KB_NATIVE_STOP_TIMEOUT:-30}"
-# Shared helpers (kb_signal_stop); sourced after this script's own settings.
+# Shared helpers (kb_engine_main, kb_await_start, kb_stop_pid_file); sourced after this script's own settings.
 source "$NATIVE_DIR/lib.sh"
 START_TIMEOUT="${KB_NATIVE_START_TIMEOUT:-180}"
 
@@ -202,7 +202,7 @@ EOF
     "$TEMPLATE_DIR/plugin-descriptor.properties.in" >"$dest/plugin-descriptor.properties"
 }
 
-do_install() {
+engine_install() {
   command -v mvn >/dev/null || die "mvn not found (apt-get install maven)"
   command -v unzip >/dev/null || die "unzip not found (apt-get install unzip)"
   command -v curl >/dev/null || die "curl not found (apt-get install curl)"
@@ -253,13 +253,7 @@ do_install() {
 
 # ---------------------------------------------------------------------------- run
 
-pid_alive() {
-  local pid
-  [[ -f "$PID_FILE" ]] || return 1
-  pid="$(cat "$PID_FILE" 2>/dev/null || true)"
-  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
-  kill -0 "$pid" 2>/dev/null
-}
+pid_alive() { kb_pid_file_alive "$PID_FILE"; }
 
 http_ok() {
   curl -fsS --max-time 3 "$URL/" >/dev/null 2>&1
@@ -293,7 +287,7 @@ write_config() {
   fi
 }
 
-do_start() {
+engine_start() {
   if pid_alive && http_ok; then
     say "already running (pid $(cat "$PID_FILE"), OpenSearch $(server_version)) at $URL"
     return 0
@@ -303,9 +297,9 @@ do_start() {
   fi
   if pid_alive; then
     say "stale process $(cat "$PID_FILE") does not answer; stopping it"
-    do_stop
+    engine_stop
   fi
-  do_install >/dev/null
+  engine_install >/dev/null
   need_java
   choose_paths
 
@@ -334,46 +328,17 @@ do_start() {
   ) &
   echo $! >"$PID_FILE"
 
-  local waited=0
-  until cluster_ready; do
-    if ! pid_alive; then
-      tail -n 30 "$LOG_FILE" >&2 || true
-      rm -f "$PID_FILE"
-      die "process exited during start; see $LOG_FILE"
-    fi
-    if ((waited >= START_TIMEOUT)); then
-      tail -n 30 "$LOG_FILE" >&2 || true
-      die "no answer on $URL after ${START_TIMEOUT}s; see $LOG_FILE"
-    fi
-    sleep 1
-    waited=$((waited + 1))
-  done
+  kb_await_start "$NAME" "$PID_FILE" "$LOG_FILE" "$URL" "$START_TIMEOUT" 1000 30 cluster_ready
   say "running (pid $(cat "$PID_FILE"), OpenSearch $(server_version)) at $URL"
 }
 
-do_stop() {
+engine_stop() {
   choose_paths
-  if [[ -f "$PID_FILE" ]]; then
-    local pid
-    pid="$(cat "$PID_FILE" 2>/dev/null || true)"
-    if [[ "$pid" =~ ^[0-9]+$ ]] && kill -0 "$pid" 2>/dev/null; then
-      say "stopping pid $pid"
-      KB_ENGINE="$NAME" kb_signal_stop "$pid" "$NAME" "$STOP_TIMEOUT"
-    else
-      say "not running (stale pid file)"
-    fi
-    rm -f "$PID_FILE"
-  else
-    say "not running"
-  fi
-  if [[ "${KB_NATIVE_KEEP_DATA:-0}" == 1 ]]; then
-    say "data kept in $DATA_DIR (KB_NATIVE_KEEP_DATA=1)"
-  else
-    rm -rf "$DATA_ROOT" "$CONF_DIR"
-  fi
+  kb_stop_pid_file "$NAME" "$PID_FILE" "$STOP_TIMEOUT"
+  kb_wipe_state "$NAME" "$DATA_DIR" "$DATA_ROOT" "$CONF_DIR"
 }
 
-do_status() {
+engine_status() {
   if http_ok; then
     local pid="?" health
     pid_alive && pid="$(cat "$PID_FILE")"
@@ -390,18 +355,8 @@ do_status() {
   return 1
 }
 
-do_env() {
+engine_env() {
   echo "export KB_OPENSEARCH_URL=$URL"
 }
 
-case "${1:-}" in
-  install) do_install ;;
-  start) do_start ;;
-  stop) do_stop ;;
-  status) do_status ;;
-  env) do_env ;;
-  *)
-    echo "usage: $0 <install|start|stop|status|env>" >&2
-    exit 2
-    ;;
-esac
+kb_engine_main "$NAME" "$@"

@@ -44,10 +44,7 @@ engine_install() {
 }
 
 engine_start() {
-  if kb_is_running "$NAME"; then
-    kb_log "already running (pid $(kb_pid "$NAME"))"
-    return 0
-  fi
+  kb_already_running "$NAME" && return 0
   [[ -f "$HOME_DIR/quarkus-run.jar" ]] || kb_die "not installed; run: $0 install"
   kb_require_free_ports "$NAME" "$HTTP_PORT" "$MGMT_PORT"
   kb_ensure_dirs "$NAME"
