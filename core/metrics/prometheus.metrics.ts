@@ -34,30 +34,18 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     buckets: LATENCY_BUCKETS,
     registers,
   });
-  const processed = new Counter({
-    name: 'kb_stage_messages_processed_total',
-    help: 'Events a stage handled successfully.',
-    labelNames: ['stage'] as const,
-    registers,
-  });
-  const failed = new Counter({
-    name: 'kb_stage_messages_failed_total',
-    help: 'Stage attempts that threw (each attempt counts; see retried and dead-lettered).',
-    labelNames: ['stage'] as const,
-    registers,
-  });
-  const retried = new Counter({
-    name: 'kb_stage_messages_retried_total',
-    help: 'Stage attempts after the first on the same event.',
-    labelNames: ['stage'] as const,
-    registers,
-  });
-  const deadLettered = new Counter({
-    name: 'kb_stage_messages_dead_lettered_total',
-    help: 'Events a stage gave up on and sent to its dead-letter topic.',
-    labelNames: ['stage'] as const,
-    registers,
-  });
+  const stageCounter = (name: string, help: string) =>
+    new Counter({ name, help, labelNames: ['stage'] as const, registers });
+  const processed = stageCounter('kb_stage_messages_processed_total', 'Events a stage handled successfully.');
+  const failed = stageCounter(
+    'kb_stage_messages_failed_total',
+    'Stage attempts that threw (each attempt counts; see retried and dead-lettered).',
+  );
+  const retried = stageCounter('kb_stage_messages_retried_total', 'Stage attempts after the first on the same event.');
+  const deadLettered = stageCounter(
+    'kb_stage_messages_dead_lettered_total',
+    'Events a stage gave up on and sent to its dead-letter topic.',
+  );
   const handlerDuration = new Histogram({
     name: 'kb_stage_handler_duration_seconds',
     help: 'Time of one stage attempt, by outcome.',
@@ -91,6 +79,15 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
       labelNames: ['gauge'] as const,
       registers,
     });
+    /** Runs `read`, then records in `kb_metrics_probe_up` whether it could read `gauge`. */
+    const probed = async (gauge: string, read: () => Promise<void>) => {
+      try {
+        await read();
+        probeUp.set({ gauge }, 1);
+      } catch {
+        probeUp.set({ gauge }, 0);
+      }
+    };
     new Gauge({
       name: 'kb_consumer_lag',
       help: "Messages a stage's consumer group has not committed yet, per partition of its input topic.",
@@ -98,14 +95,11 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
       registers,
       async collect() {
         this.reset();
-        try {
+        await probed('kb_consumer_lag', async () => {
           for (const row of await probe.stageLag()) {
             this.set({ stage: row.stage, topic: row.topic, partition: String(row.partition) }, row.lag);
           }
-          probeUp.set({ gauge: 'kb_consumer_lag' }, 1);
-        } catch {
-          probeUp.set({ gauge: 'kb_consumer_lag' }, 0);
-        }
+        });
       },
     });
     new Gauge({
@@ -115,12 +109,9 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
       registers,
       async collect() {
         this.reset();
-        try {
+        await probed('kb_documents', async () => {
           for (const [status, count] of Object.entries(await probe.documentsByStatus())) this.set({ status }, count);
-          probeUp.set({ gauge: 'kb_documents' }, 1);
-        } catch {
-          probeUp.set({ gauge: 'kb_documents' }, 0);
-        }
+        });
       },
     });
   }
