@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream, type Dirent } from 'node:fs';
 import { access, constants, mkdir, open, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -22,6 +22,21 @@ const TEMP_MARKER = '~';
 
 function errnoCode(error: unknown): string | undefined {
   return error && typeof error === 'object' ? ((error as { code?: unknown }).code as string | undefined) : undefined;
+}
+
+/** Whether `error` says a path, or a folder on the way to it, does not exist. */
+function isMissing(error: unknown): boolean {
+  return ['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '');
+}
+
+/** The entries of `dir`, or null when it does not exist. */
+async function readEntries(dir: string): Promise<Dirent[] | null> {
+  try {
+    return await readdir(dir, { withFileTypes: true });
+  } catch (error) {
+    if (isMissing(error)) return null;
+    throw error;
+  }
 }
 
 function notFound(key: string): KbError {
@@ -120,7 +135,7 @@ export function createFilesystemObjectStore(options: FilesystemObjectStoreOption
     try {
       handle = await open(target, 'r');
     } catch (error) {
-      if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) throw notFound(key);
+      if (isMissing(error)) throw notFound(key);
       throw error;
     }
     const info = await handle.stat();
@@ -147,7 +162,7 @@ export function createFilesystemObjectStore(options: FilesystemObjectStoreOption
       const info = await stat(filePath(key));
       return info.isFile() ? { key, size: info.size, modifiedAt: info.mtimeMs } : null;
     } catch (error) {
-      if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return null;
+      if (isMissing(error)) return null;
       throw error;
     }
   }
@@ -160,7 +175,7 @@ export function createFilesystemObjectStore(options: FilesystemObjectStoreOption
       if (!info.isFile()) return;
       await rm(target, { force: true });
     } catch (error) {
-      if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return;
+      if (isMissing(error)) return;
       throw error;
     }
     await pruneEmptyDirectories(path.dirname(target));
@@ -168,13 +183,8 @@ export function createFilesystemObjectStore(options: FilesystemObjectStoreOption
 
   /** Keys under `dir` (a directory at key path `base`, '' for root) whose names start with `namePrefix`, in key order. */
   async function* walk(dir: string, base: string, namePrefix: string): AsyncGenerator<string> {
-    let entries: import('node:fs').Dirent[];
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch (error) {
-      if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return;
-      throw error;
-    }
+    const entries = await readEntries(dir);
+    if (entries === null) return;
     const candidates = entries
       .filter((entry) => entry.name.startsWith(namePrefix) && SEGMENT.test(entry.name))
       .filter((entry) => entry.isDirectory() || entry.isFile())
@@ -236,13 +246,8 @@ export function createFilesystemObjectStore(options: FilesystemObjectStoreOption
       const cutoff = Date.now() - olderThanMs;
       let removed = 0;
       const visit = async (dir: string): Promise<void> => {
-        let entries: import('node:fs').Dirent[];
-        try {
-          entries = await readdir(dir, { withFileTypes: true });
-        } catch (error) {
-          if (['ENOENT', 'ENOTDIR'].includes(errnoCode(error) ?? '')) return;
-          throw error;
-        }
+        const entries = await readEntries(dir);
+        if (entries === null) return;
         for (const entry of entries) {
           const full = path.join(dir, entry.name);
           if (entry.isDirectory()) {
