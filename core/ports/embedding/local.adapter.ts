@@ -3,6 +3,7 @@ import { Worker } from 'node:worker_threads';
 import { KbError } from '../../errors/kb-error.ts';
 import { createBatchedProvider, requireBatchSize, unitRows } from './batched-provider.ts';
 import type { EmbeddingProvider } from './embedding.port.ts';
+import type { PendingRequest, WorkerAnswer } from './embedding-worker.ts';
 
 /** Model tag stored with every vector this provider makes. */
 export const LOCAL_EMBEDDING_MODEL = 'local/universal-sentence-encoder-lite-512';
@@ -90,22 +91,12 @@ parentPort.on('message', (request) => {
 });
 `;
 
-type WorkerMessage =
-  | { type: 'ready' }
-  | { type: 'failed'; error: string }
-  | { type: 'result'; id: number; dims: number; flat: Float32Array }
-  | { type: 'error'; id: number; error: string };
-
-interface Pending {
-  readonly count: number;
-  resolve(vectors: Float32Array[]): void;
-  reject(error: KbError): void;
-}
+type WorkerMessage = { type: 'ready' } | WorkerAnswer;
 
 interface Host {
   readonly worker: Worker;
   readonly ready: Promise<void>;
-  readonly pending: Map<number, Pending>;
+  readonly pending: Map<number, PendingRequest>;
   loading: boolean;
   stopping: boolean;
 }

@@ -5,6 +5,7 @@ import { Worker } from 'node:worker_threads';
 import { KbError } from '../../errors/kb-error.ts';
 import { createBatchedProvider, requireBatchSize, unitRows } from './batched-provider.ts';
 import type { EmbeddingProvider } from './embedding.port.ts';
+import type { PendingRequest, WorkerAnswer } from './embedding-worker.ts';
 import { describeModel } from './model-catalog.ts';
 import { TRANSFORMERS_WORKER_SOURCE } from './transformers.worker.ts';
 
@@ -26,17 +27,7 @@ export interface TransformersEmbeddingOptions {
   readonly threads?: number;
 }
 
-type WorkerMessage =
-  | { type: 'ready'; dtype: string | null; perCall: number }
-  | { type: 'failed'; error: string }
-  | { type: 'result'; id: number; dims: number; flat: Float32Array }
-  | { type: 'error'; id: number; error: string };
-
-interface Pending {
-  readonly count: number;
-  resolve(vectors: Float32Array[]): void;
-  reject(error: KbError): void;
-}
+type WorkerMessage = { type: 'ready'; dtype: string | null; perCall: number } | WorkerAnswer;
 
 /**
  * Any ONNX sentence-embedding model through `@huggingface/transformers` (ONNX Runtime on CPU), run in
@@ -77,7 +68,7 @@ export async function createTransformersEmbeddingProvider(
       batchSize,
     },
   });
-  const pending = new Map<number, Pending>();
+  const pending = new Map<number, PendingRequest>();
   let nextId = 1;
   let stopping = false;
   let broken: KbError | null = null;
