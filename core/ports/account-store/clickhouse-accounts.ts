@@ -8,7 +8,13 @@ import {
   toUserRecord,
 } from './account-rows.ts';
 import type { AccountStore } from './account-store.port.ts';
-import { type ClickHouseContext, dateTime64, keyVersion, type QueryParams } from './clickhouse-context.ts';
+import {
+  type ClickHouseContext,
+  dateTime64,
+  keyVersion,
+  type QueryParams,
+  selectWithSideValues,
+} from './clickhouse-context.ts';
 
 const USER_COLUMNS = 'id, email, password_hash, role, workspace_ids, created_at';
 const SESSION_COLUMNS = 'id, user_id, csrf_token, created_at, expires_at, revoked_at';
@@ -45,20 +51,12 @@ function toSessionRow(session: SessionRecord, revokedAt: string | null): Record<
 export function createClickHouseAccounts({ select, insert }: ClickHouseContext): AccountMethods {
   /** Accounts matching `filter` (SQL over `users` columns), each with its latest changed password. */
   async function readUsers(what: string, filter: string, params: QueryParams) {
-    const [rows, changed] = await Promise.all([
-      select<StoredUserFields>(
-        what,
-        `SELECT ${USER_COLUMNS} FROM users FINAL WHERE ${filter} ORDER BY created_at, id`,
-        params,
-      ),
-      select<{ user_id: string; password_hash: string }>(
-        what,
-        `SELECT user_id, password_hash FROM user_passwords FINAL
-       WHERE user_id IN (SELECT id FROM users WHERE ${filter})`,
-        params,
-      ),
-    ]);
-    const hashes = new Map(changed.map((c) => [c.user_id, c.password_hash]));
+    const { rows, sideValues: hashes } = await selectWithSideValues<StoredUserFields>(
+      select,
+      what,
+      { table: 'users', columns: USER_COLUMNS, filter, params },
+      { table: 'user_passwords', key: 'user_id', value: 'password_hash' },
+    );
     return rows.map((row) => toUserRecord({ ...row, password_hash: hashes.get(row.id) ?? row.password_hash }));
   }
 

@@ -126,3 +126,40 @@ export function createClickHouseContext(client: ClickHouseClient): ClickHouseCon
 
   return { client, select, insert };
 }
+
+/** Rows read with `FINAL` from `table` (its `columns`) that match `filter`, SQL over its columns with values as `params`. */
+export interface RowsQuery {
+  readonly table: string;
+  readonly columns: string;
+  readonly filter: string;
+  readonly params: QueryParams;
+}
+
+/** A table with one value per row of another: `value` for the row whose id is in `key`. */
+export interface SideTable {
+  readonly table: string;
+  readonly key: string;
+  readonly value: string;
+}
+
+/**
+ * The rows `query` reads, by `created_at, id`, and the values `side` holds for them by row id,
+ * read at once.
+ */
+export async function selectWithSideValues<Row extends { readonly id: string }>(
+  select: ClickHouseContext['select'],
+  what: string,
+  { table, columns, filter, params }: RowsQuery,
+  side: SideTable,
+): Promise<{ rows: Row[]; sideValues: Map<string, string> }> {
+  const [rows, values] = await Promise.all([
+    select<Row>(what, `SELECT ${columns} FROM ${table} FINAL WHERE ${filter} ORDER BY created_at, id`, params),
+    select<{ row_id: string; side_value: string }>(
+      what,
+      `SELECT ${side.key} AS row_id, ${side.value} AS side_value FROM ${side.table} FINAL
+       WHERE ${side.key} IN (SELECT id FROM ${table} WHERE ${filter})`,
+      params,
+    ),
+  ]);
+  return { rows, sideValues: new Map(values.map((v) => [v.row_id, v.side_value])) };
+}

@@ -2,7 +2,13 @@ import { KbError } from '../../errors/kb-error.ts';
 import type { ApiKeyRecord } from '../../model/account-records.model.ts';
 import { instant, type StoredKeyFields, toKeyRecord } from './account-rows.ts';
 import type { AccountStore } from './account-store.port.ts';
-import { type ClickHouseContext, dateTime64, keyVersion, type QueryParams } from './clickhouse-context.ts';
+import {
+  type ClickHouseContext,
+  dateTime64,
+  keyVersion,
+  type QueryParams,
+  selectWithSideValues,
+} from './clickhouse-context.ts';
 
 const KEY_COLUMNS = 'id, name, prefix, hash, workspace_id, permissions, plan, created_at, revoked_at';
 
@@ -31,20 +37,12 @@ function toKeyRow(key: ApiKeyRecord, revokedAt: string | null): Record<string, u
 export function createClickHouseKeys({ select, insert }: ClickHouseContext): KeyMethods {
   /** Keys matching `filter` (SQL over `api_keys` columns, values as parameters), with their last use. */
   async function readKeys(what: string, filter: string, params: QueryParams): Promise<ApiKeyRecord[]> {
-    const [rows, uses] = await Promise.all([
-      select<StoredKeyFields>(
-        what,
-        `SELECT ${KEY_COLUMNS} FROM api_keys FINAL WHERE ${filter} ORDER BY created_at, id`,
-        params,
-      ),
-      select<{ key_id: string; last_used_at: string }>(
-        what,
-        `SELECT key_id, last_used_at FROM api_key_last_used FINAL
-       WHERE key_id IN (SELECT id FROM api_keys WHERE ${filter})`,
-        params,
-      ),
-    ]);
-    const lastUsed = new Map(uses.map((u) => [u.key_id, u.last_used_at]));
+    const { rows, sideValues: lastUsed } = await selectWithSideValues<StoredKeyFields>(
+      select,
+      what,
+      { table: 'api_keys', columns: KEY_COLUMNS, filter, params },
+      { table: 'api_key_last_used', key: 'key_id', value: 'last_used_at' },
+    );
     return rows.map((row) => toKeyRecord(row, lastUsed.get(row.id) ?? null));
   }
 
