@@ -2,6 +2,33 @@
  * OpenAPI examples of the audit log, the health probes and the error page.
  * Assembled, and typed, in `openapi-examples.ts`.
  */
+/** The health and liveness answer. */
+const ALIVE = {
+  status: 'healthy',
+  service: 'kb-document-service',
+};
+
+/** The check of an engine that answered. */
+function answered(engine: string) {
+  return { status: 'healthy', latency_ms: 0.4, message: `${engine} answered` };
+}
+
+/** A readiness answer in which every engine but the message log answered. */
+function readiness(status: string, messageLog: Record<string, unknown>) {
+  return {
+    status,
+    timestamp: '2026-03-02T07:59:55.378Z',
+    version: '0.1.0',
+    service: 'kb-document-service',
+    checks: {
+      database: answered('SQLite'),
+      vector_store: answered('SQLite-vec'),
+      message_log: messageLog,
+      object_store: answered('filesystem'),
+    },
+  };
+}
+
 export const ADMIN_EXAMPLES = {
   listAuditLogs: {
     responses: {
@@ -65,78 +92,18 @@ export const ADMIN_EXAMPLES = {
   },
   getHealth: {
     responses: {
-      '200': {
-        status: 'healthy',
-        service: 'kb-document-service',
-      },
+      '200': ALIVE,
     },
   },
   getLiveness: {
     responses: {
-      '200': {
-        status: 'healthy',
-        service: 'kb-document-service',
-      },
+      '200': ALIVE,
     },
   },
   getReadiness: {
     responses: {
-      '200': {
-        status: 'healthy',
-        timestamp: '2026-03-02T07:59:55.378Z',
-        version: '0.1.0',
-        service: 'kb-document-service',
-        checks: {
-          database: {
-            status: 'healthy',
-            latency_ms: 0.4,
-            message: 'SQLite answered',
-          },
-          vector_store: {
-            status: 'healthy',
-            latency_ms: 0.4,
-            message: 'SQLite-vec answered',
-          },
-          message_log: {
-            status: 'healthy',
-            latency_ms: 0.4,
-            message: 'SQLite log answered',
-          },
-          object_store: {
-            status: 'healthy',
-            latency_ms: 0.4,
-            message: 'filesystem answered',
-          },
-        },
-      },
-      '503': {
-        status: 'unhealthy',
-        timestamp: '2026-03-02T07:59:55.378Z',
-        version: '0.1.0',
-        service: 'kb-document-service',
-        checks: {
-          database: {
-            status: 'healthy',
-            latency_ms: 0.4,
-            message: 'SQLite answered',
-          },
-          vector_store: {
-            status: 'healthy',
-            latency_ms: 0.4,
-            message: 'SQLite-vec answered',
-          },
-          message_log: {
-            status: 'unhealthy',
-            latency_ms: null,
-            message: 'SQLite log did not answer',
-          },
-          object_store: {
-            status: 'healthy',
-            latency_ms: 0.4,
-            message: 'filesystem answered',
-          },
-        },
-      },
+      '200': readiness('healthy', answered('SQLite log')),
+      '503': readiness('unhealthy', { status: 'unhealthy', latency_ms: null, message: 'SQLite log did not answer' }),
     },
   },
   getErrorPage: {

@@ -12,11 +12,13 @@ type Json = Record<string, unknown>;
 /** Suffix of the operation ids of the `/v1/...` aliases (`getDocument` → `getDocumentV1`). */
 export const ALIAS_OPERATION_SUFFIX = 'V1';
 
+const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
 const ERROR_RESPONSES: Record<number, { name: string; description: string; headers: string[] }> = {
   400: {
     name: 'BadRequest',
     description: 'Bad request: invalid or missing query or path parameters, a malformed body, or an unusable upload.',
-    headers: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+    headers: ['X-Request-Id', ...RATE_LIMIT_HEADERS],
   },
   401: {
     name: 'Unauthorized',
@@ -26,33 +28,33 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
   403: {
     name: 'Forbidden',
     description: 'The API key lacks the permission this endpoint needs.',
-    headers: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+    headers: ['X-Request-Id', ...RATE_LIMIT_HEADERS],
   },
   404: {
     name: 'NotFound',
     description: 'No such document, version, chunk or page (also another workspace’s document).',
-    headers: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+    headers: ['X-Request-Id', ...RATE_LIMIT_HEADERS],
   },
   409: {
     name: 'Conflict',
     description:
       'The resource is not in a state that allows this: a version still processing, failed or archived (compare, context), a rollback to the current version, the index on another embedding model (semantic search).',
-    headers: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+    headers: ['X-Request-Id', ...RATE_LIMIT_HEADERS],
   },
   413: {
     name: 'PayloadTooLarge',
     description: 'The file or body is larger than the service accepts; `detail` gives the byte counts.',
-    headers: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+    headers: ['X-Request-Id', ...RATE_LIMIT_HEADERS],
   },
   422: {
     name: 'ValidationError',
     description: 'The body failed validation; `errors` lists each failed field.',
-    headers: ['X-Request-Id', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+    headers: ['X-Request-Id', ...RATE_LIMIT_HEADERS],
   },
   429: {
     name: 'RateLimited',
     description: 'The key’s rate limit is exhausted; retry after `Retry-After` seconds.',
-    headers: ['X-Request-Id', 'Retry-After', 'X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'],
+    headers: ['X-Request-Id', 'Retry-After', ...RATE_LIMIT_HEADERS],
   },
   503: {
     name: 'ServiceUnavailable',
@@ -89,8 +91,6 @@ const HEADERS: Record<string, Json> = {
     schema: { type: 'string' },
   },
 };
-
-const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 
 /** Statuses an operation answers beyond those its route schema lists (found in its code paths). */
 const EXTRA_STATUSES: Readonly<Record<string, readonly number[]>> = {
