@@ -11,18 +11,19 @@ import type {
 import type { SearchFilters } from '../../model/search-filters.model.ts';
 
 /** Fields of a new version; the store sets `version`, `status: pending` and the derived fields. */
-export interface NewVersion {
-  readonly name: string;
-  readonly mimeType: string;
-  readonly sizeBytes: number;
-  readonly contentHash: string;
-  readonly storageKey: string;
-  readonly metadata: Metadata;
-  readonly changeReason: string | null;
-  readonly restoredFrom: number | null;
-  readonly createdBy: string;
-  readonly createdAt: string;
-}
+export type NewVersion = Pick<
+  VersionRecord,
+  | 'name'
+  | 'mimeType'
+  | 'sizeBytes'
+  | 'contentHash'
+  | 'storageKey'
+  | 'metadata'
+  | 'changeReason'
+  | 'restoredFrom'
+  | 'createdBy'
+  | 'createdAt'
+>;
 
 export interface NewDocument {
   readonly id: string;
