@@ -8,13 +8,7 @@ import {
   toUserRecord,
 } from './account-rows.ts';
 import type { AccountStore } from './account-store.port.ts';
-import {
-  type ClickHouseContext,
-  dateTime64,
-  keyVersion,
-  type QueryParams,
-  selectWithSideValues,
-} from './clickhouse-context.ts';
+import { type ClickHouseContext, dateTime64, keyVersion, type QueryParams } from './clickhouse-context.ts';
 
 const USER_COLUMNS = 'id, email, password_hash, role, workspace_ids, created_at';
 const SESSION_COLUMNS = 'id, user_id, csrf_token, created_at, expires_at, revoked_at';
@@ -48,11 +42,10 @@ function toSessionRow(session: SessionRecord, revokedAt: string | null): Record<
 }
 
 /** The accounts-and-sessions part of the ClickHouse account store (see `createClickHouseAccountStore`). */
-export function createClickHouseAccounts({ select, insert }: ClickHouseContext): AccountMethods {
+export function createClickHouseAccounts({ select, insert, selectWithSideValues }: ClickHouseContext): AccountMethods {
   /** Accounts matching `filter` (SQL over `users` columns), each with its latest changed password. */
   async function readUsers(what: string, filter: string, params: QueryParams) {
     const { rows, sideValues: hashes } = await selectWithSideValues<StoredUserFields>(
-      select,
       what,
       { table: 'users', columns: USER_COLUMNS, filter, params },
       { table: 'user_passwords', key: 'user_id', value: 'password_hash' },

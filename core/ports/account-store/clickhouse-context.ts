@@ -95,13 +95,37 @@ export async function ensureDatabase(options: ClickHouseAccountStoreOptions): Pr
   }
 }
 
-/** What the parts of the ClickHouse account store share: one client and its two query helpers. */
+/** Rows read with `FINAL` from `table` (its `columns`) that match `filter`, SQL over its columns with values as `params`. */
+export interface RowsQuery {
+  readonly table: string;
+  readonly columns: string;
+  readonly filter: string;
+  readonly params: QueryParams;
+}
+
+/** A table with one value per row of another: `value` for the row whose id is in `key`. */
+export interface SideTable {
+  readonly table: string;
+  readonly key: string;
+  readonly value: string;
+}
+
+/** What the parts of the ClickHouse account store share: one client and its query helpers. */
 export interface ClickHouseContext {
   readonly client: ClickHouseClient;
   /** Rows of a parameterised query; failures become KbErrors naming `what`. */
   select<T>(what: string, query: string, params?: QueryParams): Promise<T[]>;
   /** Inserts JSON rows into `table` (nothing for no rows); failures become KbErrors naming `what`. */
   insert(what: string, table: string, values: Record<string, unknown>[]): Promise<void>;
+  /**
+   * The rows `query` reads, by `created_at, id`, and the values `side` holds for them by row id,
+   * read at once; failures become KbErrors naming `what`.
+   */
+  selectWithSideValues<Row extends { readonly id: string }>(
+    what: string,
+    query: RowsQuery,
+    side: SideTable,
+  ): Promise<{ rows: Row[]; sideValues: Map<string, string> }>;
 }
 
 /** The shared context over a connected client. */
@@ -124,42 +148,22 @@ export function createClickHouseContext(client: ClickHouseClient): ClickHouseCon
     }
   }
 
-  return { client, select, insert };
-}
-
-/** Rows read with `FINAL` from `table` (its `columns`) that match `filter`, SQL over its columns with values as `params`. */
-export interface RowsQuery {
-  readonly table: string;
-  readonly columns: string;
-  readonly filter: string;
-  readonly params: QueryParams;
-}
-
-/** A table with one value per row of another: `value` for the row whose id is in `key`. */
-export interface SideTable {
-  readonly table: string;
-  readonly key: string;
-  readonly value: string;
-}
-
-/**
- * The rows `query` reads, by `created_at, id`, and the values `side` holds for them by row id,
- * read at once.
- */
-export async function selectWithSideValues<Row extends { readonly id: string }>(
-  select: ClickHouseContext['select'],
-  what: string,
-  { table, columns, filter, params }: RowsQuery,
-  side: SideTable,
-): Promise<{ rows: Row[]; sideValues: Map<string, string> }> {
-  const [rows, values] = await Promise.all([
-    select<Row>(what, `SELECT ${columns} FROM ${table} FINAL WHERE ${filter} ORDER BY created_at, id`, params),
-    select<{ row_id: string; side_value: string }>(
-      what,
-      `SELECT ${side.key} AS row_id, ${side.value} AS side_value FROM ${side.table} FINAL
+  async function selectWithSideValues<Row extends { readonly id: string }>(
+    what: string,
+    { table, columns, filter, params }: RowsQuery,
+    side: SideTable,
+  ): Promise<{ rows: Row[]; sideValues: Map<string, string> }> {
+    const [rows, values] = await Promise.all([
+      select<Row>(what, `SELECT ${columns} FROM ${table} FINAL WHERE ${filter} ORDER BY created_at, id`, params),
+      select<{ row_id: string; side_value: string }>(
+        what,
+        `SELECT ${side.key} AS row_id, ${side.value} AS side_value FROM ${side.table} FINAL
        WHERE ${side.key} IN (SELECT id FROM ${table} WHERE ${filter})`,
-      params,
-    ),
-  ]);
-  return { rows, sideValues: new Map(values.map((v) => [v.row_id, v.side_value])) };
+        params,
+      ),
+    ]);
+    return { rows, sideValues: new Map(values.map((v) => [v.row_id, v.side_value])) };
+  }
+
+  return { client, select, insert, selectWithSideValues };
 }

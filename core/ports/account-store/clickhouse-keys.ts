@@ -2,13 +2,7 @@ import { KbError } from '../../errors/kb-error.ts';
 import type { ApiKeyRecord } from '../../model/account-records.model.ts';
 import { instant, type StoredKeyFields, toKeyRecord } from './account-rows.ts';
 import type { AccountStore } from './account-store.port.ts';
-import {
-  type ClickHouseContext,
-  dateTime64,
-  keyVersion,
-  type QueryParams,
-  selectWithSideValues,
-} from './clickhouse-context.ts';
+import { type ClickHouseContext, dateTime64, keyVersion, type QueryParams } from './clickhouse-context.ts';
 
 const KEY_COLUMNS = 'id, name, prefix, hash, workspace_id, permissions, plan, created_at, revoked_at';
 
@@ -34,11 +28,10 @@ function toKeyRow(key: ApiKeyRecord, revokedAt: string | null): Record<string, u
 }
 
 /** The API-key part of the ClickHouse account store (see `createClickHouseAccountStore`). */
-export function createClickHouseKeys({ select, insert }: ClickHouseContext): KeyMethods {
+export function createClickHouseKeys({ select, insert, selectWithSideValues }: ClickHouseContext): KeyMethods {
   /** Keys matching `filter` (SQL over `api_keys` columns, values as parameters), with their last use. */
   async function readKeys(what: string, filter: string, params: QueryParams): Promise<ApiKeyRecord[]> {
     const { rows, sideValues: lastUsed } = await selectWithSideValues<StoredKeyFields>(
-      select,
       what,
       { table: 'api_keys', columns: KEY_COLUMNS, filter, params },
       { table: 'api_key_last_used', key: 'key_id', value: 'last_used_at' },
