@@ -5,7 +5,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DocumentStore } from '../../core/ports/document-store/document-store.port.ts';
 import { createSqliteDocumentStore } from '../../core/ports/document-store/sqlite.adapter.ts';
-import { createServedDocument, plainVersion } from '../support/document-fixtures.ts';
+import { createPlainDocument, createServedDocument, plainVersion } from '../support/document-fixtures.ts';
 import { describeDocumentStoreContract } from './document-store.contract.ts';
 
 describeDocumentStoreContract(
@@ -90,12 +90,7 @@ function sqliteOnlyTests(): void {
     it('lets two connections to one file share documents and version numbers', async () => {
       const second = createSqliteDocumentStore({ file });
       try {
-        const doc = await store.createDocument({
-          id: randomUUID(),
-          workspaceId: 'ws-a',
-          source: 'upload',
-          firstVersion: plainVersion(),
-        });
+        const doc = await createPlainDocument(store, 'ws-a');
         const appends = await Promise.all(
           Array.from({ length: 10 }, (_, n) =>
             (n % 2 === 0 ? store : second).appendVersion('ws-a', doc.id, () => plainVersion()),

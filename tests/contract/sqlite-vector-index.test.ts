@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -6,7 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DocumentRecord } from '../../core/model/document-records.model.ts';
 import type { DocumentStore, StoreSearchQuery } from '../../core/ports/document-store/document-store.port.ts';
 import { createSqliteDocumentStore } from '../../core/ports/document-store/sqlite.adapter.ts';
-import { plainChunk, plainVersion } from '../support/document-fixtures.ts';
+import { createPlainDocument, plainChunk, plainVersion, putChunksAndComplete } from '../support/document-fixtures.ts';
 import { seededRandom } from '../support/seeded-prose.ts';
 
 /**
@@ -42,21 +41,15 @@ async function addDocument(
   workspaceId: string,
   metadata: Record<string, unknown> = {},
 ): Promise<DocumentRecord> {
-  const doc = await store.createDocument({
-    id: randomUUID(),
-    workspaceId,
-    source: 'upload',
-    firstVersion: plainVersion({ metadata, mimeType: metadata.pdf ? 'application/pdf' : 'text/plain' }),
+  const doc = await createPlainDocument(store, workspaceId, {
+    metadata,
+    mimeType: metadata.pdf ? 'application/pdf' : 'text/plain',
   });
-  await store.putChunks(
+  await putChunksAndComplete(
+    store,
     Array.from({ length: CHUNKS_PER_DOC }, (_, i) => plainChunk(doc, 1, i, `chunk ${i} of ${doc.id}`, vector())),
+    { embeddingModel: MODEL.model },
   );
-  await store.completeVersion(doc.id, 1, {
-    at: '2024-05-01T10:05:00.000Z',
-    chunkCount: CHUNKS_PER_DOC,
-    tokens: 2 * CHUNKS_PER_DOC,
-    embeddingModel: MODEL.model,
-  });
   return doc;
 }
 
@@ -123,11 +116,8 @@ describe('SQLite HNSW vector index', () => {
     const target = vector();
     // Version 2 of the first document holds the exact query vector.
     await indexed.appendVersion('ws', first.id, () => plainVersion());
-    await indexed.putChunks([plainChunk(first, 2, 0, 'the target', target)]);
-    await indexed.completeVersion(first.id, 2, {
+    await putChunksAndComplete(indexed, [plainChunk(first, 2, 0, 'the target', target)], {
       at: '2024-05-02T10:00:00.000Z',
-      chunkCount: 1,
-      tokens: 2,
       embeddingModel: MODEL.model,
     });
     expect((await indexed.vectorSearch(query('ws', target)))[0]?.chunk.id).toBe(`${first.id}:2:0`);
@@ -150,17 +140,8 @@ describe('SQLite HNSW vector index', () => {
     for (let d = 0; d < 20; d += 1) await addDocument(indexed, 'ws');
     await indexed.vectorSearch(query('ws', vector()));
     const target = vector();
-    const doc = await exact.createDocument({
-      id: randomUUID(),
-      workspaceId: 'ws',
-      source: 'upload',
-      firstVersion: plainVersion(),
-    });
-    await exact.putChunks([plainChunk(doc, 1, 0, 'written elsewhere', target)]);
-    await exact.completeVersion(doc.id, 1, {
-      at: '2024-05-01T10:05:00.000Z',
-      chunkCount: 1,
-      tokens: 2,
+    const doc = await createPlainDocument(exact, 'ws');
+    await putChunksAndComplete(exact, [plainChunk(doc, 1, 0, 'written elsewhere', target)], {
       embeddingModel: MODEL.model,
     });
     expect((await indexed.vectorSearch(query('ws', target)))[0]?.chunk.id).toBe(`${doc.id}:1:0`);

@@ -7,7 +7,7 @@ import type { DocumentStore } from '../../core/ports/document-store/document-sto
 import { indexNames } from '../../core/ports/document-store/opensearch/opensearch-mappings.ts';
 import { createOpenSearchDocumentStore } from '../../core/ports/document-store/opensearch.adapter.ts';
 import { describeDocumentStoreContract } from '../contract/document-store.contract.ts';
-import { createServedDocument, plainChunk, plainVersion } from '../support/document-fixtures.ts';
+import { createPlainDocument, createServedDocument, plainChunk, plainVersion } from '../support/document-fixtures.ts';
 
 const url = loadConfig().opensearch.url;
 if (url === null) {
@@ -183,12 +183,7 @@ function openSearchOnlyTests(): void {
     it('gives appends from two stores on the same indexes distinct, gap-free numbers', async () => {
       const workspaceId = `ws-${randomUUID()}`;
       const second = await open(prefix);
-      const doc = await store.createDocument({
-        id: randomUUID(),
-        workspaceId,
-        source: 'upload',
-        firstVersion: plainVersion(),
-      });
+      const doc = await createPlainDocument(store, workspaceId);
       const appends = await Promise.all(
         Array.from({ length: 12 }, (_, n) =>
           (n % 2 === 0 ? store : second).appendVersion(workspaceId, doc.id, () => plainVersion()),
@@ -200,12 +195,7 @@ function openSearchOnlyTests(): void {
 
     it('serves chunks whose write raced with the completion of their version', async () => {
       const workspaceId = `ws-${randomUUID()}`;
-      const doc = await store.createDocument({
-        id: randomUUID(),
-        workspaceId,
-        source: 'upload',
-        firstVersion: plainVersion(),
-      });
+      const doc = await createPlainDocument(store, workspaceId);
       // A second store whose chunk write reaches the engine only after the completion has finished:
       // it read the version as not yet served, and the completion found no chunks to update.
       const proxy = await startGatedProxy(
@@ -239,12 +229,7 @@ function openSearchOnlyTests(): void {
 
     it('adopts a version left behind by an interrupted append', async () => {
       const workspaceId = `ws-${randomUUID()}`;
-      const doc = await store.createDocument({
-        id: randomUUID(),
-        workspaceId,
-        source: 'upload',
-        firstVersion: plainVersion(),
-      });
+      const doc = await createPlainDocument(store, workspaceId);
       // Version 2 was allocated, but its append stopped before advancing the document.
       const first = (await raw('GET', `/${prefix}-versions/_doc/${doc.id}:1`))._source as Record<string, unknown>;
       await raw('PUT', `/${prefix}-versions/_doc/${doc.id}:2?refresh=true`, {
@@ -307,11 +292,8 @@ function openSearchOnlyTests(): void {
       const small = await open(`kbtest-${randomUUID()}`, { maxResultWindow: 4 });
       const workspaceId = `ws-${randomUUID()}`;
       for (let minute = 0; minute < 11; minute += 1) {
-        await small.createDocument({
-          id: randomUUID(),
-          workspaceId,
-          source: 'upload',
-          firstVersion: plainVersion({ createdAt: new Date(Date.UTC(2024, 4, 1, 10, minute)).toISOString() }),
+        await createPlainDocument(small, workspaceId, {
+          createdAt: new Date(Date.UTC(2024, 4, 1, 10, minute)).toISOString(),
         });
       }
       const all: string[] = [];

@@ -47,6 +47,40 @@ export function plainChunk(
   };
 }
 
+/** Creates a document in `workspaceId` whose first version is a {@link plainVersion} with `overrides`. */
+export function createPlainDocument(
+  store: DocumentStore,
+  workspaceId: string,
+  overrides: Partial<NewVersion> = {},
+): Promise<DocumentRecord> {
+  return store.createDocument({
+    id: randomUUID(),
+    workspaceId,
+    source: 'upload',
+    firstVersion: plainVersion(overrides),
+  });
+}
+
+/**
+ * Stores `chunks` (all of one version) and completes their version at `at` (by default five
+ * minutes after a {@link plainVersion}'s creation), counting their chunks and tokens.
+ */
+export async function putChunksAndComplete(
+  store: DocumentStore,
+  chunks: readonly ChunkInput[],
+  options: { readonly at?: string; readonly embeddingModel: string | null },
+): Promise<{ served: boolean }> {
+  const first = chunks[0];
+  if (first === undefined) throw new Error('no chunks to complete a version with');
+  await store.putChunks(chunks);
+  return store.completeVersion(first.documentId, first.version, {
+    at: options.at ?? '2024-05-01T10:05:00.000Z',
+    chunkCount: chunks.length,
+    tokens: chunks.reduce((sum, chunk) => sum + chunk.tokens, 0),
+    embeddingModel: options.embeddingModel,
+  });
+}
+
 /**
  * Creates a document in `workspaceId` whose first version (a {@link plainVersion} with `metadata`)
  * holds one chunk of `content` without a vector and is completed, so it is served.
@@ -57,18 +91,7 @@ export async function createServedDocument(
   content: string,
   metadata: Record<string, unknown> = {},
 ): Promise<DocumentRecord> {
-  const doc = await store.createDocument({
-    id: randomUUID(),
-    workspaceId,
-    source: 'upload',
-    firstVersion: plainVersion({ metadata }),
-  });
-  await store.putChunks([plainChunk(doc, 1, 0, content)]);
-  await store.completeVersion(doc.id, 1, {
-    at: '2024-05-01T10:05:00.000Z',
-    chunkCount: 1,
-    tokens: 2,
-    embeddingModel: null,
-  });
+  const doc = await createPlainDocument(store, workspaceId, { metadata });
+  await putChunksAndComplete(store, [plainChunk(doc, 1, 0, content)], { embeddingModel: null });
   return doc;
 }

@@ -1,5 +1,4 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
+import { describe, expect, it } from 'vitest';
 import type { ContractContext } from './context.ts';
 import {
   at,
@@ -16,14 +15,8 @@ import {
 
 /** Chunks: upserts, paging, copies, deletion, vectors of the index model. */
 export function chunksAspect(suite: ContractContext): void {
-  const { createDoc, nearest } = suite;
+  const { store, createDoc, nearest } = suite;
   describe('chunks', () => {
-    let store: DocumentStore;
-
-    beforeAll(() => {
-      store = suite.store;
-    });
-
     it('upserts chunks by id: a replay changes nothing, a rewrite replaces', async () => {
       const workspaceId = newWorkspace();
       const doc = await createDoc(workspaceId);

@@ -17,10 +17,14 @@ export interface DocumentStoreHarness {
 }
 
 /**
- * What the aspects of one group of contract tests share: the group's store (set once the group's
- * `beforeAll` has run, so read it inside tests and hooks only) and helpers that write through it.
+ * What the aspects of one group of contract tests share: the group's store (open once the group's
+ * `beforeAll` has run, so use it inside tests and hooks only) and helpers that write through it.
  */
 export interface ContractContext {
+  /**
+   * The group's store, to keep from the moment the aspects are defined: every member is read from
+   * the store the group has open when it is used (inside tests and hooks only).
+   */
   readonly store: DocumentStore;
   readonly harness: DocumentStoreHarness | undefined;
   createDoc(workspaceId: string, options?: DocOptions): Promise<DocumentRecord>;
@@ -57,11 +61,17 @@ export function useContractStore(
   options: { readonly indexModel: IndexModel | null },
 ): ContractContext {
   let harness: DocumentStoreHarness | undefined;
-  let store: DocumentStore;
+  const store = new Proxy({} as DocumentStore, {
+    get(_target, property) {
+      const open = harness?.store;
+      if (open === undefined) throw new Error('The contract store is used before its group opened it');
+      const value: unknown = Reflect.get(open, property, open);
+      return typeof value === 'function' ? value.bind(open) : value;
+    },
+  });
 
   beforeAll(async () => {
     harness = await make();
-    store = harness.store;
     if (options.indexModel !== null) await store.setIndexModel(options.indexModel);
   });
 
@@ -151,9 +161,7 @@ export function useContractStore(
   }
 
   return {
-    get store() {
-      return store;
-    },
+    store,
     get harness() {
       return harness;
     },

@@ -1,19 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
+import { describe, expect, it } from 'vitest';
 import type { ContractContext } from './context.ts';
 import { at, axis, FAR_FUTURE, ids, listIds, newWorkspace } from './fixtures.ts';
 
 /** Soft delete and purge. */
 export function deletionAspect(suite: ContractContext): void {
-  const { createDoc, servedDoc, addVersion, keyword, nearest } = suite;
+  const { store, createDoc, servedDoc, addVersion, keyword, nearest } = suite;
   describe('soft delete and purge', () => {
-    let store: DocumentStore;
-
-    beforeAll(() => {
-      store = suite.store;
-    });
-
     it('hides a deleted document from get, list and current search; as-of before the deletion still sees it', async () => {
       const workspaceId = newWorkspace();
       const doc = await servedDoc(workspaceId, ['nebula survey notes'], { vectors: [axis(3)], servedAt: at(10) });

@@ -1,19 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
 import type { ContractContext } from './context.ts';
 import { at, listIds, MODEL, newVersion, newWorkspace } from './fixtures.ts';
 
 /** Documents: creation, reads, listing and paging, the change mark, versions and their patches. */
 export function documentsAspect(suite: ContractContext): void {
-  const { createDoc, keyword } = suite;
+  const { store, createDoc, keyword } = suite;
   describe('documents', () => {
-    let store: DocumentStore;
-
-    beforeAll(() => {
-      store = suite.store;
-    });
-
     it('creates a document whose first version is pending and reads it back', async () => {
       const workspaceId = newWorkspace();
       const id = randomUUID();

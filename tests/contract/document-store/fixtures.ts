@@ -1,6 +1,9 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import type { ChunkRecord, DocumentRecord, IndexModel } from '../../../core/model/document-records.model.ts';
 import type { ChunkInput, NewVersion, SearchHit } from '../../../core/ports/document-store/document-store.port.ts';
+import { plainChunk, sha256 } from '../../support/document-fixtures.ts';
+
+export { sha256 };
 
 // Data of the document-store contract: models, instants, versions, chunks and result helpers.
 
@@ -12,7 +15,6 @@ const BASE = Date.parse('2024-03-01T00:00:00.000Z');
 export const at = (minutes: number): string => new Date(BASE + minutes * 60_000).toISOString();
 export const FAR_FUTURE = '2999-01-01T00:00:00.000Z';
 
-export const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 export const newWorkspace = (): string => `ws-${randomUUID()}`;
 
 /** A unit vector of `dimensions` from the given leading components (the rest are zero). */
@@ -54,6 +56,7 @@ export interface DocOptions extends Partial<NewVersion> {
   readonly source?: string;
 }
 
+/** Chunk `index` of `doc`'s version `version`: a {@link plainChunk} with tokens, offsets, page and metadata of its own. */
 export function chunkInput(
   doc: { readonly id: string; readonly workspaceId: string },
   version: number,
@@ -62,19 +65,12 @@ export function chunkInput(
   vector: Float32Array | null = null,
 ): ChunkInput {
   return {
-    id: `${doc.id}:${version}:${index}`,
-    documentId: doc.id,
-    workspaceId: doc.workspaceId,
-    version,
-    index,
-    content,
-    contentHash: sha256(content),
+    ...plainChunk(doc, version, index, content, vector),
     tokens: content.split(/\s+/).length,
     startOffset: index * 100,
     endOffset: index * 100 + content.length,
     page: index % 2 === 0 ? null : index,
     metadata: { position: index },
-    vector,
   };
 }
 

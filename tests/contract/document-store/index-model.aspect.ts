@@ -1,38 +1,15 @@
-import { randomUUID } from 'node:crypto';
-import { beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { ChunkRecord } from '../../../core/model/document-records.model.ts';
-import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
 import type { ContractContext } from './context.ts';
-import {
-  at,
-  axis,
-  chunkInput,
-  ids,
-  MODEL,
-  newVersion,
-  newWorkspace,
-  OTHER_MODEL,
-  sorted,
-  withVector,
-} from './fixtures.ts';
+import { at, axis, chunkInput, ids, MODEL, newWorkspace, OTHER_MODEL, sorted, withVector } from './fixtures.ts';
 
 /** The index model on a store of its own: setting, switching with replace, scanning chunks. */
 export function indexModelAspect(suite: ContractContext): void {
-  let store: DocumentStore;
-
-  beforeAll(() => {
-    store = suite.store;
-  });
-
+  const { store, createDoc } = suite;
   it('sets the model on an empty index and switches with replace, dropping every vector', async () => {
     const workspaceId = newWorkspace();
     expect(await store.getIndexModel()).toBeNull();
-    const doc = await store.createDocument({
-      id: randomUUID(),
-      workspaceId,
-      source: 'upload',
-      firstVersion: newVersion(),
-    });
+    const doc = await createDoc(workspaceId);
     await expect(store.putChunks([withVector(chunkInput(doc, 1, 0, 'early vector'), axis(0))])).rejects.toMatchObject({
       code: 'model-mismatch',
     });
@@ -80,12 +57,7 @@ export function indexModelAspect(suite: ContractContext): void {
     const workspaceId = newWorkspace();
     const expected: string[] = [];
     for (let n = 0; n < 3; n += 1) {
-      const doc = await store.createDocument({
-        id: randomUUID(),
-        workspaceId,
-        source: 'upload',
-        firstVersion: newVersion(),
-      });
+      const doc = await createDoc(workspaceId);
       const chunks = [0, 1, 2].map((index) => chunkInput(doc, 1, index, `scan ${n} ${index}`));
       await store.putChunks(chunks);
       expected.push(...chunks.map((chunk) => chunk.id));

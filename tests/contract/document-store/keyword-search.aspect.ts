@@ -1,20 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SearchFilters } from '../../../core/model/search-filters.model.ts';
-import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
 import type { ContractContext } from './context.ts';
 import { at, chunkInput, docIds, ids, MODEL, newVersion, newWorkspace, record, sorted } from './fixtures.ts';
 
 /** Keyword search: matching, order, workspace and filters. */
 export function keywordSearchAspect(suite: ContractContext): void {
-  const { servedDoc, keyword } = suite;
+  const { store, servedDoc, keyword } = suite;
   describe('keyword search', () => {
-    let store: DocumentStore;
-
-    beforeAll(() => {
-      store = suite.store;
-    });
-
     it('finds a word and returns the chunk with its version’s name, metadata and mime type', async () => {
       const workspaceId = newWorkspace();
       const doc = await servedDoc(workspaceId, ['The quick brown fox jumps over the lazy dog', 'Tides of the ocean'], {

@@ -1,18 +1,11 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
+import { describe, expect, it } from 'vitest';
 import type { ContractContext } from './context.ts';
 import { at, ids, newWorkspace } from './fixtures.ts';
 
 /** Retention (expired versions, archiving, horizon), workspaces, status counts and ping. */
 export function retentionAspect(suite: ContractContext): void {
-  const { createDoc, servedDoc, addVersion, keyword } = suite;
+  const { store, createDoc, servedDoc, addVersion, keyword } = suite;
   describe('retention', () => {
-    let store: DocumentStore;
-
-    beforeAll(() => {
-      store = suite.store;
-    });
-
     it('lists versions no longer served before the cutoff, archives them and reports the horizon', async () => {
       const workspaceId = newWorkspace();
       const doc = await servedDoc(workspaceId, ['glacier report'], { servedAt: at(10) });

@@ -1,18 +1,11 @@
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
+import { describe, expect, it } from 'vitest';
 import type { ContractContext } from './context.ts';
 import { at, axis, chunkInput, FAR_FUTURE, ids, MODEL, newWorkspace, withVector } from './fixtures.ts';
 
 /** The served set: what search sees now and as of a past instant. */
 export function servedSetAspect(suite: ContractContext): void {
-  const { createDoc, servedDoc, addVersion, keyword, nearest } = suite;
+  const { store, createDoc, servedDoc, addVersion, keyword, nearest } = suite;
   describe('served set and as-of', () => {
-    let store: DocumentStore;
-
-    beforeAll(() => {
-      store = suite.store;
-    });
-
     it('keeps serving v1 while v2 processes, then serves only v2; as-of sees what was served then', async () => {
       const workspaceId = newWorkspace();
       const doc = await servedDoc(workspaceId, ['alpha original wording'], { servedAt: at(10) });

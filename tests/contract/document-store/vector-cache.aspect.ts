@@ -1,18 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
+import { describe, expect, it } from 'vitest';
 import type { ContractContext } from './context.ts';
 import { axis, sha256, sorted, unit } from './fixtures.ts';
 
 /** The vector cache by model and content hash. */
 export function vectorCacheAspect(suite: ContractContext): void {
+  const { store } = suite;
   describe('vector cache', () => {
-    let store: DocumentStore;
-
-    beforeAll(() => {
-      store = suite.store;
-    });
-
     it('returns cached vectors by model and content hash', async () => {
       const model = `contract/cache-${randomUUID()}`;
       const [h1, h2, h3] = [randomUUID(), randomUUID(), randomUUID()].map(sha256) as [string, string, string];

@@ -1,19 +1,12 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { SearchFilters } from '../../../core/model/search-filters.model.ts';
-import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
 import type { ContractContext } from './context.ts';
 import { at, axis, chunkInput, ids, MODEL, newWorkspace, record, unit } from './fixtures.ts';
 
 /** Vector search: cosine ranking, workspace, filters and served instants. */
 export function vectorSearchAspect(suite: ContractContext): void {
-  const { servedDoc, addVersion, nearest } = suite;
+  const { store, servedDoc, addVersion, nearest } = suite;
   describe('vector search', () => {
-    let store: DocumentStore;
-
-    beforeAll(() => {
-      store = suite.store;
-    });
-
     it('ranks the nearest vector first with cosine similarity scores', async () => {
       const workspaceId = newWorkspace();
       const doc = await servedDoc(workspaceId, ['same direction', 'diagonal', 'orthogonal', 'opposite'], {

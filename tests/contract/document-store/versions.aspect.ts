@@ -1,19 +1,12 @@
 import { randomUUID } from 'node:crypto';
-import { beforeAll, describe, expect, it } from 'vitest';
-import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
+import { describe, expect, it } from 'vitest';
 import type { ContractContext } from './context.ts';
 import { at, MODEL, newVersion, newWorkspace } from './fixtures.ts';
 
 /** Version allocation (`appendVersion`) and completion with its served-time bookkeeping. */
 export function versionsAspect(suite: ContractContext): void {
-  const { createDoc, keyword } = suite;
+  const { store, createDoc, keyword } = suite;
   describe('appendVersion', () => {
-    let store: DocumentStore;
-
-    beforeAll(() => {
-      store = suite.store;
-    });
-
     it('numbers versions from 1 without gaps and hands build the latest version', async () => {
       const workspaceId = newWorkspace();
       const doc = await createDoc(workspaceId, { name: 'first.txt' });
@@ -86,12 +79,6 @@ export function versionsAspect(suite: ContractContext): void {
   });
 
   describe('completeVersion', () => {
-    let store: DocumentStore;
-
-    beforeAll(() => {
-      store = suite.store;
-    });
-
     const result = (when: string, chunkCount = 3) => ({
       at: when,
       chunkCount,
