@@ -37,6 +37,25 @@ export async function kb(args: string[], env: Record<string, string>, timeoutMs 
   }
 }
 
+/** What `kb keys create --json` prints. */
+export interface CreatedKey {
+  readonly id: string;
+  readonly key: string;
+  readonly prefix: string;
+  readonly permissions: string[];
+  readonly plan: string;
+}
+
+/** Creates an API key with `kb keys create … --json` (`permissions` comma-separated; the plan only when given). */
+export async function createKey(
+  env: Record<string, string>,
+  request: { workspace: string; name: string; permissions: string; plan?: string },
+): Promise<CreatedKey> {
+  const plan = request.plan === undefined ? [] : ['--plan', request.plan];
+  const args = ['--workspace', request.workspace, '--name', request.name, '--permissions', request.permissions];
+  return JSON.parse(await kb(['keys', 'create', ...args, ...plan, '--json'], env)) as CreatedKey;
+}
+
 export interface ChildService {
   readonly url: string;
   readonly process: ChildProcess;

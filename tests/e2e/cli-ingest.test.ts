@@ -4,30 +4,48 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, it } from 'vitest';
-import { KB_BIN, kb, REPO_ROOT, startChild, stopChild, tempDir } from '../../support/child-service.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  type ChildService,
+  createKey,
+  KB_BIN,
+  REPO_ROOT,
+  startChild,
+  stopChild,
+  tempDir,
+} from '../../support/child-service.ts';
 import { freePort } from '../../support/ports.ts';
+import { cleanupsAfterAll } from '../support/cleanups.ts';
 
 const run = promisify(execFile);
 
+/**
+ * A temporary folder (data directory `data` inside it), a key created with `kb keys create`, and
+ * `kb serve` on that data directory; `cleanups` stops the service and removes the folder.
+ */
+async function serveWithKey(
+  cleanups: Array<() => Promise<void>>,
+  prefix: string,
+  request: Parameters<typeof createKey>[1],
+): Promise<{ data: { path: string }; env: Record<string, string>; key: string; server: ChildService }> {
+  const data = await tempDir(prefix);
+  cleanups.push(data.remove);
+  const env = { KB_DATA_DIR: path.join(data.path, 'data'), KB_BOOTSTRAP_KEY: 'false' };
+  const { key } = await createKey(env, request);
+  const server = await startChild(['serve'], env);
+  cleanups.push(() => stopChild(server));
+  return { data, env, key, server };
+}
+
 describe('kb ingest', () => {
-  const cleanups: Array<() => Promise<void>> = [];
-  afterAll(async () => {
-    for (const c of cleanups.reverse()) await c();
-  });
+  const cleanups = cleanupsAfterAll();
 
   it('uploads a folder through the API, follows every document to completed and reports progress', async () => {
-    const data = await tempDir('kb-ingest-');
-    cleanups.push(data.remove);
-    const env = { KB_DATA_DIR: path.join(data.path, 'data'), KB_BOOTSTRAP_KEY: 'false' };
-    const { key } = JSON.parse(
-      await kb(
-        ['keys', 'create', '--workspace', 'bulk', '--name', 'loader', '--permissions', 'read,write,search', '--json'],
-        env,
-      ),
-    ) as { key: string };
-    const server = await startChild(['serve'], env);
-    cleanups.push(() => stopChild(server));
+    const { data, env, key, server } = await serveWithKey(cleanups, 'kb-ingest-', {
+      workspace: 'bulk',
+      name: 'loader',
+      permissions: 'read,write,search',
+    });
 
     const folder = path.join(data.path, 'docs');
     await mkdir(path.join(folder, 'nested'), { recursive: true });
@@ -57,17 +75,11 @@ describe('kb ingest', () => {
   });
 
   it('exits non-zero and names the files that failed', async () => {
-    const data = await tempDir('kb-ingest-bad-');
-    cleanups.push(data.remove);
-    const env = { KB_DATA_DIR: path.join(data.path, 'data'), KB_BOOTSTRAP_KEY: 'false' };
-    const { key } = JSON.parse(
-      await kb(
-        ['keys', 'create', '--workspace', 'bulk', '--name', 'loader', '--permissions', 'read,write', '--json'],
-        env,
-      ),
-    ) as { key: string };
-    const server = await startChild(['serve'], env);
-    cleanups.push(() => stopChild(server));
+    const { data, env, key, server } = await serveWithKey(cleanups, 'kb-ingest-bad-', {
+      workspace: 'bulk',
+      name: 'loader',
+      permissions: 'read,write',
+    });
     const file = path.join(data.path, 'empty.txt');
     await writeFile(file, '');
     const failure = await run(process.execPath, [KB_BIN, 'ingest', file, '--url', server.url, '--key', key], {
@@ -80,10 +92,7 @@ describe('kb ingest', () => {
 });
 
 describe('kb ingest, before anything is uploaded', { timeout: 180_000 }, () => {
-  const cleanups: Array<() => Promise<void>> = [];
-  afterAll(async () => {
-    for (const c of cleanups.reverse()) await c();
-  });
+  const cleanups = cleanupsAfterAll();
 
   async function ingest(args: string[], env: Record<string, string> = {}) {
     try {
@@ -140,14 +149,11 @@ describe('kb ingest, before anything is uploaded', { timeout: 180_000 }, () => {
   });
 
   it('lists the paths it skips and why, and reports the run as JSON with --json', async () => {
-    const data = await tempDir('kb-ingest-skip-');
-    cleanups.push(data.remove);
-    const env = { KB_DATA_DIR: path.join(data.path, 'data'), KB_BOOTSTRAP_KEY: 'false' };
-    const { key } = JSON.parse(
-      await kb(['keys', 'create', '--workspace', 'skip', '--name', 'loader', '--permissions', 'write', '--json'], env),
-    ) as { key: string };
-    const server = await startChild(['serve'], env);
-    cleanups.push(() => stopChild(server));
+    const { data, key, server } = await serveWithKey(cleanups, 'kb-ingest-skip-', {
+      workspace: 'skip',
+      name: 'loader',
+      permissions: 'write',
+    });
     const folder = path.join(data.path, 'docs');
     await mkdir(path.join(folder, '.git'), { recursive: true });
     await writeFile(path.join(folder, 'note.md'), '# Note\n\nKept.\n');

@@ -1,12 +1,10 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { type ChildService, kb, startChild, stopChild, tempDir } from '../../support/child-service.ts';
+import { describe, expect, it } from 'vitest';
+import { type ChildService, createKey, kb, startChild, stopChild, tempDir } from '../../support/child-service.ts';
+import { cleanupsAfterAll } from '../support/cleanups.ts';
 
 /** `npx kb keys …` against the data directory of a running embedded server. */
 describe('kb keys while the server runs', () => {
-  const cleanups: Array<() => Promise<void>> = [];
-  afterAll(async () => {
-    for (const c of cleanups.reverse()) await c();
-  });
+  const cleanups = cleanupsAfterAll();
 
   it('creates, lists and revokes keys; the server honours a revocation within 5 s', async () => {
     const data = await tempDir('kb-keys-');
@@ -17,24 +15,12 @@ describe('kb keys while the server runs', () => {
     // First start printed a bootstrap key once.
     expect(server.output()).toMatch(/ink_[0-9A-Za-z]{32,}/);
 
-    const created = JSON.parse(
-      await kb(
-        [
-          'keys',
-          'create',
-          '--workspace',
-          'team-a',
-          '--name',
-          'reader',
-          '--permissions',
-          'read,search',
-          '--plan',
-          'pro',
-          '--json',
-        ],
-        env,
-      ),
-    ) as { id: string; key: string; prefix: string; permissions: string[]; plan: string };
+    const created = await createKey(env, {
+      workspace: 'team-a',
+      name: 'reader',
+      permissions: 'read,search',
+      plan: 'pro',
+    });
     expect(created.key.startsWith(created.prefix)).toBe(true);
     expect(created.permissions).toEqual(['read', 'search']);
     expect(created.plan).toBe('pro');
@@ -76,9 +62,7 @@ describe('kb keys while the server runs', () => {
     // Revoking it again changes nothing, says so, and fails; --json prints the key either way.
     const again = kb(['keys', 'revoke', created.id, '--json'], env);
     await expect(again).rejects.toThrow(/was already revoked at/);
-    const other = JSON.parse(
-      await kb(['keys', 'create', '--workspace', 'team-a', '--name', 'other', '--permissions', 'read', '--json'], env),
-    ) as { id: string };
+    const other = await createKey(env, { workspace: 'team-a', name: 'other', permissions: 'read' });
     const revoked = JSON.parse(await kb(['keys', 'revoke', other.id, '--json'], env)) as {
       id: string;
       revoked_at: string | null;

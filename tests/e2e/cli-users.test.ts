@@ -1,13 +1,11 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { kb, startChild, stopChild, tempDir } from '../../support/child-service.ts';
+import { cleanupsAfterAll } from '../support/cleanups.ts';
 import { postSignIn } from '../support/dashboard-client.ts';
 
 /** The first start's owner account, and `kb users …` against a running embedded server. */
 describe('dashboard accounts from the command line', () => {
-  const cleanups: Array<() => Promise<void>> = [];
-  afterAll(async () => {
-    for (const c of cleanups.reverse()) await c();
-  });
+  const cleanups = cleanupsAfterAll();
 
   it('prints an owner password on first start only, and creates accounts that can sign in at once', {
     timeout: 240_000,

@@ -1,26 +1,26 @@
-import { afterAll, describe, expect, it } from 'vitest';
-import { type ChildService, kb, startChild, stopChild, tempDir, waitForDocument } from '../../support/child-service.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  type ChildService,
+  createKey,
+  startChild,
+  stopChild,
+  tempDir,
+  waitForDocument,
+} from '../../support/child-service.ts';
+import { cleanupsAfterAll } from '../support/cleanups.ts';
 
 /**
  * The embedded runtime keeps the log, offsets and files on disk: a process killed between an
  * upload and `completed` loses nothing, and after a restart the document completes.
  */
 describe('embedded runtime survives a crash mid-ingestion', () => {
-  const cleanups: Array<() => Promise<void>> = [];
-  afterAll(async () => {
-    for (const c of cleanups.reverse()) await c();
-  });
+  const cleanups = cleanupsAfterAll();
 
   it('completes every document uploaded before a SIGKILL once the service restarts', async () => {
     const data = await tempDir('kb-crash-');
     cleanups.push(data.remove);
     const env = { KB_DATA_DIR: data.path, KB_BOOTSTRAP_KEY: 'false' };
-    const created = JSON.parse(
-      await kb(
-        ['keys', 'create', '--workspace', 'crash', '--name', 'e2e', '--permissions', 'read,search,write', '--json'],
-        env,
-      ),
-    ) as { id: string; key: string };
+    const created = await createKey(env, { workspace: 'crash', name: 'e2e', permissions: 'read,search,write' });
     expect(created.key).toMatch(/^ink_[0-9A-Za-z]{32,}$/);
 
     let service: ChildService = await startChild(['serve'], env);

@@ -1,8 +1,16 @@
 import { readdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
-import { type ChildService, kb, startChild, stopChild, tempDir, waitForDocument } from '../../support/child-service.ts';
+import { describe, expect, it } from 'vitest';
+import {
+  type ChildService,
+  createKey,
+  startChild,
+  stopChild,
+  tempDir,
+  waitForDocument,
+} from '../../support/child-service.ts';
+import { cleanupsAfterAll } from '../support/cleanups.ts';
 
 /**
  * `kb serve` killed with SIGKILL mid-upload and mid-ingestion: after a restart, the temporary file
@@ -10,10 +18,7 @@ import { type ChildService, kb, startChild, stopChild, tempDir, waitForDocument 
  * every document uploaded before the kill completes. Files are counted on disk before and after.
  */
 
-const cleanups: Array<() => Promise<void>> = [];
-afterAll(async () => {
-  for (const c of cleanups.reverse()) await c();
-});
+const cleanups = cleanupsAfterAll();
 
 async function filesUnder(dir: string): Promise<string[]> {
   try {
@@ -56,24 +61,12 @@ describe('leftovers of a crash', () => {
       KB_EMBEDDING_PROVIDER: 'local',
       KB_REQUEST_TIMEOUT_MS: '60000',
     };
-    const { key } = JSON.parse(
-      await kb(
-        [
-          'keys',
-          'create',
-          '--workspace',
-          'crash',
-          '--name',
-          'e2e',
-          '--permissions',
-          'read,write',
-          '--plan',
-          'enterprise',
-          '--json',
-        ],
-        env,
-      ),
-    ) as { key: string };
+    const { key } = await createKey(env, {
+      workspace: 'crash',
+      name: 'e2e',
+      permissions: 'read,write',
+      plan: 'enterprise',
+    });
 
     let service: ChildService = await startChild(['serve'], env);
     cleanups.push(() => stopChild(service, 'SIGKILL'));

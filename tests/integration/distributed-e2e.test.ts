@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { type ChildService, kb, REPO_ROOT, startChild, stopChild } from '../../support/child-service.ts';
+import { type ChildService, createKey, REPO_ROOT, startChild, stopChild } from '../../support/child-service.ts';
 import { type DistributedEnv, distributedEnv } from '../support/distributed-env.ts';
 
 /**
@@ -85,24 +85,12 @@ function distinctiveWord(texts: string[]): string {
 
 beforeAll(async () => {
   setup = distributedEnv();
-  const created = JSON.parse(
-    await kb(
-      [
-        'keys',
-        'create',
-        '--workspace',
-        'e2e',
-        '--name',
-        'e2e',
-        '--permissions',
-        'read,search,write',
-        '--plan',
-        'enterprise',
-        '--json',
-      ],
-      setup.env,
-    ),
-  ) as { key: string };
+  const created = await createKey(setup.env, {
+    workspace: 'e2e',
+    name: 'e2e',
+    permissions: 'read,search,write',
+    plan: 'enterprise',
+  });
   key = created.key;
   api = await startChild(['serve'], setup.env, { timeoutMs: 120_000 });
   children.push(api);
@@ -231,24 +219,12 @@ describe('distributed runtime, API + two workers', () => {
 
 describe('distributed runtime, two API processes', () => {
   it('share one key’s rate limit through ClickHouse', async () => {
-    const starter = JSON.parse(
-      await kb(
-        [
-          'keys',
-          'create',
-          '--workspace',
-          'e2e',
-          '--name',
-          'limited',
-          '--permissions',
-          'read',
-          '--plan',
-          'starter',
-          '--json',
-        ],
-        setup.env,
-      ),
-    ) as { key: string };
+    const starter = await createKey(setup.env, {
+      workspace: 'e2e',
+      name: 'limited',
+      permissions: 'read',
+      plan: 'starter',
+    });
     const second = await startChild(['serve'], setup.env, { timeoutMs: 120_000 });
     children.push(second);
     let ok = 0;

@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildService, kb, REPO_ROOT, startChild, stopChild } from '../../support/child-service.ts';
+import { type ChildService, createKey, REPO_ROOT, startChild, stopChild } from '../../support/child-service.ts';
 import { freePort } from '../../support/ports.ts';
 import { type DistributedEnv, distributedEnv } from '../support/distributed-env.ts';
 import { type PrometheusServer, prometheusBinary, startPrometheus } from '../support/prometheus-server.ts';
@@ -40,14 +40,7 @@ describe.skipIf(!binary)('Prometheus scraping kb serve and kb worker', () => {
   beforeAll(async () => {
     setup = distributedEnv();
     const env = { ...setup.env, KB_METRICS_TOKEN: TOKEN };
-    key = (
-      JSON.parse(
-        await kb(
-          ['keys', 'create', '--workspace', 'metrics', '--name', 'm', '--permissions', 'read,write', '--json'],
-          env,
-        ),
-      ) as { key: string }
-    ).key;
+    key = (await createKey(env, { workspace: 'metrics', name: 'm', permissions: 'read,write' })).key;
     api = await startChild(['serve'], env, { timeoutMs: 120_000 });
     const workerPort = await freePort();
     worker = await startChild(['worker', '--stages', 'parse,chunk', '--metrics-port', String(workerPort)], env, {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll } from 'vitest';
 import type { SearchView } from '../../core/model/response-views.model.ts';
-import { type ChildService, kb, startChild, stopChild } from '../../support/child-service.ts';
+import { type ChildService, createKey, startChild, stopChild } from '../../support/child-service.ts';
 import { type DistributedEnv, distributedEnv } from '../support/distributed-env.ts';
 import {
   describeSearchPromises,
@@ -18,24 +18,12 @@ let corpus: SearchCorpus;
 beforeAll(async () => {
   setup = distributedEnv();
   const env = { ...setup.env, KB_CHUNK_TOKENS: '64', KB_CHUNK_OVERLAP: '16' };
-  const { key } = JSON.parse(
-    await kb(
-      [
-        'keys',
-        'create',
-        '--workspace',
-        'search',
-        '--name',
-        'search',
-        '--permissions',
-        'read,search,write',
-        '--plan',
-        'enterprise',
-        '--json',
-      ],
-      env,
-    ),
-  ) as { key: string };
+  const { key } = await createKey(env, {
+    workspace: 'search',
+    name: 'search',
+    permissions: 'read,search,write',
+    plan: 'enterprise',
+  });
   service = await startChild(['serve', '--stages', 'all'], env, { timeoutMs: 120_000 });
   const call = async (method: string, pathname: string, body?: FormData | Record<string, unknown>) => {
     const json = body !== undefined && !(body instanceof FormData);

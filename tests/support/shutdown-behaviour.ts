@@ -1,5 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ChildService, kb, startChild, stopChild, tempDir, waitForDocument } from '../../support/child-service.ts';
+import {
+  type ChildService,
+  createKey,
+  startChild,
+  stopChild,
+  tempDir,
+  waitForDocument,
+} from '../../support/child-service.ts';
 import { type CohereFake, startCohereFake } from '../../support/cohere-fake.ts';
 import { LEDGER_CHUNKING, ledgerText } from './ledger-text.ts';
 
@@ -64,24 +71,12 @@ export function describeShutdown(
       KB_EMBEDDING_BATCH_SIZE: String(BATCH),
       ...extra,
     };
-    const created = JSON.parse(
-      await kb(
-        [
-          'keys',
-          'create',
-          '--workspace',
-          'stop',
-          '--name',
-          'e2e',
-          '--permissions',
-          'read,write',
-          '--plan',
-          'enterprise',
-          '--json',
-        ],
-        env,
-      ),
-    ) as { key: string };
+    const created = await createKey(env, {
+      workspace: 'stop',
+      name: 'e2e',
+      permissions: 'read,write',
+      plan: 'enterprise',
+    });
     const service = await startChild(['serve', '--stages', 'all'], env, { timeoutMs: 120_000 });
     cleanups.push(() => stopChild(service, 'SIGKILL'));
     return { service, env, key: created.key };
