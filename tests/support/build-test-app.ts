@@ -8,40 +8,28 @@ import os from 'node:os';
 import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../apps/api/app.ts';
-import type { configFrom } from '../../core/config/config.ts';
-import type { StageName } from '../../core/events/events.ts';
 import { createRuntime, type Runtime } from '../../core/runtime/runtime.ts';
 import {
   createTestWorkspaces,
-  listFiles,
   parseBody,
   type RequestOptions,
   requestHeaders,
+  type TestApi,
   type TestClient,
-  type TestWorkspaces,
-  testClient,
+  type TestRuntimeOptions,
+  testApi,
   testConfig,
 } from './test-client.ts';
 
-export interface TestAppOptions {
-  /** Stages running in the process (default `none`: uploads stay `pending`). */
-  readonly stages?: 'all' | 'none' | readonly StageName[];
-  /** Extra configuration variables. */
-  readonly env?: Parameters<typeof configFrom>[0];
-}
+/** Stages default to `none`: uploads stay `pending`. */
+export type TestAppOptions = TestRuntimeOptions;
 
-export interface TestApp extends TestWorkspaces, TestClient {
-  /** The built app, ready for `inject`; it listens on no port. */
-  readonly app: FastifyInstance;
-  /** The origin requests are addressed to (their Host); nothing listens there. */
-  readonly url: string;
-  readonly runtime: Runtime;
-  readonly dataDir: string;
-  /** Files under the data directory's object store (relative paths). */
-  storedObjects(): Promise<string[]>;
-  /** Closes the app and the runtime and removes the data directory. */
-  close(): Promise<void>;
-}
+/**
+ * The built app, ready for `inject` (it listens on no port); `url` is the origin requests are
+ * addressed to (their Host), where nothing listens; `close` closes the app and the runtime and
+ * removes the data directory.
+ */
+export type TestApp = TestApi;
 
 /** The Host of every request, so links the API derives from it are predictable. */
 const TEST_HOST = 'kb.test';
@@ -107,20 +95,19 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
       };
     };
 
-    return {
+    return testApi({
       app: built,
       url: `http://${TEST_HOST}`,
       runtime: rt,
       dataDir,
-      ...workspaces,
-      ...testClient(request, workspaces.keys),
-      storedObjects: () => listFiles(path.join(dataDir, 'objects')),
+      workspaces,
+      request,
       async close() {
         await built.close();
         await rt.close();
         await rm(dataDir, { recursive: true, force: true });
       },
-    };
+    });
   } catch (error) {
     await app?.close();
     await runtime?.close();

@@ -5,7 +5,9 @@
 import { randomBytes } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import path from 'node:path';
+import type { FastifyInstance } from 'fastify';
 import { type Config, configFrom } from '../../core/config/config.ts';
+import type { StageName } from '../../core/events/events.ts';
 import type { Permission, Plan } from '../../core/model/account-records.model.ts';
 import type { DocumentView } from '../../core/model/response-views.model.ts';
 import type { Runtime } from '../../core/runtime/runtime.ts';
@@ -73,6 +75,45 @@ export interface TestClient {
     status: DocumentView['status'],
     options?: { timeoutMs?: number; key?: string },
   ): Promise<DocumentView>;
+}
+
+/** How a test runtime is set up. */
+export interface TestRuntimeOptions {
+  /** Stages running in the process (the default depends on the helper). */
+  readonly stages?: 'all' | 'none' | readonly StageName[];
+  /** Extra configuration variables. */
+  readonly env?: Parameters<typeof configFrom>[0];
+}
+
+/** The API over a test runtime, however it is reached, with a key for each role. */
+export interface TestApi extends TestWorkspaces, TestClient {
+  readonly app: FastifyInstance;
+  /** The origin requests are addressed to. */
+  readonly url: string;
+  readonly runtime: Runtime;
+  readonly dataDir: string;
+  /** Files under the data directory's object store (relative paths). */
+  storedObjects(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/** Assembles a {@link TestApi} from its parts: `request` is the transport, `close` disposes of it all. */
+export function testApi(parts: {
+  readonly app: FastifyInstance;
+  readonly url: string;
+  readonly runtime: Runtime;
+  readonly dataDir: string;
+  readonly workspaces: TestWorkspaces;
+  readonly request: TestClient['request'];
+  close(): Promise<void>;
+}): TestApi {
+  const { workspaces, request, ...rest } = parts;
+  return {
+    ...rest,
+    ...workspaces,
+    ...testClient(request, workspaces.keys),
+    storedObjects: () => listFiles(path.join(parts.dataDir, 'objects')),
+  };
 }
 
 /** The configuration of a test runtime on `dataDir`, with `env` on top. */

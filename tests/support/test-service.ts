@@ -5,32 +5,26 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import type { ProblemBody } from '../../apps/api/plugins/problem.plugin.ts';
 import { startServer } from '../../apps/api/server.ts';
-import type { configFrom } from '../../core/config/config.ts';
-import type { StageName } from '../../core/events/events.ts';
 import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
 import { createRuntime, type Runtime } from '../../core/runtime/runtime.ts';
 import {
   type ApiResponse,
   createTestWorkspaces,
-  listFiles,
   parseBody,
   requestHeaders,
+  type TestApi,
   type TestClient,
-  type TestWorkspaces,
-  testClient,
+  type TestRuntimeOptions,
+  testApi,
   testConfig,
 } from './test-client.ts';
 
 export type { ApiResponse, RequestOptions, TestKeys, UploadOptions } from './test-client.ts';
 
-export interface TestServiceOptions {
-  /** Stages running in the process (default `all`: uploads get ingested). */
-  readonly stages?: 'all' | 'none' | readonly StageName[];
-  /** Extra configuration variables. */
-  readonly env?: Parameters<typeof configFrom>[0];
+/** Stages default to `all`: uploads get ingested. */
+export interface TestServiceOptions extends TestRuntimeOptions {
   /** Embedding provider to use instead of the configured one (stays the caller's to close). */
   readonly embeddings?: EmbeddingProvider;
   /**
@@ -42,15 +36,7 @@ export interface TestServiceOptions {
   readonly dashboardDir?: string;
 }
 
-export interface TestService extends TestWorkspaces, TestClient {
-  readonly app: FastifyInstance;
-  readonly url: string;
-  readonly runtime: Runtime;
-  readonly dataDir: string;
-  /** Files under the data directory's object store (relative paths). */
-  storedObjects(): Promise<string[]>;
-  close(): Promise<void>;
-}
+export type TestService = TestApi;
 
 /** Starts the embedded runtime and the API on a free port, with a key for each role. */
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
@@ -88,20 +74,19 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       };
     };
 
-    return {
+    return testApi({
       app: server.app,
       url: server.url,
       runtime: rt,
       dataDir,
-      ...workspaces,
-      ...testClient(request, workspaces.keys),
-      storedObjects: () => listFiles(path.join(dataDir, 'objects')),
+      workspaces,
+      request,
       async close() {
         await server.close();
         await rt.close();
         await removeDir();
       },
-    };
+    });
   } catch (error) {
     await runtime?.close();
     await removeDir();
