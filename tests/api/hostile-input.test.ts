@@ -29,23 +29,34 @@ afterAll(async () => {
 const FILE_PART =
   '--XYZ\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n';
 
-/** The raw HTTP response to `payload` written on a fresh connection (the server closes it). */
-function rawExchange(payload: string, timeoutMs = 10_000): Promise<string> {
-  return new Promise((resolve) => {
-    const { hostname, port } = new URL(svc.url);
+/** A fresh connection that writes `payload` once connected; `answer` is all the server sent, once it is closed. */
+function openRaw(payload: string): { socket: net.Socket; answer: Promise<string> } {
+  const { hostname, port } = new URL(svc.url);
+  const socket = net.connect(Number(port), hostname, () => socket.write(payload));
+  socket.on('error', () => undefined);
+  const answer = new Promise<string>((resolve) => {
     let data = '';
-    const socket = net.connect(Number(port), hostname, () => socket.write(payload));
-    const timer = setTimeout(() => socket.destroy(), timeoutMs);
     socket.on('data', (chunk) => {
       data += chunk.toString('utf8');
     });
-    socket.on('close', () => {
-      clearTimeout(timer);
-      resolve(data);
-    });
-    socket.on('error', () => undefined);
+    socket.on('close', () => resolve(data));
   });
+  return { socket, answer };
 }
+
+/** The raw HTTP response to `payload` written on a fresh connection (the server closes it). */
+function rawExchange(payload: string, timeoutMs = 10_000): Promise<string> {
+  const { socket, answer } = openRaw(payload);
+  const timer = setTimeout(() => socket.destroy(), timeoutMs);
+  return answer.finally(() => clearTimeout(timer));
+}
+
+/** The head of an upload that declares 100,000 bytes and sends only the start of its file part. */
+const unfinishedUpload = () =>
+  'POST /api/v1/documents HTTP/1.1\r\nHost: x\r\n' +
+  `X-API-Key: ${svc.keys.all}\r\nContent-Type: multipart/form-data; boundary=XYZ\r\n` +
+  'Content-Length: 100000\r\n\r\n' +
+  FILE_PART;
 
 /** Parses a raw HTTP/1.1 response into the shape `expectProblem` checks. */
 function parseRaw(raw: string): ApiResponse {
@@ -129,29 +140,11 @@ describe('errors raised before routing are problems with X-Request-Id', () => {
   });
 
   it('answers a body that drips in too slowly with 408, and keeps no staged file', async () => {
-    const { hostname, port } = new URL(svc.url);
     const started = Date.now();
-    const raw = await new Promise<string>((resolve) => {
-      let data = '';
-      const socket = net.connect(Number(port), hostname, () => {
-        socket.write(
-          'POST /api/v1/documents HTTP/1.1\r\nHost: x\r\n' +
-            `X-API-Key: ${svc.keys.all}\r\nContent-Type: multipart/form-data; boundary=XYZ\r\n` +
-            'Content-Length: 100000\r\n\r\n' +
-            FILE_PART,
-        );
-      });
-      const drip = setInterval(() => socket.writable && socket.write('a'), 200);
-      socket.on('data', (chunk) => {
-        data += chunk.toString('utf8');
-      });
-      socket.on('close', () => {
-        clearInterval(drip);
-        resolve(data);
-      });
-      socket.on('error', () => undefined);
-      setTimeout(() => socket.destroy(), 20_000);
-    });
+    const { socket, answer } = openRaw(unfinishedUpload());
+    const drip = setInterval(() => socket.writable && socket.write('a'), 200);
+    setTimeout(() => socket.destroy(), 20_000);
+    const raw = await answer.finally(() => clearInterval(drip));
     expect(Date.now() - started).toBeLessThan(10_000);
     expectRawProblem(raw, 408, new RegExp(`within ${REQUEST_TIMEOUT_MS} ms`));
     await new Promise((r) => setTimeout(r, 300));
@@ -161,20 +154,7 @@ describe('errors raised before routing are problems with X-Request-Id', () => {
 
 describe('concurrent uploads per key', () => {
   it('answers 429 beyond the limit while earlier uploads are still arriving, and accepts again after', async () => {
-    const { hostname, port } = new URL(svc.url);
-    const slow: net.Socket[] = [];
-    for (let i = 0; i < MAX_UPLOADS; i++) {
-      const socket = net.connect(Number(port), hostname, () => {
-        socket.write(
-          'POST /api/v1/documents HTTP/1.1\r\nHost: x\r\n' +
-            `X-API-Key: ${svc.keys.all}\r\nContent-Type: multipart/form-data; boundary=XYZ\r\n` +
-            'Content-Length: 100000\r\n\r\n' +
-            FILE_PART,
-        );
-      });
-      socket.on('error', () => undefined);
-      slow.push(socket);
-    }
+    const slow = Array.from({ length: MAX_UPLOADS }, () => openRaw(unfinishedUpload()).socket);
     await new Promise((r) => setTimeout(r, 500));
     try {
       const refused = await svc.upload('third.txt', 'A third note while two are still arriving.');
