@@ -40,16 +40,15 @@ export interface ContractContext {
     contents: readonly string[],
     options: { completeAt: string | null; metadata?: Metadata; vectors?: readonly (Float32Array | null)[] },
   ): Promise<number>;
-  keyword(
-    workspaceId: string,
-    text: string,
-    options?: { asOf?: string | null; filters?: SearchFilters; limit?: number },
-  ): Promise<SearchHit[]>;
-  nearest(
-    workspaceId: string,
-    vector: Float32Array,
-    options?: { asOf?: string | null; filters?: SearchFilters; limit?: number },
-  ): Promise<SearchHit[]>;
+  keyword(workspaceId: string, text: string, options?: SearchOptions): Promise<SearchHit[]>;
+  nearest(workspaceId: string, vector: Float32Array, options?: SearchOptions): Promise<SearchHit[]>;
+}
+
+/** Options of the context's searches: as of an instant (default now), filters (none), limit (20). */
+export interface SearchOptions {
+  readonly asOf?: string | null;
+  readonly filters?: SearchFilters;
+  readonly limit?: number;
 }
 
 /**
@@ -131,33 +130,20 @@ export function useContractStore(
     return created.version;
   }
 
-  function keyword(
-    workspaceId: string,
-    text: string,
-    options: { asOf?: string | null; filters?: SearchFilters; limit?: number } = {},
-  ): Promise<SearchHit[]> {
-    return store.keywordSearch({
-      workspaceId,
-      text,
-      limit: options.limit ?? 20,
-      asOf: options.asOf ?? null,
-      filters: options.filters ?? {},
-    });
+  /** The query fields both searches share, with the contract's defaults. */
+  const common = (workspaceId: string, options: SearchOptions) => ({
+    workspaceId,
+    limit: options.limit ?? 20,
+    asOf: options.asOf ?? null,
+    filters: options.filters ?? {},
+  });
+
+  function keyword(workspaceId: string, text: string, options: SearchOptions = {}): Promise<SearchHit[]> {
+    return store.keywordSearch({ ...common(workspaceId, options), text });
   }
 
-  function nearest(
-    workspaceId: string,
-    vector: Float32Array,
-    options: { asOf?: string | null; filters?: SearchFilters; limit?: number } = {},
-  ): Promise<SearchHit[]> {
-    return store.vectorSearch({
-      workspaceId,
-      text: '',
-      vector,
-      limit: options.limit ?? 20,
-      asOf: options.asOf ?? null,
-      filters: options.filters ?? {},
-    });
+  function nearest(workspaceId: string, vector: Float32Array, options: SearchOptions = {}): Promise<SearchHit[]> {
+    return store.vectorSearch({ ...common(workspaceId, options), text: '', vector });
   }
 
   return {

@@ -57,22 +57,14 @@ export interface DocOptions extends Partial<NewVersion> {
 }
 
 /** Chunk `index` of `doc`'s version `version`: a {@link plainChunk} with tokens, offsets, page and metadata of its own. */
-export function chunkInput(
-  doc: { readonly id: string; readonly workspaceId: string },
-  version: number,
-  index: number,
-  content: string,
-  vector: Float32Array | null = null,
-): ChunkInput {
-  return {
-    ...plainChunk(doc, version, index, content, vector),
-    tokens: content.split(/\s+/).length,
-    startOffset: index * 100,
-    endOffset: index * 100 + content.length,
-    page: index % 2 === 0 ? null : index,
-    metadata: { position: index },
-  };
-}
+export const chunkInput: typeof plainChunk = (doc, version, index, content, vector = null) => ({
+  ...plainChunk(doc, version, index, content, vector),
+  tokens: content.split(/\s+/).length,
+  startOffset: index * 100,
+  endOffset: index * 100 + content.length,
+  page: index % 2 === 0 ? null : index,
+  metadata: { position: index },
+});
 
 export function withVector(chunk: ChunkInput, vector: Float32Array | null): ChunkInput {
   return { ...chunk, vector };
