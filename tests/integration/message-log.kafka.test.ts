@@ -86,6 +86,26 @@ describe('kafka message log', () => {
     return name;
   };
 
+  /** Another log on the same brokers with `overrides`, closed after the tests. */
+  async function anotherLog(overrides: Partial<KafkaMessageLogOptions>): ReturnType<typeof createKafkaMessageLog> {
+    const another = await createKafkaMessageLog(options(overrides));
+    extra.push(another);
+    return another;
+  }
+
+  /** Subscribes a new group to `topic` through the main log; `seen` collects every message delivered. */
+  async function collect(topic: string): Promise<{ seen: DeliveredMessage[]; subscription: Subscription }> {
+    const seen: DeliveredMessage[] = [];
+    const subscription = await log.subscribe({
+      groupId: `g-${randomUUID()}`,
+      topics: [topic],
+      handler: async (m) => {
+        seen.push(m);
+      },
+    });
+    return { seen, subscription };
+  }
+
   beforeAll(async () => {
     log = await createKafkaMessageLog(options());
   });
@@ -172,16 +192,15 @@ describe('kafka message log', () => {
   it('reports an unreachable broker or registry as retriable engine-unavailable', async () => {
     // Connection errors are expected here; keep them out of the output.
     const silent: KafkaLogSink = { warn() {}, error() {} };
-    const noBroker = await createKafkaMessageLog(
-      options({ brokers: ['127.0.0.1:1'], connectionTimeoutMs: 500, pingTimeoutMs: 3_000, logger: silent }),
-    );
-    extra.push(noBroker);
+    const noBroker = await anotherLog({
+      brokers: ['127.0.0.1:1'],
+      connectionTimeoutMs: 500,
+      pingTimeoutMs: 3_000,
+      logger: silent,
+    });
     await expect(noBroker.ping()).rejects.toMatchObject({ code: 'engine-unavailable', retriable: true });
 
-    const noRegistry = await createKafkaMessageLog(
-      options({ schemaRegistryUrl: 'http://127.0.0.1:1/apis/ccompat/v7', logger: silent }),
-    );
-    extra.push(noRegistry);
+    const noRegistry = await anotherLog({ schemaRegistryUrl: 'http://127.0.0.1:1/apis/ccompat/v7', logger: silent });
     await expect(noRegistry.ping()).rejects.toMatchObject({ code: 'engine-unavailable', retriable: true });
     await expect(
       noRegistry.ensureTopics([{ name: `t-${randomUUID()}`, partitions: 1, schema: CONTRACT_EVENT_SCHEMA }]),
@@ -204,14 +223,7 @@ describe('kafka message log', () => {
     await expect(
       log.publish(topic, [{ key: 'k', value: { id: 'v2', seq: 2, size: 2, note: null, extra: 5 } }]),
     ).rejects.toMatchObject({ code: 'invalid-event' });
-    const seen: DeliveredMessage[] = [];
-    const subscription = await log.subscribe({
-      groupId: `g-${randomUUID()}`,
-      topics: [topic],
-      handler: async (m) => {
-        seen.push(m);
-      },
-    });
+    const { seen, subscription } = await collect(topic);
     await vi.waitFor(() => expect(seen).toHaveLength(2), { timeout: 30_000 });
     await subscription.stop();
     expect(seen[0]?.value).toEqual({ id: 'v1', seq: 1, size: 1, note: null });
@@ -221,10 +233,7 @@ describe('kafka message log', () => {
   it('skips and reports a record that is not registry-encoded Avro instead of blocking its partition', async () => {
     const topic = newTopic();
     const errors: string[] = [];
-    const watched = await createKafkaMessageLog(
-      options({ logger: { warn() {}, error: (_obj, msg) => errors.push(msg ?? '') } }),
-    );
-    extra.push(watched);
+    const watched = await anotherLog({ logger: { warn() {}, error: (_obj, msg) => errors.push(msg ?? '') } });
     await log.ensureTopics([{ name: topic, partitions: 1, schema: CONTRACT_EVENT_SCHEMA }]);
     const kafka = new Kafka({ clientId: 'kb-test-raw', brokers, logLevel: logLevel.NOTHING });
     const producer = kafka.producer();
@@ -252,8 +261,7 @@ describe('kafka message log', () => {
 
   it('keeps the partition of a handler that runs longer than the session timeout (no second delivery)', async () => {
     const topic = newTopic();
-    const patient = await createKafkaMessageLog(options({ sessionTimeoutMs: 6_000, heartbeatIntervalMs: 1_000 }));
-    extra.push(patient);
+    const patient = await anotherLog({ sessionTimeoutMs: 6_000, heartbeatIntervalMs: 1_000 });
     await log.ensureTopics([{ name: topic, partitions: 1, schema: CONTRACT_EVENT_SCHEMA }]);
     const calls: string[] = [];
     const groupId = `g-${randomUUID()}`;
@@ -313,8 +321,7 @@ describe('kafka message log', () => {
 
   it('with one document at a time a slow document holds back its partition (KB_KAFKA_KEY_CONCURRENCY=1)', async () => {
     const topic = newTopic();
-    const serial = await createKafkaMessageLog(options({ keysConsumedConcurrently: 1 }));
-    extra.push(serial);
+    const serial = await anotherLog({ keysConsumedConcurrently: 1 });
     await log.ensureTopics([{ name: topic, partitions: 1, schema: CONTRACT_EVENT_SCHEMA }]);
     const calls: string[] = [];
     let release: () => void = () => undefined;
@@ -346,10 +353,9 @@ describe('kafka message log', () => {
   }, async () => {
     const topic = newTopic();
     const warnings: { obj: object; msg: string | undefined }[] = [];
-    const watched = await createKafkaMessageLog(
-      options({ logger: { warn: (obj, msg) => warnings.push({ obj, msg }), error: testLogger.error } }),
-    );
-    extra.push(watched);
+    const watched = await anotherLog({
+      logger: { warn: (obj, msg) => warnings.push({ obj, msg }), error: testLogger.error },
+    });
     await log.ensureTopics([{ name: topic, partitions: 1, schema: CONTRACT_EVENT_SCHEMA }]);
     await log.publish(topic, [{ key: 'k', value: { id: 'kept', seq: 1, size: 1, note: null } }]);
     await watched.ensureTopics([{ name: topic, partitions: 4, schema: CONTRACT_EVENT_SCHEMA }]);
@@ -357,14 +363,7 @@ describe('kafka message log', () => {
       obj: { topic, partitions: 1, requested: 4 },
       msg: expect.stringContaining('fewer partitions than requested'),
     });
-    const seen: DeliveredMessage[] = [];
-    const subscription = await log.subscribe({
-      groupId: `g-${randomUUID()}`,
-      topics: [topic],
-      handler: async (m) => {
-        seen.push(m);
-      },
-    });
+    const { seen, subscription } = await collect(topic);
     await vi.waitFor(() => expect(seen.map((m) => m.value.id)).toEqual(['kept']), { timeout: 30_000 });
     await subscription.stop();
     const kafka = new Kafka({ clientId: 'kb-test-admin', brokers, logLevel: logLevel.NOTHING });
