@@ -6,19 +6,16 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../apps/api/app.ts';
-import { createRuntime, type Runtime } from '../../core/runtime/runtime.ts';
 import {
-  createTestWorkspaces,
+  openTestApi,
   parseBody,
   type RequestOptions,
   requestHeaders,
   type TestApi,
   type TestClient,
+  type TestKeys,
   type TestRuntimeOptions,
-  testApi,
-  testConfig,
 } from './test-client.ts';
 
 /** Stages default to `none`: uploads stay `pending`. */
@@ -63,55 +60,42 @@ function toHeaders(raw: Record<string, string | string[] | number | undefined>):
 /** Builds the app over the embedded runtime in a fresh temporary directory, with a key for each role. */
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
   const dataDir = await mkdtemp(path.join(os.tmpdir(), 'kb-app-test-'));
-  const config = testConfig(dataDir, options.env);
-  let runtime: Runtime | undefined;
-  let app: FastifyInstance | undefined;
-  try {
-    runtime = await createRuntime(config, { stages: options.stages ?? 'none' });
-    const rt = runtime;
-    app = await buildApp({ config, services: rt.services, version: rt.version, metrics: rt.metrics });
-    await app.ready();
-    const built = app;
-    const workspaces = await createTestWorkspaces(rt);
-
-    const request: TestClient['request'] = async (method, pathname, opts = {}) => {
-      const encoded = await encodeBody(opts, {
-        host: TEST_HOST,
-        accept: '*/*',
-        ...requestHeaders(opts, workspaces.keys),
-      });
-      const res = await built.inject({
-        method: method as 'GET',
-        url: pathname,
-        headers: encoded.headers,
-        ...(encoded.payload === undefined ? {} : { payload: encoded.payload }),
-      });
-      const headers = toHeaders(res.headers);
-      return {
-        status: res.statusCode,
-        headers,
-        body: parseBody(headers.get('content-type') ?? '', res.body),
-        text: res.body,
-      };
-    };
-
-    return testApi({
-      app: built,
-      url: `http://${TEST_HOST}`,
-      runtime: rt,
-      dataDir,
-      workspaces,
-      request,
-      async close() {
-        await built.close();
-        await rt.close();
-        await rm(dataDir, { recursive: true, force: true });
-      },
-    });
-  } catch (error) {
-    await app?.close();
-    await runtime?.close();
-    await rm(dataDir, { recursive: true, force: true });
-    throw error;
-  }
+  return openTestApi({
+    dataDir,
+    removeDir: () => rm(dataDir, { recursive: true, force: true }),
+    ...(options.env === undefined ? {} : { env: options.env }),
+    runtime: { stages: options.stages ?? 'none' },
+    async serve(config, rt) {
+      const app = await buildApp({ config, services: rt.services, version: rt.version, metrics: rt.metrics });
+      try {
+        await app.ready();
+      } catch (error) {
+        await app.close();
+        throw error;
+      }
+      const transport =
+        (keys: TestKeys): TestClient['request'] =>
+        async (method, pathname, opts = {}) => {
+          const encoded = await encodeBody(opts, {
+            host: TEST_HOST,
+            accept: '*/*',
+            ...requestHeaders(opts, keys),
+          });
+          const res = await app.inject({
+            method: method as 'GET',
+            url: pathname,
+            headers: encoded.headers,
+            ...(encoded.payload === undefined ? {} : { payload: encoded.payload }),
+          });
+          const headers = toHeaders(res.headers);
+          return {
+            status: res.statusCode,
+            headers,
+            body: parseBody(headers.get('content-type') ?? '', res.body),
+            text: res.body,
+          };
+        };
+      return { app, url: `http://${TEST_HOST}`, transport, close: () => app.close() };
+    },
+  });
 }

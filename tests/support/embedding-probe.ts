@@ -6,6 +6,7 @@
 import { configFrom } from '../../core/config/config.ts';
 import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
 import { createEmbeddingProvider } from '../../core/runtime/create-embedding-provider.ts';
+import { sameIdentityAs } from '../../support/embedding-identity.ts';
 
 export interface EmbeddingProbe extends EmbeddingProvider {
   /** Document texts passed to `embedDocuments` since the start or the last `reset`. */
@@ -33,9 +34,7 @@ export function probeEmbeddings(inner: EmbeddingProvider): EmbeddingProbe {
   };
 
   return {
-    provider: inner.provider,
-    model: inner.model,
-    dimensions: inner.dimensions,
+    ...sameIdentityAs(inner),
     get texts() {
       return texts;
     },

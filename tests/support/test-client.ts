@@ -10,7 +10,7 @@ import { type Config, configFrom } from '../../core/config/config.ts';
 import type { StageName } from '../../core/events/events.ts';
 import type { Permission, Plan } from '../../core/model/account-records.model.ts';
 import type { DocumentView } from '../../core/model/response-views.model.ts';
-import type { Runtime } from '../../core/runtime/runtime.ts';
+import { createRuntime, type Runtime } from '../../core/runtime/runtime.ts';
 
 export interface TestKeys {
   /** read, search and write, workspace A. */
@@ -97,23 +97,56 @@ export interface TestApi extends TestWorkspaces, TestClient {
   close(): Promise<void>;
 }
 
-/** Assembles a {@link TestApi} from its parts: `request` is the transport, `close` disposes of it all. */
-export function testApi(parts: {
+/** The API a test helper serves over a runtime: the app, its origin, its transport and how to stop it. */
+export interface ServedApi {
   readonly app: FastifyInstance;
   readonly url: string;
-  readonly runtime: Runtime;
-  readonly dataDir: string;
-  readonly workspaces: TestWorkspaces;
-  readonly request: TestClient['request'];
+  /** Requests to the API that send `keys.all` unless told otherwise. */
+  transport(keys: TestKeys): TestClient['request'];
   close(): Promise<void>;
-}): TestApi {
-  const { workspaces, request, ...rest } = parts;
-  return {
-    ...rest,
-    ...workspaces,
-    ...testClient(request, workspaces.keys),
-    storedObjects: () => listFiles(path.join(parts.dataDir, 'objects')),
-  };
+}
+
+/**
+ * Opens a test runtime on `dataDir` (configuration `env`, runtime options `runtime`), the API over
+ * it with `serve`, and the test workspaces. Closing the result, or a failure on the way, closes
+ * what was opened and then calls `removeDir`.
+ */
+export async function openTestApi(options: {
+  readonly dataDir: string;
+  removeDir(): Promise<void>;
+  readonly env?: Parameters<typeof configFrom>[0];
+  readonly runtime: Parameters<typeof createRuntime>[1];
+  serve(config: Config, runtime: Runtime): Promise<ServedApi>;
+}): Promise<TestApi> {
+  const { dataDir, removeDir } = options;
+  const config = testConfig(dataDir, options.env);
+  let runtime: Runtime | undefined;
+  let served: ServedApi | undefined;
+  try {
+    runtime = await createRuntime(config, options.runtime);
+    served = await options.serve(config, runtime);
+    const workspaces = await createTestWorkspaces(runtime);
+    const [rt, api] = [runtime, served];
+    return {
+      app: api.app,
+      url: api.url,
+      runtime: rt,
+      dataDir,
+      ...workspaces,
+      ...testClient(api.transport(workspaces.keys), workspaces.keys),
+      storedObjects: () => listFiles(path.join(dataDir, 'objects')),
+      async close() {
+        await api.close();
+        await rt.close();
+        await removeDir();
+      },
+    };
+  } catch (error) {
+    await served?.close();
+    await runtime?.close();
+    await removeDir();
+    throw error;
+  }
 }
 
 /** The configuration of a test runtime on `dataDir`, with `env` on top. */

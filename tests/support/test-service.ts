@@ -8,17 +8,15 @@ import path from 'node:path';
 import type { ProblemBody } from '../../apps/api/plugins/problem.plugin.ts';
 import { startServer } from '../../apps/api/server.ts';
 import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
-import { createRuntime, type Runtime } from '../../core/runtime/runtime.ts';
 import {
   type ApiResponse,
-  createTestWorkspaces,
+  openTestApi,
   parseBody,
   requestHeaders,
   type TestApi,
   type TestClient,
+  type TestKeys,
   type TestRuntimeOptions,
-  testApi,
-  testConfig,
 } from './test-client.ts';
 
 export type { ApiResponse, RequestOptions, TestKeys, UploadOptions } from './test-client.ts';
@@ -42,56 +40,44 @@ export type TestService = TestApi;
 export async function startTestService(options: TestServiceOptions = {}): Promise<TestService> {
   const ownDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? (await mkdtemp(path.join(os.tmpdir(), 'kb-api-test-')));
-  const removeDir = () => (ownDir ? rm(dataDir, { recursive: true, force: true }) : Promise.resolve());
-  const config = testConfig(dataDir, options.env);
-  let runtime: Runtime | undefined;
-  try {
-    runtime = await createRuntime(config, {
+  return openTestApi({
+    dataDir,
+    removeDir: () => (ownDir ? rm(dataDir, { recursive: true, force: true }) : Promise.resolve()),
+    ...(options.env === undefined ? {} : { env: options.env }),
+    runtime: {
       stages: options.stages ?? 'all',
       ...(options.embeddings ? { embeddings: options.embeddings } : {}),
-    });
-    const rt = runtime;
-    const server = await startServer({
-      config,
-      services: rt.services,
-      version: rt.version,
-      metrics: rt.metrics,
-      logger: false,
-      ...(options.dashboardDir === undefined ? {} : { dashboardDir: options.dashboardDir }),
-    });
-
-    const workspaces = await createTestWorkspaces(rt);
-    const request: TestClient['request'] = async (method, pathname, opts = {}) => {
-      const headers = requestHeaders(opts, workspaces.keys);
-      const body = opts.json !== undefined ? JSON.stringify(opts.json) : opts.body;
-      const res = await fetch(`${server.url}${pathname}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-      const text = await res.text();
-      return {
-        status: res.status,
-        headers: res.headers,
-        body: parseBody(res.headers.get('content-type') ?? '', text),
-        text,
-      };
-    };
-
-    return testApi({
-      app: server.app,
-      url: server.url,
-      runtime: rt,
-      dataDir,
-      workspaces,
-      request,
-      async close() {
-        await server.close();
-        await rt.close();
-        await removeDir();
-      },
-    });
-  } catch (error) {
-    await runtime?.close();
-    await removeDir();
-    throw error;
-  }
+    },
+    async serve(config, rt) {
+      const server = await startServer({
+        config,
+        services: rt.services,
+        version: rt.version,
+        metrics: rt.metrics,
+        logger: false,
+        ...(options.dashboardDir === undefined ? {} : { dashboardDir: options.dashboardDir }),
+      });
+      const transport =
+        (keys: TestKeys): TestClient['request'] =>
+        async (method, pathname, opts = {}) => {
+          const headers = requestHeaders(opts, keys);
+          const body = opts.json !== undefined ? JSON.stringify(opts.json) : opts.body;
+          const res = await fetch(`${server.url}${pathname}`, {
+            method,
+            headers,
+            ...(body !== undefined ? { body } : {}),
+          });
+          const text = await res.text();
+          return {
+            status: res.status,
+            headers: res.headers,
+            body: parseBody(res.headers.get('content-type') ?? '', text),
+            text,
+          };
+        };
+      return { app: server.app, url: server.url, transport, close: () => server.close() };
+    },
+  });
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
