@@ -1,6 +1,7 @@
 /** Embedding providers the benchmarks wrap around the real one. */
 import { createHash } from 'node:crypto';
 import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
+import { type EmbeddingIdentity, sameIdentityAs } from '../../support/embedding-identity.ts';
 import { createRandom } from './random.ts';
 
 const hashOf = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -23,9 +24,7 @@ export function createRecordingProvider(inner: EmbeddingProvider): EmbeddingProv
   const calls: number[] = [];
   const vectors: VectorCache = new Map();
   return {
-    provider: inner.provider,
-    model: inner.model,
-    dimensions: inner.dimensions,
+    ...sameIdentityAs(inner),
     texts,
     calls,
     vectors,
@@ -64,7 +63,7 @@ export function hashedVector(text: string, dimensions: number): Float32Array {
  * the real provider, so the pipeline does exactly the work it does with it, minus the model.
  */
 export function createCacheProvider(
-  like: Pick<EmbeddingProvider, 'provider' | 'model' | 'dimensions'>,
+  like: EmbeddingIdentity,
   cache: VectorCache,
 ): EmbeddingProvider & { readonly hits: number; readonly misses: number } {
   let hits = 0;
@@ -79,9 +78,7 @@ export function createCacheProvider(
     return hashedVector(text, like.dimensions);
   };
   return {
-    provider: like.provider,
-    model: like.model,
-    dimensions: like.dimensions,
+    ...sameIdentityAs(like),
     get hits() {
       return hits;
     },
