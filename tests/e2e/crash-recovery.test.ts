@@ -1,12 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type ChildService,
-  createKey,
-  startChild,
-  stopChild,
-  tempDir,
-  waitForDocument,
-} from '../../support/child-service.ts';
+import { createKey, startChild, stopChild, tempDir, waitForDocument } from '../../support/child-service.ts';
 import { cleanupsAfterAll } from '../support/cleanups.ts';
 
 /**
@@ -23,7 +16,7 @@ describe('embedded runtime survives a crash mid-ingestion', () => {
     const created = await createKey(env, { workspace: 'crash', name: 'e2e', permissions: 'read,search,write' });
     expect(created.key).toMatch(/^ink_[0-9A-Za-z]{32,}$/);
 
-    let service: ChildService = await startChild(['serve'], env);
+    let service = await startChild(['serve'], env);
     cleanups.push(() => stopChild(service, 'SIGKILL'));
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {

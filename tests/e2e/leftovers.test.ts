@@ -2,14 +2,7 @@ import { readdir } from 'node:fs/promises';
 import net from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  type ChildService,
-  createKey,
-  startChild,
-  stopChild,
-  tempDir,
-  waitForDocument,
-} from '../../support/child-service.ts';
+import { createKey, startChild, stopChild, tempDir, waitForDocument } from '../../support/child-service.ts';
 import { cleanupsAfterAll } from '../support/cleanups.ts';
 
 /**
@@ -68,7 +61,7 @@ describe('leftovers of a crash', () => {
       plan: 'enterprise',
     });
 
-    let service: ChildService = await startChild(['serve'], env);
+    let service = await startChild(['serve'], env);
     cleanups.push(() => stopChild(service, 'SIGKILL'));
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
