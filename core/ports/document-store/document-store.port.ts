@@ -126,6 +126,12 @@ export interface VersionStore {
   listVersions(workspaceId: string, documentId: string): Promise<VersionRecord[]>;
   /** Any workspace; also for soft-deleted documents (stages and history use it). */
   getVersion(documentId: string, version: number): Promise<VersionRecord | null>;
+  /**
+   * Changes the given fields; null when the version does not exist. `getVersion` and
+   * `getDocument` see the change when the promise resolves. So do `listVersions` and
+   * `listDocuments`, except for a patch of `progress` alone, which they may show up to the
+   * adapter's refresh bound later (OpenSearch: its refresh interval).
+   */
   updateVersion(documentId: string, version: number, patch: VersionPatch): Promise<VersionRecord | null>;
   completeVersion(
     documentId: string,

@@ -201,8 +201,11 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
       if (patch.status !== undefined && patch.status !== current.status) {
         await mirrorStatus(documentId, version, new Date().toISOString(), 'later');
       }
-      // One refresh for the version and its document's mirrored status.
-      await refreshIndexes([names.versions, names.documents]);
+      // One refresh for the version and its document's mirrored status. Progress alone is read by
+      // id (real time) only, so a stage reporting it between batches costs no refresh.
+      if (Object.keys(fields).some((field) => field !== 'progress')) {
+        await refreshIndexes([names.versions, names.documents]);
+      }
       const updated = await getVersionSource(documentId, version);
       return updated === null ? null : toVersionRecord(updated);
     },
