@@ -20,6 +20,7 @@ import {
   vectorFieldMapping,
 } from './opensearch-mappings.ts';
 import { type DocumentSource, type VersionSource, versionId } from './opensearch-records.ts';
+import { createSharedRefresh } from './opensearch-refresh.ts';
 
 export interface OpenSearchDocumentStoreOptions {
   /** Base URL of the cluster, e.g. `http://127.0.0.1:9200`. */
@@ -104,9 +105,18 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
 
   /** Chunks this instance wrote without a refresh: its next search of the chunks index refreshes first. */
   let chunksPending = false;
+  const sharedRefresh = createSharedRefresh(async (indexes) => {
+    await http.request('POST', `/${indexes}/_refresh`);
+  });
   async function refreshIndexes(indexes: readonly string[]): Promise<void> {
-    await http.request('POST', `/${indexes.join(',')}/_refresh`);
+    await sharedRefresh([...indexes].sort().join(','));
   }
+  /**
+   * How a single-record write made with `visibility` is shown: `refresh=true` becomes a shared
+   * refresh after the write (same visibility when the promise resolves, one refresh for the writes
+   * of concurrent callers); `wait_for` stays on the request.
+   */
+  const afterWrite = (visibility: Visibility) => (visibility === 'now' && refresh === true ? 'shared' : visibility);
   /** Makes this instance's unrefreshed chunk writes visible to its own searches of them. */
   async function settleChunks(): Promise<void> {
     if (!chunksPending) return;
@@ -142,23 +152,29 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     condition: 'create' | Guarded<unknown> | null,
     visibility: Visibility = 'now',
   ) {
-    const query: Record<string, string | number> = visibility === 'now' ? { ...refreshQuery } : {};
+    const shown = afterWrite(visibility);
+    const query: Record<string, string | number> = shown === 'now' ? { ...refreshQuery } : {};
     if (condition === 'create') query.op_type = 'create';
     else if (condition !== null) {
       query.if_seq_no = condition.seqNo;
       query.if_primary_term = condition.primaryTerm;
     }
     const response = await http.request('PUT', path(index, '_doc', id), source, { query, allow: [409] });
-    return response.status !== 409;
+    if (response.status === 409) return false;
+    if (shown === 'shared') await refreshIndexes([index]);
+    return true;
   }
 
   /** Partial update or script; resolves false when the record does not exist. */
   async function update(index: string, id: string, body: Json, visibility: Visibility = 'now'): Promise<boolean> {
+    const shown = afterWrite(visibility);
     const response = await http.request('POST', path(index, '_update', id), body, {
-      query: { ...(visibility === 'now' ? refreshQuery : {}), retry_on_conflict: 10 },
+      query: { ...(shown === 'now' ? refreshQuery : {}), retry_on_conflict: 10 },
       allow: [404],
     });
-    return response.status !== 404;
+    if (response.status === 404) return false;
+    if (shown === 'shared') await refreshIndexes([index]);
+    return true;
   }
 
   async function mget<S>(index: string, ids: readonly string[]): Promise<Map<string, S>> {

@@ -251,17 +251,24 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
         // One refresh for the whole serving change, before the version says `completed`: a reader
         // that sees the status (lookups by id are real-time) finds the chunks in search too.
         await refreshIndexes([names.documents, names.versions, names.chunks]);
-        await update(names.versions, versionId(documentId, version), {
-          doc: {
-            status: 'completed',
-            completed_at: at,
-            chunk_count: result.chunkCount,
-            tokens: result.tokens,
-            embedding_model: result.embeddingModel,
-            error: null,
+        await update(
+          names.versions,
+          versionId(documentId, version),
+          {
+            doc: {
+              status: 'completed',
+              completed_at: at,
+              chunk_count: result.chunkCount,
+              tokens: result.tokens,
+              embedding_model: result.embeddingModel,
+              error: null,
+            },
           },
-        });
-        await mirrorStatus(documentId, version, at);
+          'later',
+        );
+        await mirrorStatus(documentId, version, at, 'later');
+        // One refresh for the status and its mirror on the document.
+        await refreshIndexes([names.versions, names.documents]);
         return { served };
       }
     },
