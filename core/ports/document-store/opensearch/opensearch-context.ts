@@ -167,14 +167,38 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
 
   /** Partial update or script; resolves false when the record does not exist. */
   async function update(index: string, id: string, body: Json, visibility: Visibility = 'now'): Promise<boolean> {
+    return (await updateReturning(index, id, body, visibility, false)) !== null;
+  }
+
+  /**
+   * Partial update that answers the record as it is after the update (in the same request, so
+   * no read of it follows); null when the record does not exist.
+   */
+  async function updateAndGet<S>(index: string, id: string, body: Json, visibility: Visibility): Promise<S | null> {
+    const updated = await updateReturning<S>(index, id, body, visibility, true);
+    if (updated === null) return null;
+    return updated.source ?? (await getGuarded<S>(index, id))?.source ?? null;
+  }
+
+  async function updateReturning<S>(
+    index: string,
+    id: string,
+    body: Json,
+    visibility: Visibility,
+    withSource: boolean,
+  ): Promise<{ source: S | undefined } | null> {
     const shown = afterWrite(visibility);
-    const response = await http.request('POST', path(index, '_update', id), body, {
-      query: { ...(shown === 'now' ? refreshQuery : {}), retry_on_conflict: 10 },
+    const response = await http.request<{ get?: { _source?: S } }>('POST', path(index, '_update', id), body, {
+      query: {
+        ...(shown === 'now' ? refreshQuery : {}),
+        retry_on_conflict: 10,
+        ...(withSource ? { _source: 'true' } : {}),
+      },
       allow: [404],
     });
-    if (response.status === 404) return false;
+    if (response.status === 404) return null;
     if (shown === 'shared') await refreshIndexes([index]);
-    return true;
+    return { source: response.body.get?._source };
   }
 
   async function mget<S>(index: string, ids: readonly string[]): Promise<Map<string, S>> {
@@ -344,6 +368,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     getVersionSource,
     put,
     update,
+    updateAndGet,
     mget,
     search,
     count,

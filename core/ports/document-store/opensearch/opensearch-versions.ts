@@ -31,6 +31,7 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
     getVersionSource,
     put,
     update,
+    updateAndGet,
     mget,
     search,
     count,
@@ -187,8 +188,6 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
     },
 
     async updateVersion(documentId, version, patch: VersionPatch) {
-      const current = await getVersionSource(documentId, version);
-      if (current === null) return null;
       const fields: Json = {};
       if (patch.status !== undefined) fields.status = patch.status;
       if (patch.error !== undefined) fields.error = patch.error;
@@ -196,18 +195,23 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
       if (patch.chunkCount !== undefined) fields.chunk_count = patch.chunkCount;
       if (patch.tokens !== undefined) fields.tokens = patch.tokens;
       if (patch.embeddingModel !== undefined) fields.embedding_model = patch.embeddingModel;
-      if (Object.keys(fields).length === 0) return toVersionRecord(current);
-      if (!(await update(names.versions, versionId(documentId, version), { doc: fields }, 'later'))) return null;
-      if (patch.status !== undefined && patch.status !== current.status) {
-        await mirrorStatus(documentId, version, new Date().toISOString(), 'later');
+      if (Object.keys(fields).length === 0) {
+        const current = await getVersionSource(documentId, version);
+        return current === null ? null : toVersionRecord(current);
       }
+      // Lookups by id of a record changed since the last refresh cost the engine a refresh of
+      // their own, so the update answers the new record itself instead of reads around it.
+      const id = versionId(documentId, version);
+      const answered = await updateAndGet<VersionSource>(names.versions, id, { doc: fields }, 'later');
+      if (answered === null) return null;
+      // mirrorStatus copies the status onto the document only where it differs.
+      if (patch.status !== undefined) await mirrorStatus(documentId, version, new Date().toISOString(), 'later');
       // One refresh for the version and its document's mirrored status. Progress alone is read by
       // id (real time) only, so a stage reporting it between batches costs no refresh.
       if (Object.keys(fields).some((field) => field !== 'progress')) {
         await refreshIndexes([names.versions, names.documents]);
       }
-      const updated = await getVersionSource(documentId, version);
-      return updated === null ? null : toVersionRecord(updated);
+      return toVersionRecord(answered);
     },
 
     async completeVersion(documentId, version, result) {
