@@ -153,6 +153,13 @@ export const CONFIG_VARIABLES = [
     'How often an API process asks OpenSearch whether documents changed (distributed): a list answered from its cache shows a change another process made at most this much later.',
     { min: 50, max: 60000 },
   ),
+  v(
+    'KB_OPENSEARCH_DOCUMENTS_REFRESH_MS',
+    'integer',
+    '250',
+    "Refresh interval of the OpenSearch documents index (distributed): a pipeline stage's status change waits for its next refresh instead of forcing one, so lists show the change at most this much later and the stage waits up to this long.",
+    { min: 50, max: 30000 },
+  ),
   v('KB_CLICKHOUSE_URL', 'url', '', 'ClickHouse HTTP URL (distributed).'),
   v('KB_CLICKHOUSE_USER', 'string', 'default', 'ClickHouse user (distributed).'),
   v('KB_CLICKHOUSE_PASSWORD', 'string', '', 'ClickHouse password (distributed).'),

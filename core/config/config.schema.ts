@@ -115,6 +115,7 @@ const engineProperties = <U extends TSchema>(url: U) => ({
     shards: Type.Integer(),
     replicas: Type.Integer(),
     changePollMs: Type.Integer(),
+    documentsRefreshMs: Type.Integer(),
   }),
   clickhouse: Type.Object({
     url,

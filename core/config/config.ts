@@ -79,6 +79,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       shards: int('KB_OPENSEARCH_SHARDS'),
       replicas: int('KB_OPENSEARCH_REPLICAS'),
       changePollMs: int('KB_OPENSEARCH_CHANGE_POLL_MS'),
+      documentsRefreshMs: int('KB_OPENSEARCH_DOCUMENTS_REFRESH_MS'),
     },
     clickhouse: {
       url: url('KB_CLICKHOUSE_URL'),

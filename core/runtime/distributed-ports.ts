@@ -43,6 +43,7 @@ export async function createDistributedPorts(
     shards: config.opensearch.shards,
     replicas: config.opensearch.replicas,
     changePollMs: config.opensearch.changePollMs,
+    documentsRefreshMs: config.opensearch.documentsRefreshMs,
   });
   const accountStore = await createClickHouseAccountStore({
     url: config.clickhouse.url,

@@ -282,12 +282,11 @@ export function createIndexStage(deps: StageDeps): StageDefinition<DocumentEmbed
       };
     });
     // A version indexed before into more chunks (reprocessed after the chunking settings
-    // changed) must not keep its old tail: upserts alone would leave it searchable.
-    const leftover = await deps.documents.listChunks(event.document_id, event.version, {
-      afterIndex: chunks.length - 1,
-      limit: 1,
-    });
-    if (leftover.chunks.length > 0) await deps.documents.deleteChunks(event.document_id, event.version);
+    // changed) must not keep its old tail: upserts alone would leave it searchable. Its chunks
+    // were numbered from 0 too, so the tail exists if the chunk numbered `chunks.length` does (a
+    // lookup by id: real-time on every store, where a list may lag the engine's refresh).
+    const tail = await deps.documents.getChunk(`${event.document_id}:${event.version}:${chunks.length}`);
+    if (tail !== null) await deps.documents.deleteChunks(event.document_id, event.version);
     await deps.documents.putChunks(inputs);
     const { served } = await deps.documents.completeVersion(event.document_id, event.version, {
       at: isoNow(),

@@ -133,6 +133,11 @@ export interface VersionStore {
    * adapter's refresh bound later (OpenSearch: its refresh interval).
    */
   updateVersion(documentId: string, version: number, patch: VersionPatch): Promise<VersionRecord | null>;
+  /**
+   * Marks the version `completed` and serves it (see the contract above). `chunkCount` is the
+   * number of its chunks, whose indexes are `0 … chunkCount-1` and ids `<document>:<version>:<index>`
+   * (an adapter may address them by id rather than search for them).
+   */
   completeVersion(
     documentId: string,
     version: number,

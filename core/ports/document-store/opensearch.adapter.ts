@@ -22,12 +22,16 @@ export type { OpenSearchDocumentStoreOptions };
  * - Timestamps are stored in canonical form (`Date#toISOString`) in `date` fields: a record
  *   returns `2024-01-01T00:00:00.000Z` for an input of `2024-01-01T00:00:00Z`, and ranges compare
  *   instants. Unparseable timestamps reject with `bad-request`.
- * - Every write whose result a search or list must see resolves after a refresh (`refresh`
- *   option, default `true`). Lookups by id are real-time and need none. Chunks are bulk-written
- *   without a refresh (this instance refreshes before its own next search of them); a completion
- *   refreshes the chunks once before copying the served interval onto them, writes those copies
- *   without a refresh, and refreshes all three indexes once before it marks the version
- *   `completed`, so whoever sees that status also finds the chunks in search.
+ * - Every write whose result a search or list must see resolves once it is visible, by one of two
+ *   means: a refresh shared by concurrent callers (`refresh` option, default `true`) for the API's
+ *   own writes (a new document, a deletion), or, for the status a pipeline stage sets, by waiting for
+ *   the documents index's next periodic refresh (`refresh=wait_for`, every `documentsRefreshMs`),
+ *   which forces no refresh at all. Lookups by id are real-time and need none; version records are
+ *   read by id only (`listVersions` reads versions 1 … latest by id), so they are written without
+ *   one. Chunks are bulk-written without a refresh (this instance refreshes before its own next
+ *   search of them); a completion copies the served interval onto chunks `0 … chunkCount-1` by id
+ *   (no search, so no refresh first), then refreshes the chunks and versions once before it marks
+ *   the version `completed`, so whoever sees that status also finds the chunks in search.
  * - `changeMark` joins this instance's answered writes with the documents and versions indexes'
  *   indexing and refresh counters, polled every `changePollMs` once the mark has been asked for.
  * - Without transactions, each change is ordered so that the document record decides and the rest

@@ -19,7 +19,7 @@ import {
   vectorField,
   vectorFieldMapping,
 } from './opensearch-mappings.ts';
-import { type DocumentSource, type VersionSource, versionId } from './opensearch-records.ts';
+import { chunkId, type DocumentSource, type VersionSource, versionId } from './opensearch-records.ts';
 import { createSharedRefresh } from './opensearch-refresh.ts';
 
 export interface OpenSearchDocumentStoreOptions {
@@ -46,6 +46,12 @@ export interface OpenSearchDocumentStoreOptions {
    * mark notices another process's writes.
    */
   readonly changePollMs?: number;
+  /**
+   * Periodic refresh interval of the documents index in milliseconds (default 250): a status
+   * change made by a pipeline stage waits for that index's next refresh (`refresh=wait_for`)
+   * instead of forcing one, so this is how long such a write may wait to show in lists.
+   */
+  readonly documentsRefreshMs?: number;
   /**
    * `index.max_result_window` of the indexes (default 10000, OpenSearch's own): the
    * largest search answer, and the offset up to which list pages are read directly rather than
@@ -83,8 +89,14 @@ export function isZero(vector: Float32Array): boolean {
   return vector.every((value) => value === 0);
 }
 
-/** `now`: the write is visible to search when it resolves; `later`: the caller refreshes (once) itself. */
-export type Visibility = 'now' | 'later';
+/**
+ * How a write becomes visible to searches: `now`, when its promise resolves, by a refresh (shared
+ * with concurrent callers); `next-refresh`, when its promise resolves too, but by waiting for the
+ * index's next periodic refresh (`refresh=wait_for`: no refresh of its own, so many writers cost
+ * the engine nothing extra, each waiting up to the refresh interval); `later`: the caller refreshes
+ * (once) itself, or lets the periodic refresh show it.
+ */
+export type Visibility = 'now' | 'next-refresh' | 'later';
 
 /** What the roles of one OpenSearch document store share: the client, the index names and the low-level reads and writes. */
 export type OpenSearchContext = Awaited<ReturnType<typeof openOpenSearchContext>>;
@@ -101,7 +113,8 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
   const resultWindow = options.maxResultWindow ?? 10_000;
   const scanPage = Math.min(SCAN_PAGE, resultWindow);
   const refreshQuery = { refresh: String(refresh) };
-  const refreshFor = (visibility: Visibility): RefreshPolicy | false => (visibility === 'now' ? refresh : false);
+  const refreshFor = (visibility: Visibility): RefreshPolicy | false =>
+    visibility === 'now' ? refresh : visibility === 'next-refresh' ? 'wait_for' : false;
 
   /** Chunks this instance wrote without a refresh: its next search of the chunks index refreshes first. */
   let chunksPending = false;
@@ -117,6 +130,9 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
    * of concurrent callers); `wait_for` stays on the request.
    */
   const afterWrite = (visibility: Visibility) => (visibility === 'now' && refresh === true ? 'shared' : visibility);
+  /** The `refresh` parameter of a single-record write shown as `afterWrite` says. */
+  const refreshParameter = (shown: ReturnType<typeof afterWrite>): Record<string, string> =>
+    shown === 'now' ? { ...refreshQuery } : shown === 'next-refresh' ? { refresh: 'wait_for' } : {};
   /** Makes this instance's unrefreshed chunk writes visible to its own searches of them. */
   async function settleChunks(): Promise<void> {
     if (!chunksPending) return;
@@ -153,7 +169,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     visibility: Visibility = 'now',
   ) {
     const shown = afterWrite(visibility);
-    const query: Record<string, string | number> = shown === 'now' ? { ...refreshQuery } : {};
+    const query: Record<string, string | number> = refreshParameter(shown);
     if (condition === 'create') query.op_type = 'create';
     else if (condition !== null) {
       query.if_seq_no = condition.seqNo;
@@ -190,7 +206,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     const shown = afterWrite(visibility);
     const response = await http.request<{ get?: { _source?: S } }>('POST', path(index, '_update', id), body, {
       query: {
-        ...(shown === 'now' ? refreshQuery : {}),
+        ...refreshParameter(shown),
         retry_on_conflict: 10,
         ...(withSource ? { _source: 'true' } : {}),
       },
@@ -252,9 +268,27 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     return (await scanAll(names.chunks, query, BY_CHUNK_ID, false)).map((hit) => hit._id);
   }
 
+  /**
+   * Ids of a version's chunks: `<document>:<version>:<index>` for indexes below `count` when the
+   * count is known (no search, so chunks written a moment ago and not yet refreshed are included),
+   * else every chunk a search finds (which refreshes first if this instance has unrefreshed chunk writes).
+   */
+  async function versionChunkIds(documentId: string, version: number, count: number | null): Promise<string[]> {
+    if (count !== null && count > 0)
+      return Array.from({ length: count }, (_, index) => chunkId(documentId, version, index));
+    return chunkIds(versionChunksQuery(documentId, version));
+  }
+
   /** Deletes the records of `index` matching `query`, by id (a concurrently deleted one is fine). */
   async function deleteMatching(index: string, query: Json, sort: Json[]): Promise<void> {
-    const ids = (await scanAll(index, query, sort, false)).map((hit) => hit._id);
+    await deleteIds(
+      index,
+      (await scanAll(index, query, sort, false)).map((hit) => hit._id),
+    );
+  }
+
+  /** Deletes the records of `index` with these ids (a missing one is fine). */
+  async function deleteIds(index: string, ids: readonly string[]): Promise<void> {
     if (ids.length === 0) return;
     const results = await http.bulk(
       ids.map((id): BulkAction => ({ kind: 'delete', index, id })),
@@ -328,7 +362,12 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
 
   // ---- Start-up: indexes and mappings ----
 
-  const layout = { shards: options.shards ?? 1, replicas: options.replicas ?? 0, maxResultWindow: resultWindow };
+  const layout = {
+    shards: options.shards ?? 1,
+    replicas: options.replicas ?? 0,
+    maxResultWindow: resultWindow,
+    documentsRefreshInterval: `${options.documentsRefreshMs ?? 250}ms`,
+  };
   for (const definition of indexDefinitions(names, layout)) {
     const exists = await http.request('HEAD', `/${definition.name}`, undefined, { allow: [404] });
     if (exists.status === 404) {
@@ -345,7 +384,13 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     } else {
       // New fields of a newer adapter, and the result window the adapter counts on.
       await http.request('PUT', `/${definition.name}/_mapping`, { properties: definition.mappings.properties });
-      await http.request('PUT', `/${definition.name}/_settings`, { index: { max_result_window: resultWindow } });
+      const refreshInterval = definition.name === names.documents ? layout.documentsRefreshInterval : undefined;
+      await http.request('PUT', `/${definition.name}/_settings`, {
+        index: {
+          max_result_window: resultWindow,
+          ...(refreshInterval === undefined ? {} : { refresh_interval: refreshInterval }),
+        },
+      });
     }
   }
   const startModel = await readIndexModel();
@@ -375,7 +420,9 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     scanAll,
     versionChunksQuery,
     chunkIds,
+    versionChunkIds,
     deleteMatching,
+    deleteIds,
     bulkUpdate,
     searchLimit,
     readIndexModel,

@@ -168,7 +168,13 @@ export interface IndexDefinition {
 /** Settings and strict mappings of every index; the chunks index has k-NN enabled. */
 export function indexDefinitions(
   names: IndexNames,
-  layout: { readonly shards: number; readonly replicas: number; readonly maxResultWindow: number },
+  layout: {
+    readonly shards: number;
+    readonly replicas: number;
+    readonly maxResultWindow: number;
+    /** `index.refresh_interval` of the documents index, e.g. `250ms`. */
+    readonly documentsRefreshInterval: string;
+  },
 ): IndexDefinition[] {
   const base = {
     number_of_shards: layout.shards,
@@ -181,7 +187,7 @@ export function indexDefinitions(
     mappings: { dynamic: 'strict', properties },
   });
   return [
-    definition(names.documents, DOCUMENT_PROPERTIES),
+    definition(names.documents, DOCUMENT_PROPERTIES, { refresh_interval: layout.documentsRefreshInterval }),
     definition(names.versions, VERSION_PROPERTIES),
     {
       ...definition(names.chunks, CHUNK_PROPERTIES, { knn: true }),

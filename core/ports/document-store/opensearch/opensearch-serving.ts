@@ -40,16 +40,20 @@ export function lastServed(document: DocumentSource): number[] {
  * concurrent writers never move it back.
  */
 export function createServing(context: OpenSearchContext) {
-  const { names, chunkIds, versionChunksQuery, bulkUpdate, update, getDocument, getVersionSource, put } = context;
+  const { names, versionChunkIds, bulkUpdate, update, getDocument, getVersionSource, put } = context;
 
-  /** Copies a version's derived fields onto every chunk of it that exists now. */
+  /**
+   * Copies a version's derived fields onto every chunk of it that exists now: chunks `0 … count-1`
+   * by id when the version's chunk count is known, else every chunk a search finds.
+   */
   async function syncChunks(
     documentId: string,
     version: number,
     fields: DerivedChunkFields,
     visibility: Visibility = 'now',
+    count: number | null = null,
   ): Promise<void> {
-    const ids = await chunkIds(versionChunksQuery(documentId, version));
+    const ids = await versionChunkIds(documentId, version, count);
     const body = {
       script: { lang: 'painless', source: SYNC_CHUNK_SCRIPT, params: { rev: fields.served_rev, fields } },
     };
@@ -61,11 +65,16 @@ export function createServing(context: OpenSearchContext) {
     );
   }
 
-  /** Copies the served intervals of `versions` from the document onto their version and chunk records. */
+  /**
+   * Copies the served intervals of `versions` from the document onto their version and chunk
+   * records. `chunkCounts` gives a version's chunk count where its record does not have it yet
+   * (a version being completed); a completed version's record has it.
+   */
   async function propagate(
     document: DocumentSource,
     versions: readonly number[],
     visibility: Visibility = 'now',
+    chunkCounts: ReadonlyMap<number, number> = new Map(),
   ): Promise<void> {
     for (const version of new Set(versions)) {
       const interval = servedInterval(document, version);
@@ -82,30 +91,34 @@ export function createServing(context: OpenSearchContext) {
         visibility,
       );
       const source = await getVersionSource(document.id, version);
-      await syncChunks(document.id, version, derivedChunkFields(document, version, source), visibility);
+      const count = chunkCounts.get(version) ?? (source?.status === 'completed' ? source.chunk_count : null);
+      await syncChunks(document.id, version, derivedChunkFields(document, version, source), visibility, count);
     }
   }
 
-  /** Sets the document's mirrored status to its latest version's, if `version` is the latest. */
+  /**
+   * Sets the document's mirrored status to its latest version's, if `version` is the latest.
+   * Resolves whether it wrote the document.
+   */
   async function mirrorStatus(
     documentId: string,
     version: number,
     at: string,
     visibility: Visibility = 'now',
-  ): Promise<void> {
+  ): Promise<boolean> {
     for (let attempt = 0; ; attempt += 1) {
       // The document is read before the version, so a write guarded by this read saw the newest status.
       const document = await getDocument(documentId);
-      if (document === null || document.source.latest_version !== version) return;
+      if (document === null || document.source.latest_version !== version) return false;
       const current = await getVersionSource(documentId, version);
-      if (current === null || current.status === document.source.status) return;
+      if (current === null || current.status === document.source.status) return false;
       const next: DocumentSource = {
         ...document.source,
         status: current.status,
         updated_at: at,
         rev: document.source.rev + 1,
       };
-      if (await put(names.documents, documentId, next, document, visibility)) return;
+      if (await put(names.documents, documentId, next, document, visibility)) return true;
       await backoff(attempt, `status of ${documentId}`);
     }
   }

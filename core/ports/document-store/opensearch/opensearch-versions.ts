@@ -35,8 +35,8 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
     mget,
     search,
     count,
-    scanAll,
     deleteMatching,
+    deleteIds,
     refreshIndexes,
   } = context;
   const { propagate, mirrorStatus, advanceLatest } = createServing(context);
@@ -115,7 +115,8 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
         new KbError('conflict', `Document ${input.id} already exists`, {
           retriable: false,
         });
-      if (!(await put(names.versions, versionId(input.id, 1), version, 'create'))) throw conflict();
+      // Versions are read by id only (real-time): no refresh.
+      if (!(await put(names.versions, versionId(input.id, 1), version, 'create', 'later'))) throw conflict();
       const document: DocumentSource = {
         id: input.id,
         workspace_id: input.workspaceId,
@@ -150,7 +151,7 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
         if (latest === null) throw new KbError('not-found', `Document ${documentId} has no versions`);
         const next = document.source.latest_version + 1;
         const source = newVersionSource(documentId, workspaceId, next, build(toVersionRecord(latest)));
-        if (await put(names.versions, versionId(documentId, next), source, 'create')) {
+        if (await put(names.versions, versionId(documentId, next), source, 'create', 'later')) {
           await advanceLatest(documentId, source);
           return toVersionRecord(source);
         }
@@ -173,13 +174,18 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
     listDocuments,
 
     async listVersions(workspaceId, documentId) {
-      const hits = await scanAll<VersionSource>(
-        names.versions,
-        { bool: { filter: [{ term: { document_id: documentId } }, { term: { workspace_id: workspaceId } }] } },
-        [{ version: 'desc' }],
-        true,
-      );
-      return hits.flatMap((hit) => (hit._source === undefined ? [] : [toVersionRecord(hit._source)]));
+      // By id (real-time): versions 1 … latest of the document, so a status patch or a new
+      // version shows at once without any refresh.
+      const document = await getDocument(documentId);
+      if (document === null || document.source.workspace_id !== workspaceId) return [];
+      const ids = Array.from({ length: document.source.latest_version }, (_, i) => versionId(documentId, i + 1));
+      const found = await mget<VersionSource>(names.versions, ids);
+      return ids
+        .flatMap((id) => {
+          const source = found.get(id);
+          return source === undefined || source.workspace_id !== workspaceId ? [] : [toVersionRecord(source)];
+        })
+        .reverse();
     },
 
     async getVersion(documentId, version) {
@@ -200,16 +206,16 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
         return current === null ? null : toVersionRecord(current);
       }
       // Lookups by id of a record changed since the last refresh cost the engine a refresh of
-      // their own, so the update answers the new record itself instead of reads around it.
+      // their own, so the update answers the new record itself instead of reads around it. The
+      // version record is read by id only (`getVersion`, `listVersions`), so it needs no refresh.
       const id = versionId(documentId, version);
       const answered = await updateAndGet<VersionSource>(names.versions, id, { doc: fields }, 'later');
       if (answered === null) return null;
-      // mirrorStatus copies the status onto the document only where it differs.
-      if (patch.status !== undefined) await mirrorStatus(documentId, version, new Date().toISOString(), 'later');
-      // One refresh for the version and its document's mirrored status. Progress alone is read by
-      // id (real time) only, so a stage reporting it between batches costs no refresh.
-      if (Object.keys(fields).some((field) => field !== 'progress')) {
-        await refreshIndexes([names.versions, names.documents]);
+      // mirrorStatus copies the status onto the document only where it differs; `listDocuments`
+      // (a search) sees the copy once the documents index's next periodic refresh ran, which the
+      // write waits for rather than forcing a refresh of its own.
+      if (patch.status !== undefined) {
+        await mirrorStatus(documentId, version, new Date().toISOString(), 'next-refresh');
       }
       return toVersionRecord(answered);
     },
@@ -245,16 +251,21 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
           served = true;
         }
         if (served) {
-          // The version's chunks were written without a refresh (by this or another process):
-          // one refresh makes them all findable before their served interval is copied onto them.
-          await context.refreshChunks();
+          // The served interval is copied onto the chunks by id (`0 … chunkCount-1`), so the
+          // chunks written a moment ago need no refresh before the copy.
           const position = source.served.findIndex((entry) => entry.version === version);
           const previous = source.served[position - 1];
-          await propagate(source, previous === undefined ? [version] : [previous.version, version], 'later');
+          await propagate(
+            source,
+            previous === undefined ? [version] : [previous.version, version],
+            'later',
+            new Map([[version, result.chunkCount]]),
+          );
+          // One refresh for the chunks and the versions' served intervals, before the version
+          // says `completed`: a reader that sees the status (lookups by id are real-time) finds
+          // the chunks in search too.
+          await refreshIndexes([names.versions, names.chunks]);
         }
-        // One refresh for the whole serving change, before the version says `completed`: a reader
-        // that sees the status (lookups by id are real-time) finds the chunks in search too.
-        await refreshIndexes([names.documents, names.versions, names.chunks]);
         await update(
           names.versions,
           versionId(documentId, version),
@@ -270,9 +281,11 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
           },
           'later',
         );
-        await mirrorStatus(documentId, version, at, 'later');
-        // One refresh for the status and its mirror on the document.
-        await refreshIndexes([names.versions, names.documents]);
+        // The status and the serving history reach `listDocuments` with the document's next
+        // periodic refresh, which the mirror's write waits for; when there is nothing to mirror
+        // (an older version completed), the serving change alone is refreshed.
+        const mirrored = await mirrorStatus(documentId, version, at, 'next-refresh');
+        if (!mirrored && source !== document.source) await refreshIndexes([names.documents]);
         return { served };
       }
     },
@@ -309,7 +322,12 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
       if (document === null || document.source.workspace_id !== workspaceId) return false;
       const byDocument = { term: { document_id: documentId } };
       await deleteMatching(names.chunks, byDocument, BY_CHUNK_ID);
-      await deleteMatching(names.versions, byDocument, [{ document_id: 'asc' }, { version: 'asc' }]);
+      // By id: versions are written without a refresh, so a search could miss the newest. One past
+      // the latest too: an append interrupted before it advanced the document left it.
+      const versionIds = Array.from({ length: document.source.latest_version + 1 }, (_, i) =>
+        versionId(documentId, i + 1),
+      );
+      await deleteIds(names.versions, versionIds);
       await http.request('DELETE', path(names.documents, '_doc', documentId), undefined, {
         query: refreshQuery,
         allow: [404],
