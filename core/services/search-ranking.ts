@@ -71,9 +71,17 @@ export function phraseFirst(ranked: readonly RankedHit[], query: string): Ranked
   const phrase = normaliseWords(query);
   if (phrase.split(' ').length < PHRASE_MIN_WORDS) return [...ranked];
   const needle = ` ${phrase} `;
+  const words = [...new Set(phrase.split(' '))];
+  const holdsPhrase = (content: string): boolean => {
+    // Every word of a normalised text is a substring of the lower-cased text, so a chunk lacking
+    // one of the words cannot hold the phrase: most candidates are ruled out without normalising.
+    const lower = content.toLowerCase();
+    if (!words.every((word) => lower.includes(word))) return false;
+    return ` ${normaliseWords(content)} `.includes(needle);
+  };
   const matches: RankedHit[] = [];
   const rest: RankedHit[] = [];
-  for (const r of ranked) (` ${normaliseWords(r.hit.chunk.content)} `.includes(needle) ? matches : rest).push(r);
+  for (const r of ranked) (holdsPhrase(r.hit.chunk.content) ? matches : rest).push(r);
   return [...matches, ...rest];
 }
 

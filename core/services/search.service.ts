@@ -93,7 +93,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
         const min = request.minScore;
         ranked = ranked.filter((r) => r.score >= min);
       }
-      const terms = queryTerms(request.query);
+      const highlight = highlighter(queryTerms(request.query));
       const results: SearchResultView[] = ranked.slice(0, request.limit).map(({ hit, score }) => ({
         chunk_id: hit.chunk.id,
         document_id: hit.chunk.documentId,
@@ -102,7 +102,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
         index: hit.chunk.index,
         score: Math.round(score * 1e6) / 1e6,
         content: hit.chunk.content,
-        highlights: highlights(hit.chunk.content, terms),
+        highlights: highlight(hit.chunk.content),
         metadata: hit.documentMetadata,
         page: hit.chunk.page,
       }));
@@ -125,20 +125,27 @@ export function queryTerms(query: string): string[] {
 
 /** Up to three snippets around query terms, terms wrapped in `<em>`. */
 export function highlights(content: string, terms: readonly string[], max = 3, radius = 80): string[] {
-  if (terms.length === 0) return [];
+  return highlighter(terms, max, radius)(content);
+}
+
+/** {@link highlights} for many texts and the same terms: the pattern is compiled once. */
+export function highlighter(terms: readonly string[], max = 3, radius = 80): (content: string) => string[] {
+  if (terms.length === 0) return () => [];
   const escaped = terms.map((t) => t.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
   const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(${escaped.join('|')})(?![\\p{L}\\p{N}])`, 'giu');
-  const snippets: string[] = [];
-  let lastEnd = -1;
-  for (const match of content.matchAll(pattern)) {
-    const at = match.index ?? 0;
-    if (at < lastEnd) continue;
-    const start = Math.max(0, at - radius);
-    const end = Math.min(content.length, at + match[0].length + radius);
-    const text = content.slice(start, end).replace(pattern, '<em>$1</em>').replace(/\s+/g, ' ').trim();
-    snippets.push(`${start > 0 ? '…' : ''}${text}${end < content.length ? '…' : ''}`);
-    lastEnd = end;
-    if (snippets.length >= max) break;
-  }
-  return snippets;
+  return (content) => {
+    const snippets: string[] = [];
+    let lastEnd = -1;
+    for (const match of content.matchAll(pattern)) {
+      const at = match.index ?? 0;
+      if (at < lastEnd) continue;
+      const start = Math.max(0, at - radius);
+      const end = Math.min(content.length, at + match[0].length + radius);
+      const text = content.slice(start, end).replace(pattern, '<em>$1</em>').replace(/\s+/g, ' ').trim();
+      snippets.push(`${start > 0 ? '…' : ''}${text}${end < content.length ? '…' : ''}`);
+      lastEnd = end;
+      if (snippets.length >= max) break;
+    }
+    return snippets;
+  };
 }

@@ -56,6 +56,15 @@ describe('phrase boost', () => {
     expect(ids(phraseFirst(ranked, 'mitochondria is the powerhouse of the cell'))).toEqual(['y:1:0', 'x:1:0']);
   });
 
+  it('counts neither the words apart nor inside longer words as the phrase', () => {
+    const candidates = [
+      { hit: hit('a:1:0', 1, 'the cells of the powerhouse'), score: 0.9 },
+      { hit: hit('b:1:0', 1, 'the powerhouse of the cellar'), score: 0.8 },
+      { hit: hit('c:1:0', 1, 'It is THE powerhouse of the cell.'), score: 0.1 },
+    ];
+    expect(ids(phraseFirst(candidates, 'the powerhouse of the cell'))).toEqual(['c:1:0', 'a:1:0', 'b:1:0']);
+  });
+
   it('leaves queries of fewer than three words to the scores', () => {
     expect(ids(phraseFirst(ranked, 'the cell'))).toEqual(['x:1:0', 'y:1:0']);
   });
