@@ -153,7 +153,11 @@ export async function searchScenario(ctx: BenchContext, target: Target, rows: Ro
           addFigure(row, `service p99, ${CLIENTS} clients`, 'ms', service99);
           addFigure(row, 'raw store query + embedding p50', 'ms', raw50);
           addFigure(row, 'raw store query + embedding p99', 'ms', raw99);
-          judge(addFigure(row, 'service p50 ÷ raw p50', 'ratio', ratio), { atMost: 1.3 });
+          // The distributed runtime's goal is tighter: its store is a remote engine, so the
+          // service's own work is all that should separate the two.
+          judge(addFigure(row, 'service p50 ÷ raw p50', 'ratio', ratio), {
+            atMost: target.runtime === 'distributed' ? 1.2 : 1.3,
+          });
           if (mode === 'hybrid' && i === 0) {
             row.notes.push(
               `one client, then ${CLIENTS} concurrent clients, against kb serve in its own process, ${queries.length} distinct queries per run, limit 10; raw (in the benchmark process) = the store queries the service makes (keyword and/or vector, ${CANDIDATES} candidates) after embedding the query with ${provider.model}, at the same concurrency, measured alone; ` +

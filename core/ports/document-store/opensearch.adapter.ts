@@ -30,8 +30,9 @@ export type { OpenSearchDocumentStoreOptions };
  *   read by id only (`listVersions` reads versions 1 … latest by id), so they are written without
  *   one. Chunks are bulk-written without a refresh (this instance refreshes before its own next
  *   search of them); a completion copies the served interval onto chunks `0 … chunkCount-1` by id
- *   (no search, so no refresh first), then refreshes the chunks and versions once before it marks
- *   the version `completed`, so whoever sees that status also finds the chunks in search.
+ *   (no search, so no refresh first), then refreshes the chunks once before it marks the version
+ *   `completed`, so whoever sees that status also finds the chunks in search; retention's search
+ *   of versions by served interval refreshes the versions index first.
  * - `changeMark` joins this instance's answered writes with the documents and versions indexes'
  *   indexing and refresh counters, polled every `changePollMs` once the mark has been asked for.
  * - Without transactions, each change is ordered so that the document record decides and the rest

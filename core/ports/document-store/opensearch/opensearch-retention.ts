@@ -13,10 +13,23 @@ const ARCHIVE_SCRIPT = `
  * chunks and stamps the version record.
  */
 export function createOpenSearchRetentionStore(context: OpenSearchContext): RetentionStore {
-  const { names, getDocument, getVersionSource, update, search, scanAll, versionChunksQuery, deleteMatching } = context;
+  const {
+    names,
+    getDocument,
+    getVersionSource,
+    update,
+    search,
+    scanAll,
+    versionChunksQuery,
+    deleteMatching,
+    refreshIndexes,
+  } = context;
   return {
     async listExpiredVersions(workspaceId, cutoff) {
       const before = canonicalTime(cutoff, 'cutoff');
+      // Completions write the served intervals of versions without a refresh (they are read by
+      // id elsewhere): this occasional sweep refreshes before it searches them.
+      await refreshIndexes([names.versions]);
       const hits = await scanAll<VersionSource>(
         names.versions,
         {

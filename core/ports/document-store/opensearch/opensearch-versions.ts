@@ -261,10 +261,10 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
             'later',
             new Map([[version, result.chunkCount]]),
           );
-          // One refresh for the chunks and the versions' served intervals, before the version
-          // says `completed`: a reader that sees the status (lookups by id are real-time) finds
-          // the chunks in search too.
-          await refreshIndexes([names.versions, names.chunks]);
+          // One refresh of the chunks before the version says `completed`: a reader that sees the
+          // status (lookups by id are real-time) finds the chunks in search too. The versions'
+          // served intervals are searched only by retention, which refreshes them first.
+          await refreshIndexes([names.chunks]);
         }
         await update(
           names.versions,
