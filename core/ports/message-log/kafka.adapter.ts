@@ -4,6 +4,7 @@ import type { KafkaConsumerSettings, KafkaSubscription } from './kafka-consumer.
 import { startKafkaSubscription } from './kafka-consumer.ts';
 import { kafkaError, kafkaErrorType, withTimeout } from './kafka-errors.ts';
 import { type KafkaLogSink, quietLogCreator, stderrKafkaLogSink } from './kafka-logging.ts';
+import { createCoalescingSender } from './kafka-producer.ts';
 import { createTopicSchemas, type SchemaCompatibility, type TopicSchema } from './kafka-registry.ts';
 import type { MessageLog, MessageLogAdmin, OutgoingMessage, Subscription, TopicSpec } from './message-log.port.ts';
 
@@ -101,7 +102,9 @@ function lazy(connect: () => Promise<void>): () => Promise<void> {
  *   invalid value rejects the whole call with `invalid-event`, nothing is sent), encodes them in the
  *   Confluent wire format and sends them keyed by `key` (murmur2 default partitioner, so a key
  *   stays on one partition) with an idempotent producer and `acks: -1`; it resolves once the
- *   broker acknowledged every message.
+ *   broker acknowledged every message. Concurrent calls share produce requests: one made while a
+ *   send is in flight goes out with the others made meanwhile (`kafka-producer.ts`), since the
+ *   idempotent producer sends one request at a time per broker.
  * - `subscribe` runs one kafkajs consumer per subscription in the group; see
  *   {@link startKafkaSubscription} for commits and redelivery. A consumer that dies without
  *   leaving stops heartbeating; the broker drops it after `sessionTimeoutMs` and the rest of the
@@ -164,6 +167,9 @@ export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Pr
     createPartitioner: Partitioners.DefaultPartitioner,
     // Bounded so that `publish` reports an unreachable broker instead of retrying forever.
     retry: KAFKA_RETRY,
+  });
+  const send = createCoalescingSender(async (topicMessages) => {
+    await producer.sendBatch({ topicMessages, acks: -1 });
   });
   const connectAdmin = lazy(() => admin.connect());
   const connectProducer = lazy(() => producer.connect());
@@ -260,15 +266,14 @@ export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Pr
       const values = await Promise.all(messages.map((message) => schemas.encode(schema, message.value)));
       try {
         await connectProducer();
-        await producer.send({
+        await send(
           topic,
-          acks: -1,
-          messages: messages.map((message, index) => ({
+          messages.map((message, index) => ({
             key: message.key,
             value: values[index] ?? null,
             headers: { ...message.headers },
           })),
-        });
+        );
       } catch (error) {
         throw kafkaError(error, `publish to topic ${topic}`);
       }
