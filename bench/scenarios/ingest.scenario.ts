@@ -9,6 +9,7 @@ import { STAGE_NAMES } from '../../core/events/events.ts';
 import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
 import { sizeLabel } from '../corpus.ts';
 import type { BenchContext } from '../lib/context.ts';
+import { busyCores, sampleMachineCpu } from '../lib/machine-cpu.ts';
 import { createCacheProvider, createRecordingProvider } from '../lib/providers.ts';
 import { embedInPython, pythonPeer } from '../lib/python-peer.ts';
 import { addFigure, createRow, judge, type Row } from '../lib/report.ts';
@@ -22,6 +23,8 @@ export interface IngestRun {
   readonly seconds: number;
   /** From the first upload to the last upload's answer. */
   readonly uploadSeconds: number;
+  /** The machine's cores kept busy from the first upload to the last completion, and its CPU seconds (every process). */
+  readonly cpu: { readonly cores: number; readonly seconds: number } | null;
   readonly documents: number;
   readonly textMb: number;
   readonly chunks: number;
@@ -47,6 +50,7 @@ export async function ingestOnce(
       const stages = await startTimedStages(service.runtime, service.logger, embeddings);
       try {
         await service.runtime.ports.getParser();
+        const cpuBefore = sampleMachineCpu();
         const started = Date.now();
         await uploadFiles(service.url, service.keys, files, UPLOAD_CONCURRENCY);
         const uploaded = Date.now();
@@ -56,9 +60,14 @@ export async function ingestOnce(
           files.length,
           Math.max(600_000, count * 3_000),
         );
+        const cpuAfter = sampleMachineCpu();
         return {
           seconds: (done.lastCompletedAt - started) / 1000,
           uploadSeconds: (uploaded - started) / 1000,
+          cpu:
+            cpuBefore && cpuAfter
+              ? { cores: busyCores(cpuBefore, cpuAfter), seconds: cpuAfter.busy - cpuBefore.busy }
+              : null,
           documents: done.completed,
           textMb,
           chunks: done.chunks,
@@ -221,6 +230,21 @@ export async function ingestOverhead(ctx: BenchContext, target: Target, size: nu
     'chunks/s',
     runs.map((r) => r.chunks / r.seconds),
   );
+  const withCpu = runs.flatMap((r) => (r.cpu === null ? [] : [{ run: r, cpu: r.cpu }]));
+  if (withCpu.length > 0) {
+    addFigure(
+      row,
+      'machine CPU busy while ingesting (all processes)',
+      'cores',
+      withCpu.map(({ cpu }) => cpu.cores),
+    );
+    addFigure(
+      row,
+      'machine CPU time per document (all processes)',
+      'ms/doc',
+      withCpu.map(({ run, cpu }) => (cpu.seconds * 1000) / Math.max(1, run.documents)),
+    );
+  }
   for (const stage of STAGE_NAMES) {
     addFigure(
       row,
