@@ -124,8 +124,15 @@ function versionStage<E extends EventBase>(
     name,
     inputTopic,
     async handle(event, _attempt, signal) {
+      // The standing was read as the handler started; the first checkpoint (before the first
+      // batch, moments later) does not read it again.
+      let checkedAtStart = true;
       const checkpoint = async (): Promise<void> => {
         if (signal.aborted) throw shuttingDown();
+        if (checkedAtStart) {
+          checkedAtStart = false;
+          return;
+        }
         const { standing } = await standingOf(deps.documents, event);
         if (standing !== 'current') throw new IngestionCancelled(standing);
       };
@@ -287,8 +294,7 @@ export function createIndexStage(deps: StageDeps): StageDefinition<DocumentEmbed
     // lookup by id: real-time on every store, where a list may lag the engine's refresh).
     const tail = await deps.documents.getChunk(`${event.document_id}:${event.version}:${chunks.length}`);
     if (tail !== null) await deps.documents.deleteChunks(event.document_id, event.version);
-    await deps.documents.putChunks(inputs);
-    const { served } = await deps.documents.completeVersion(event.document_id, event.version, {
+    const { served } = await deps.documents.completeVersionWithChunks(event.document_id, event.version, inputs, {
       at: isoNow(),
       chunkCount: chunks.length,
       tokens: event.tokens,

@@ -85,6 +85,14 @@ export interface SearchHit {
   readonly mimeType: string;
 }
 
+/** What a version's ingestion produced, recorded when it completes. */
+export interface CompletionResult {
+  readonly at: string;
+  readonly chunkCount: number;
+  readonly tokens: number;
+  readonly embeddingModel: string | null;
+}
+
 /**
  * Documents and their versions: creation, version allocation, status, served-time bookkeeping,
  * listing, deletion.
@@ -138,11 +146,7 @@ export interface VersionStore {
    * number of its chunks, whose indexes are `0 … chunkCount-1` and ids `<document>:<version>:<index>`
    * (an adapter may address them by id rather than search for them).
    */
-  completeVersion(
-    documentId: string,
-    version: number,
-    result: { at: string; chunkCount: number; tokens: number; embeddingModel: string | null },
-  ): Promise<{ served: boolean }>;
+  completeVersion(documentId: string, version: number, result: CompletionResult): Promise<{ served: boolean }>;
 
   softDelete(workspaceId: string, documentId: string, at: string): Promise<DocumentRecord | null>;
   purge(workspaceId: string, documentId: string): Promise<boolean>;
@@ -252,4 +256,18 @@ export interface DocumentStore
     ChunkIndex,
     IndexModelStore,
     VectorCache,
-    RetentionStore {}
+    RetentionStore {
+  /**
+   * Writes a version's chunks and completes it: the outcome of `putChunks(chunks)` followed by
+   * `completeVersion(documentId, version, result)`, with both contracts, in one call so that an
+   * adapter may order the writes its own way (OpenSearch decides the serving first and writes the
+   * chunks with their served interval, instead of writing them and then rewriting each). Retried
+   * after a failure it finishes what the failed call left, as the two calls would.
+   */
+  completeVersionWithChunks(
+    documentId: string,
+    version: number,
+    chunks: readonly ChunkInput[],
+    result: CompletionResult,
+  ): Promise<{ served: boolean }>;
+}

@@ -32,10 +32,16 @@ export type { SqliteDocumentStoreOptions };
  */
 export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): DocumentStore {
   const context = openSqliteContext(options);
+  const versions = createSqliteVersionStore(context);
+  const chunks = createSqliteChunkIndex(context);
   return {
     kind: 'sqlite',
-    ...createSqliteVersionStore(context),
-    ...createSqliteChunkIndex(context),
+    ...versions,
+    ...chunks,
+    async completeVersionWithChunks(documentId, version, written, result) {
+      await chunks.putChunks(written);
+      return versions.completeVersion(documentId, version, result);
+    },
     ...createSqliteIndexModelStore(context),
     ...createSqliteVectorCache(context),
     ...createSqliteRetentionStore(context),

@@ -20,31 +20,13 @@ import { createServing } from './opensearch-serving.ts';
 type ChunkBase = Omit<ChunkSource, keyof DerivedChunkFields>;
 
 /**
- * The {@link ChunkIndex} role of the OpenSearch document store: chunks carry copies of their
- * version's served interval and fields, so search filters need no join; keyword search is BM25
- * on `content`, vector search a k-NN query on the vector field of the index model's dimensions.
+ * Writes chunks as `putChunks` does: whole chunks with the fields copied from their versions and
+ * documents (so a chunk of a version served already is written served), then re-reads the
+ * documents and copies again where serving changed meanwhile.
  */
-export function createOpenSearchChunkIndex(context: OpenSearchContext): ChunkIndex {
-  const {
-    http,
-    names,
-    efSearch,
-    getGuarded,
-    getVersionSource,
-    mget,
-    search,
-    count,
-    scanAll,
-    versionChunksQuery,
-    deleteMatching,
-    settleChunks,
-    searchLimit,
-    readIndexModel,
-    queryIndexModel,
-    requireVectorOf,
-  } = context;
+export function createChunkWriter(context: OpenSearchContext) {
+  const { http, names, getVersionSource, mget, settleChunks, readIndexModel, requireVectorOf } = context;
   const { syncChunks } = createServing(context);
-
   const versionKey = (documentId: string, version: number) => versionId(documentId, version);
 
   /**
@@ -94,6 +76,47 @@ export function createOpenSearchChunkIndex(context: OpenSearchContext): ChunkInd
     if (servedAlready) await settleChunks();
   }
 
+  /** Checks the vectors against the index model and writes the chunks (see {@link writeChunks}). */
+  async function putChunks(chunks: readonly ChunkInput[]): Promise<void> {
+    if (chunks.length === 0) return;
+    const model = chunks.some((chunk) => chunk.vector) ? await readIndexModel() : null;
+    for (const chunk of chunks) if (chunk.vector) requireVectorOf(model, chunk.vector, `Chunk ${chunk.id}`);
+    await writeChunks(
+      chunks.map((chunk) => {
+        const base: Record<string, unknown> = {
+          ...toStoredChunkFields(chunk),
+          model: chunk.vector && model !== null ? model.model : null,
+        };
+        if (chunk.vector) base[vectorField(chunk.vector.length)] = Array.from(chunk.vector);
+        return base as unknown as ChunkBase;
+      }),
+    );
+  }
+
+  return { writeChunks, putChunks };
+}
+
+/**
+ * The {@link ChunkIndex} role of the OpenSearch document store: chunks carry copies of their
+ * version's served interval and fields, so search filters need no join; keyword search is BM25
+ * on `content`, vector search a k-NN query on the vector field of the index model's dimensions.
+ */
+export function createOpenSearchChunkIndex(context: OpenSearchContext): ChunkIndex {
+  const {
+    names,
+    efSearch,
+    getGuarded,
+    search,
+    count,
+    scanAll,
+    versionChunksQuery,
+    deleteMatching,
+    searchLimit,
+    readIndexModel,
+    queryIndexModel,
+  } = context;
+  const { writeChunks, putChunks } = createChunkWriter(context);
+
   /** The written part of a stored chunk: everything but the copied fields (vectors included). */
   function chunkBase(source: ChunkSource): ChunkBase {
     const base: Record<string, unknown> = {
@@ -134,21 +157,7 @@ export function createOpenSearchChunkIndex(context: OpenSearchContext): ChunkInd
   }
 
   return {
-    async putChunks(chunks: readonly ChunkInput[]) {
-      if (chunks.length === 0) return;
-      const model = chunks.some((chunk) => chunk.vector) ? await readIndexModel() : null;
-      for (const chunk of chunks) if (chunk.vector) requireVectorOf(model, chunk.vector, `Chunk ${chunk.id}`);
-      await writeChunks(
-        chunks.map((chunk) => {
-          const base: Record<string, unknown> = {
-            ...toStoredChunkFields(chunk),
-            model: chunk.vector && model !== null ? model.model : null,
-          };
-          if (chunk.vector) base[vectorField(chunk.vector.length)] = Array.from(chunk.vector);
-          return base as unknown as ChunkBase;
-        }),
-      );
-    },
+    putChunks,
 
     async copyChunks(documentId, fromVersion, toVersion) {
       const hits = await scanAll<ChunkSource>(

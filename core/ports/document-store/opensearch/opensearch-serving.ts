@@ -75,6 +75,8 @@ export function createServing(context: OpenSearchContext) {
     versions: readonly number[],
     visibility: Visibility = 'now',
     chunkCounts: ReadonlyMap<number, number> = new Map(),
+    /** A version whose chunks were just written with these fields: only its version record is updated. */
+    chunksCurrent: number | null = null,
   ): Promise<void> {
     for (const version of new Set(versions)) {
       const interval = servedInterval(document, version);
@@ -90,6 +92,7 @@ export function createServing(context: OpenSearchContext) {
         },
         visibility,
       );
+      if (version === chunksCurrent) continue;
       const source = await getVersionSource(document.id, version);
       const count = chunkCounts.get(version) ?? (source?.status === 'completed' ? source.chunk_count : null);
       await syncChunks(document.id, version, derivedChunkFields(document, version, source), visibility, count);

@@ -1,8 +1,17 @@
 import { KbError } from '../../../errors/kb-error.ts';
 import type { DocumentRecord, VersionRecord, VersionStatus } from '../../../model/document-records.model.ts';
 import { VERSION_STATUSES } from '../../../model/document-records.model.ts';
-import type { DocumentListQuery, NewDocument, VersionPatch, VersionStore } from '../document-store.port.ts';
+import type {
+  ChunkInput,
+  CompletionResult,
+  DocumentListQuery,
+  DocumentStore,
+  NewDocument,
+  VersionPatch,
+  VersionStore,
+} from '../document-store.port.ts';
 import { canonicalTime, toStoredProgress, toVersionRecord } from '../stored-records.ts';
+import { createChunkWriter } from './opensearch-chunks.ts';
 import { BY_CHUNK_ID, backoff, type OpenSearchContext } from './opensearch-context.ts';
 import type { Json } from './opensearch-http.ts';
 import {
@@ -20,7 +29,10 @@ import { createServing, lastServed } from './opensearch-serving.ts';
  * (version allocation, serving history) under sequence-number guards; versions and chunks receive
  * copies of what it decided.
  */
-export function createOpenSearchVersionStore(context: OpenSearchContext, changeMark: () => string): VersionStore {
+export function createOpenSearchVersionStore(
+  context: OpenSearchContext,
+  changeMark: () => string,
+): VersionStore & Pick<DocumentStore, 'completeVersionWithChunks'> {
   const {
     http,
     names,
@@ -40,6 +52,7 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
     refreshIndexes,
   } = context;
   const { propagate, mirrorStatus, advanceLatest } = createServing(context);
+  const { putChunks } = createChunkWriter(context);
 
   async function listDocuments(query: DocumentListQuery): Promise<{ documents: DocumentRecord[]; total: number }> {
     const filter: Json[] = [
@@ -104,6 +117,103 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
       return version === undefined ? [] : [toDocumentRecord(source, version)];
     });
     return { documents, total };
+  }
+
+  /**
+   * Completes a version, writing `chunks` first when given. The document record decides the
+   * serving first; the chunks are then written with the served interval it gave them (a chunk
+   * written before the decision would have to be rewritten, which for a k-NN index means indexing
+   * its vector again), and the previously served version's chunks are closed by id.
+   */
+  async function complete(
+    documentId: string,
+    version: number,
+    result: CompletionResult,
+    chunks: readonly ChunkInput[] | null,
+  ): Promise<{ served: boolean }> {
+    const at = canonicalTime(result.at, 'at');
+    let written = chunks === null || chunks.length === 0;
+    const writeChunks = async (): Promise<void> => {
+      if (written || chunks === null) return;
+      await putChunks(chunks);
+      written = true;
+    };
+    for (let attempt = 0; ; attempt += 1) {
+      const current = await getVersionSource(documentId, version);
+      if (current === null || current.status === 'completed') {
+        await writeChunks();
+        return { served: current !== null && current.served_from !== null };
+      }
+      const document = await getDocument(documentId);
+      if (document === null) {
+        await writeChunks();
+        return { served: false };
+      }
+      let source = document.source;
+      // Already in the serving history: an interrupted completion, finished below.
+      let served = source.served.some((entry) => entry.version === version);
+      if (
+        !served &&
+        source.deleted_at === null &&
+        (source.served_version === null || source.served_version < version)
+      ) {
+        const previous = source.served[source.served.length - 1];
+        const next: DocumentSource = {
+          ...source,
+          served: [...source.served, { version, from: later(at, previous?.from ?? null) }],
+          served_version: version,
+          rev: source.rev + 1,
+        };
+        if (!(await put(names.documents, documentId, next, document, 'later'))) {
+          await backoff(attempt, `complete ${versionId(documentId, version)}`);
+          continue;
+        }
+        source = next;
+        served = true;
+      }
+      // Chunks written now copy the serving just decided (and are copied again should it change
+      // while they are written), so only chunks written before need the copy below.
+      const writesNow = !written;
+      await writeChunks();
+      if (served) {
+        // The served interval is copied onto the chunks by id (`0 … chunkCount-1`), so the
+        // chunks written a moment ago need no refresh before the copy.
+        const position = source.served.findIndex((entry) => entry.version === version);
+        const previous = source.served[position - 1];
+        await propagate(
+          source,
+          previous === undefined ? [version] : [previous.version, version],
+          'later',
+          new Map([[version, result.chunkCount]]),
+          writesNow ? version : null,
+        );
+        // One refresh of the chunks before the version says `completed`: a reader that sees the
+        // status (lookups by id are real-time) finds the chunks in search too. The versions'
+        // served intervals are searched only by retention, which refreshes them first.
+        await refreshIndexes([names.chunks]);
+      }
+      await update(
+        names.versions,
+        versionId(documentId, version),
+        {
+          doc: {
+            status: 'completed',
+            completed_at: at,
+            chunk_count: result.chunkCount,
+            tokens: result.tokens,
+            embedding_model: result.embeddingModel,
+            error: null,
+          },
+        },
+        'later',
+      );
+      // The status and the serving history reach `listDocuments` with the document's next
+      // periodic refresh, which the mirror's write waits for; when there is nothing to mirror
+      // (an older version completed), the serving change alone is refreshed.
+      const mirrored = await mirrorStatus(documentId, version, at, 'next-refresh');
+      if (!mirrored && source !== document.source) await refreshIndexes([names.documents]);
+      return { served };
+    }
   }
 
   return {
@@ -220,75 +330,9 @@ export function createOpenSearchVersionStore(context: OpenSearchContext, changeM
       return toVersionRecord(answered);
     },
 
-    async completeVersion(documentId, version, result) {
-      const at = canonicalTime(result.at, 'at');
-      for (let attempt = 0; ; attempt += 1) {
-        const current = await getVersionSource(documentId, version);
-        if (current === null) return { served: false };
-        if (current.status === 'completed') return { served: current.served_from !== null };
-        const document = await getDocument(documentId);
-        if (document === null) return { served: false };
-        let source = document.source;
-        // Already in the serving history: an interrupted completion, finished below.
-        let served = source.served.some((entry) => entry.version === version);
-        if (
-          !served &&
-          source.deleted_at === null &&
-          (source.served_version === null || source.served_version < version)
-        ) {
-          const previous = source.served[source.served.length - 1];
-          const next: DocumentSource = {
-            ...source,
-            served: [...source.served, { version, from: later(at, previous?.from ?? null) }],
-            served_version: version,
-            rev: source.rev + 1,
-          };
-          if (!(await put(names.documents, documentId, next, document, 'later'))) {
-            await backoff(attempt, `complete ${versionId(documentId, version)}`);
-            continue;
-          }
-          source = next;
-          served = true;
-        }
-        if (served) {
-          // The served interval is copied onto the chunks by id (`0 … chunkCount-1`), so the
-          // chunks written a moment ago need no refresh before the copy.
-          const position = source.served.findIndex((entry) => entry.version === version);
-          const previous = source.served[position - 1];
-          await propagate(
-            source,
-            previous === undefined ? [version] : [previous.version, version],
-            'later',
-            new Map([[version, result.chunkCount]]),
-          );
-          // One refresh of the chunks before the version says `completed`: a reader that sees the
-          // status (lookups by id are real-time) finds the chunks in search too. The versions'
-          // served intervals are searched only by retention, which refreshes them first.
-          await refreshIndexes([names.chunks]);
-        }
-        await update(
-          names.versions,
-          versionId(documentId, version),
-          {
-            doc: {
-              status: 'completed',
-              completed_at: at,
-              chunk_count: result.chunkCount,
-              tokens: result.tokens,
-              embedding_model: result.embeddingModel,
-              error: null,
-            },
-          },
-          'later',
-        );
-        // The status and the serving history reach `listDocuments` with the document's next
-        // periodic refresh, which the mirror's write waits for; when there is nothing to mirror
-        // (an older version completed), the serving change alone is refreshed.
-        const mirrored = await mirrorStatus(documentId, version, at, 'next-refresh');
-        if (!mirrored && source !== document.source) await refreshIndexes([names.documents]);
-        return { served };
-      }
-    },
+    completeVersion: (documentId, version, result) => complete(documentId, version, result, null),
+
+    completeVersionWithChunks: (documentId, version, chunks, result) => complete(documentId, version, result, chunks),
 
     async softDelete(workspaceId, documentId, at) {
       const when = canonicalTime(at, 'at');
