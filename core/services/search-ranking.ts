@@ -59,6 +59,42 @@ export function normaliseWords(text: string): string {
   return (text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? []).join(' ');
 }
 
+const WORD_RUN = /[\p{L}\p{N}]+/uy;
+const SEPARATOR_RUN = /[^\p{L}\p{N}]+/uy;
+const ENDS_IN_WORD = /[\p{L}\p{N}]$/u;
+
+/**
+ * Whether `lower` (lower-cased text) holds `words` as consecutive words, as `normaliseWords(text)`
+ * would show them, without normalising the whole text: each place where the first word starts a
+ * word run is followed run by run.
+ */
+function holdsWords(lower: string, words: readonly string[]): boolean {
+  const first = words[0] ?? '';
+  for (let at = lower.indexOf(first); at !== -1; at = lower.indexOf(first, at + 1)) {
+    if (at > 0 && ENDS_IN_WORD.test(lower.slice(Math.max(0, at - 2), at))) continue;
+    let position = at;
+    let matched = true;
+    for (const [i, word] of words.entries()) {
+      if (i > 0) {
+        SEPARATOR_RUN.lastIndex = position;
+        if (SEPARATOR_RUN.exec(lower) === null) {
+          matched = false;
+          break;
+        }
+        position = SEPARATOR_RUN.lastIndex;
+      }
+      WORD_RUN.lastIndex = position;
+      if (WORD_RUN.exec(lower)?.[0] !== word) {
+        matched = false;
+        break;
+      }
+      position = WORD_RUN.lastIndex;
+    }
+    if (matched) return true;
+  }
+  return false;
+}
+
 /** Words a query needs before it counts as a phrase: shorter queries rank by score alone. */
 export const PHRASE_MIN_WORDS = 3;
 
@@ -70,18 +106,10 @@ export const PHRASE_MIN_WORDS = 3;
 export function phraseFirst(ranked: readonly RankedHit[], query: string): RankedHit[] {
   const phrase = normaliseWords(query);
   if (phrase.split(' ').length < PHRASE_MIN_WORDS) return [...ranked];
-  const needle = ` ${phrase} `;
-  const words = [...new Set(phrase.split(' '))];
-  const holdsPhrase = (content: string): boolean => {
-    // Every word of a normalised text is a substring of the lower-cased text, so a chunk lacking
-    // one of the words cannot hold the phrase: most candidates are ruled out without normalising.
-    const lower = content.toLowerCase();
-    if (!words.every((word) => lower.includes(word))) return false;
-    return ` ${normaliseWords(content)} `.includes(needle);
-  };
+  const words = phrase.split(' ');
   const matches: RankedHit[] = [];
   const rest: RankedHit[] = [];
-  for (const r of ranked) (holdsPhrase(r.hit.chunk.content) ? matches : rest).push(r);
+  for (const r of ranked) (holdsWords(r.hit.chunk.content.toLowerCase(), words) ? matches : rest).push(r);
   return [...matches, ...rest];
 }
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { SearchHit } from '../../../core/ports/document-store/document-store.port.ts';
 import { highlights, queryTerms } from '../../../core/services/search.service.ts';
-import { collapse, fuseScores, phraseFirst } from '../../../core/services/search-ranking.ts';
+import { collapse, fuseScores, normaliseWords, phraseFirst } from '../../../core/services/search-ranking.ts';
 
 const hit = (id: string, score = 1, content = id, span: [number, number] = [0, 1]): SearchHit => ({
   chunk: {
@@ -63,6 +63,36 @@ describe('phrase boost', () => {
       { hit: hit('c:1:0', 1, 'It is THE powerhouse of the cell.'), score: 0.1 },
     ];
     expect(ids(phraseFirst(candidates, 'the powerhouse of the cell'))).toEqual(['c:1:0', 'a:1:0', 'b:1:0']);
+  });
+
+  it('finds the phrase exactly where the normalised text holds it (random texts)', () => {
+    // The boost's definition: the query's normalised words appear as one run in the chunk's.
+    const byDefinition = (content: string, query: string) =>
+      ` ${normaliseWords(content)} `.includes(` ${normaliseWords(query)} `);
+    const words = ['ab', 'AB', 'b', 'ab1', 'Ä', 'ä', 'x', 'é', 'Ab'];
+    // An empty separator joins two words into one (`ab` + `b` is `abb`, not the phrase `ab b`).
+    const separators = [' ', '  ', ', ', '-', '.', '😀', '\n', ''];
+    let seed = 7;
+    const next = () => {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      return seed / 2147483648;
+    };
+    const pick = (list: readonly string[]) => list[Math.floor(next() * list.length)] as string;
+    const text = (n: number) => Array.from({ length: n }, () => pick(words) + pick(separators)).join('');
+    let found = 0;
+    for (let i = 0; i < 3000; i++) {
+      const content = text(3 + Math.floor(next() * 10));
+      const query = ['ab b ab', 'ab ab ab', 'ä b x', 'b ab1 ab', 'x é x'][i % 5] as string;
+      const candidates = [
+        { hit: hit('z:1:0', 1, 'nothing here at all'), score: 1 },
+        { hit: hit('q:1:0', 1, content), score: 0.5 },
+      ];
+      const boosted = phraseFirst(candidates, query)[0]?.hit.chunk.id === 'q:1:0';
+      expect(boosted, JSON.stringify({ content, query })).toBe(byDefinition(content, query));
+      if (boosted) found += 1;
+    }
+    // Both outcomes occur often enough for the comparison to mean something.
+    expect(found).toBeGreaterThan(50);
   });
 
   it('leaves queries of fewer than three words to the scores', () => {
