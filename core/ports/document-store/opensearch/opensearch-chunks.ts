@@ -32,9 +32,10 @@ export function createChunkWriter(context: OpenSearchContext) {
   /**
    * Writes whole chunks with the fields copied from their versions and documents, then re-reads
    * the documents: if one changed meanwhile (a completion or deletion whose copy may have missed
-   * these chunks), copies again.
+   * these chunks), copies again. Chunks of a version served already are refreshed at the end,
+   * unless `refreshServed` is false (the caller refreshes them itself, once, with its own writes).
    */
-  async function writeChunks(chunks: readonly ChunkBase[]): Promise<void> {
+  async function writeChunks(chunks: readonly ChunkBase[], refreshServed = true): Promise<void> {
     if (chunks.length === 0) return;
     const keys = new Map<string, { documentId: string; version: number }>();
     for (const chunk of chunks) {
@@ -73,11 +74,11 @@ export function createChunkWriter(context: OpenSearchContext) {
       const source = await getVersionSource(documentId, version);
       await syncChunks(documentId, version, derivedChunkFields(now ?? null, version, source));
     }
-    if (servedAlready) await settleChunks();
+    if (servedAlready && refreshServed) await settleChunks();
   }
 
   /** Checks the vectors against the index model and writes the chunks (see {@link writeChunks}). */
-  async function putChunks(chunks: readonly ChunkInput[]): Promise<void> {
+  async function putChunks(chunks: readonly ChunkInput[], refreshServed = true): Promise<void> {
     if (chunks.length === 0) return;
     const model = chunks.some((chunk) => chunk.vector) ? await readIndexModel() : null;
     for (const chunk of chunks) if (chunk.vector) requireVectorOf(model, chunk.vector, `Chunk ${chunk.id}`);
@@ -90,6 +91,7 @@ export function createChunkWriter(context: OpenSearchContext) {
         if (chunk.vector) base[vectorField(chunk.vector.length)] = Array.from(chunk.vector);
         return base as unknown as ChunkBase;
       }),
+      refreshServed,
     );
   }
 
@@ -157,7 +159,7 @@ export function createOpenSearchChunkIndex(context: OpenSearchContext): ChunkInd
   }
 
   return {
-    putChunks,
+    putChunks: (chunks) => putChunks(chunks),
 
     async copyChunks(documentId, fromVersion, toVersion) {
       const hits = await scanAll<ChunkSource>(

@@ -133,9 +133,11 @@ export function createOpenSearchVersionStore(
   ): Promise<{ served: boolean }> {
     const at = canonicalTime(result.at, 'at');
     let written = chunks === null || chunks.length === 0;
+    // Served chunks written here are refreshed below, together with the closing of the previous
+    // version's chunks (or by the caller's next search, for chunks that are not served).
     const writeChunks = async (): Promise<void> => {
       if (written || chunks === null) return;
-      await putChunks(chunks);
+      await putChunks(chunks, false);
       written = true;
     };
     for (let attempt = 0; ; attempt += 1) {
@@ -190,7 +192,7 @@ export function createOpenSearchVersionStore(
         // One refresh of the chunks before the version says `completed`: a reader that sees the
         // status (lookups by id are real-time) finds the chunks in search too. The versions'
         // served intervals are searched only by retention, which refreshes them first.
-        await refreshIndexes([names.chunks]);
+        await context.refreshChunks();
       }
       await update(
         names.versions,
