@@ -20,6 +20,31 @@ import { createServing } from './opensearch-serving.ts';
 type ChunkBase = Omit<ChunkSource, keyof DerivedChunkFields>;
 
 /**
+ * The records a writer of chunks has just read or written itself, so the chunk writer need not read
+ * them again: documents by id, versions by version id (`<document>:<version>`).
+ */
+export interface KnownSources {
+  readonly documents: ReadonlyMap<string, DocumentSource>;
+  readonly versions: ReadonlyMap<string, VersionSource>;
+}
+
+/** Sources of `ids`: the known ones, the rest read by id. */
+async function sourcesOf<S>(
+  known: ReadonlyMap<string, S> | undefined,
+  ids: readonly string[],
+  read: (ids: readonly string[]) => Promise<Map<string, S>>,
+): Promise<Map<string, S>> {
+  const found = new Map<string, S>();
+  for (const id of ids) {
+    const source = known?.get(id);
+    if (source !== undefined) found.set(id, source);
+  }
+  const missing = ids.filter((id) => !found.has(id));
+  if (missing.length > 0) for (const [id, source] of await read(missing)) found.set(id, source);
+  return found;
+}
+
+/**
  * Writes chunks as `putChunks` does: whole chunks with the fields copied from their versions and
  * documents (so a chunk of a version served already is written served), then re-reads the
  * documents and copies again where serving changed meanwhile.
@@ -35,15 +60,19 @@ export function createChunkWriter(context: OpenSearchContext) {
    * these chunks), copies again. Chunks of a version served already are refreshed at the end,
    * unless `refreshServed` is false (the caller refreshes them itself, once, with its own writes).
    */
-  async function writeChunks(chunks: readonly ChunkBase[], refreshServed = true): Promise<void> {
+  async function writeChunks(chunks: readonly ChunkBase[], refreshServed = true, known?: KnownSources): Promise<void> {
     if (chunks.length === 0) return;
     const keys = new Map<string, { documentId: string; version: number }>();
     for (const chunk of chunks) {
       keys.set(versionKey(chunk.document_id, chunk.version), { documentId: chunk.document_id, version: chunk.version });
     }
     const documentIds = [...new Set(chunks.map((chunk) => chunk.document_id))];
-    const documents = await mget<DocumentSource>(names.documents, documentIds);
-    const versions = await mget<VersionSource>(names.versions, [...keys.keys()]);
+    const documents = await sourcesOf(known?.documents, documentIds, (ids) =>
+      mget<DocumentSource>(names.documents, ids),
+    );
+    const versions = await sourcesOf(known?.versions, [...keys.keys()], (ids) =>
+      mget<VersionSource>(names.versions, ids),
+    );
     const derived = new Map<string, DerivedChunkFields>();
     for (const [key, { documentId, version }] of keys) {
       derived.set(key, derivedChunkFields(documents.get(documentId) ?? null, version, versions.get(key) ?? null));
@@ -78,7 +107,7 @@ export function createChunkWriter(context: OpenSearchContext) {
   }
 
   /** Checks the vectors against the index model and writes the chunks (see {@link writeChunks}). */
-  async function putChunks(chunks: readonly ChunkInput[], refreshServed = true): Promise<void> {
+  async function putChunks(chunks: readonly ChunkInput[], refreshServed = true, known?: KnownSources): Promise<void> {
     if (chunks.length === 0) return;
     const model = chunks.some((chunk) => chunk.vector) ? await readIndexModel() : null;
     for (const chunk of chunks) if (chunk.vector) requireVectorOf(model, chunk.vector, `Chunk ${chunk.id}`);
@@ -92,6 +121,7 @@ export function createChunkWriter(context: OpenSearchContext) {
         return base as unknown as ChunkBase;
       }),
       refreshServed,
+      known,
     );
   }
 

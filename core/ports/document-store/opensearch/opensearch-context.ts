@@ -159,7 +159,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
 
   /**
    * Writes a whole source: `create` only if the id is free, a guard only if unchanged since read.
-   * Resolves false when the condition failed (409).
+   * Resolves false when the condition failed (409), else the guard of the record as written.
    */
   async function put(
     index: string,
@@ -175,10 +175,19 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
       query.if_seq_no = condition.seqNo;
       query.if_primary_term = condition.primaryTerm;
     }
-    const response = await http.request('PUT', path(index, '_doc', id), source, { query, allow: [409] });
+    const response = await http.request<{ _seq_no?: number; _primary_term?: number }>(
+      'PUT',
+      path(index, '_doc', id),
+      source,
+      { query, allow: [409] },
+    );
     if (response.status === 409) return false;
     if (shown === 'shared') await refreshIndexes([index]);
-    return true;
+    const written: Omit<Guarded<unknown>, 'source'> = {
+      seqNo: response.body._seq_no ?? 0,
+      primaryTerm: response.body._primary_term ?? 0,
+    };
+    return written;
   }
 
   /** Partial update or script; resolves false when the record does not exist. */

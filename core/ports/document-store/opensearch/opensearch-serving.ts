@@ -1,4 +1,5 @@
-import { backoff, type OpenSearchContext, type Visibility } from './opensearch-context.ts';
+import type { VersionStatus } from '../../../model/document-records.model.ts';
+import { backoff, type Guarded, type OpenSearchContext, type Visibility } from './opensearch-context.ts';
 import {
   type DerivedChunkFields,
   type DocumentSource,
@@ -101,19 +102,24 @@ export function createServing(context: OpenSearchContext) {
 
   /**
    * Sets the document's mirrored status to its latest version's, if `version` is the latest.
-   * Resolves whether it wrote the document.
+   * Resolves whether it wrote the document. `known` saves the first attempt its two reads: the
+   * document as the caller wrote it (with the guard of that write) before it set the version's
+   * status to `status`; should anything have changed the document since, the guarded write fails
+   * and the next attempt reads both.
    */
   async function mirrorStatus(
     documentId: string,
     version: number,
     at: string,
     visibility: Visibility = 'now',
+    known?: { readonly document: Guarded<DocumentSource>; readonly status: VersionStatus },
   ): Promise<boolean> {
     for (let attempt = 0; ; attempt += 1) {
       // The document is read before the version, so a write guarded by this read saw the newest status.
-      const document = await getDocument(documentId);
+      const document = attempt === 0 && known !== undefined ? known.document : await getDocument(documentId);
       if (document === null || document.source.latest_version !== version) return false;
-      const current = await getVersionSource(documentId, version);
+      const current =
+        attempt === 0 && known !== undefined ? { status: known.status } : await getVersionSource(documentId, version);
       if (current === null || current.status === document.source.status) return false;
       const next: DocumentSource = {
         ...document.source,

@@ -11,8 +11,8 @@ import type {
   VersionStore,
 } from '../document-store.port.ts';
 import { canonicalTime, toStoredProgress, toVersionRecord } from '../stored-records.ts';
-import { createChunkWriter } from './opensearch-chunks.ts';
-import { BY_CHUNK_ID, backoff, type OpenSearchContext } from './opensearch-context.ts';
+import { createChunkWriter, type KnownSources } from './opensearch-chunks.ts';
+import { BY_CHUNK_ID, backoff, type Guarded, type OpenSearchContext } from './opensearch-context.ts';
 import type { Json } from './opensearch-http.ts';
 import {
   type DocumentSource,
@@ -135,9 +135,9 @@ export function createOpenSearchVersionStore(
     let written = chunks === null || chunks.length === 0;
     // Served chunks written here are refreshed below, together with the closing of the previous
     // version's chunks (or by the caller's next search, for chunks that are not served).
-    const writeChunks = async (): Promise<void> => {
+    const writeChunks = async (known?: KnownSources): Promise<void> => {
       if (written || chunks === null) return;
-      await putChunks(chunks, false);
+      await putChunks(chunks, false, known);
       written = true;
     };
     for (let attempt = 0; ; attempt += 1) {
@@ -152,6 +152,8 @@ export function createOpenSearchVersionStore(
         return { served: false };
       }
       let source = document.source;
+      /** The document as this completion wrote it, with the guard of that write. */
+      let ownWrite: Guarded<DocumentSource> | null = null;
       // Already in the serving history: an interrupted completion, finished below.
       let served = source.served.some((entry) => entry.version === version);
       if (
@@ -166,17 +168,24 @@ export function createOpenSearchVersionStore(
           served_version: version,
           rev: source.rev + 1,
         };
-        if (!(await put(names.documents, documentId, next, document, 'later'))) {
+        const guard = await put(names.documents, documentId, next, document, 'later');
+        if (!guard) {
           await backoff(attempt, `complete ${versionId(documentId, version)}`);
           continue;
         }
         source = next;
+        ownWrite = { source: next, ...guard };
         served = true;
       }
       // Chunks written now copy the serving just decided (and are copied again should it change
       // while they are written), so only chunks written before need the copy below.
       const writesNow = !written;
-      await writeChunks();
+      // The document as this completion left it and the version as read above (the fields the
+      // chunks copy from it are fixed when it is created): the writer need not read them again.
+      await writeChunks({
+        documents: new Map([[documentId, source]]),
+        versions: new Map([[versionId(documentId, version), current]]),
+      });
       if (served) {
         // The served interval is copied onto the chunks by id (`0 … chunkCount-1`), so the
         // chunks written a moment ago need no refresh before the copy.
@@ -212,7 +221,13 @@ export function createOpenSearchVersionStore(
       // The status and the serving history reach `listDocuments` with the document's next
       // periodic refresh, which the mirror's write waits for; when there is nothing to mirror
       // (an older version completed), the serving change alone is refreshed.
-      const mirrored = await mirrorStatus(documentId, version, at, 'next-refresh');
+      const mirrored = await mirrorStatus(
+        documentId,
+        version,
+        at,
+        'next-refresh',
+        ownWrite === null ? undefined : { document: ownWrite, status: 'completed' },
+      );
       if (!mirrored && source !== document.source) await refreshIndexes([names.documents]);
       return { served };
     }
