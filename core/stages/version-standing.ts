@@ -13,13 +13,11 @@ export async function standingOf(
   documents: DocumentStore,
   ref: { readonly document_id: string; readonly workspace_id: string; readonly version: number },
 ): Promise<{ standing: Standing; version: VersionRecord | null }> {
-  // The document first: it carries its latest version, which is the one asked for in the common
-  // case, so one lookup answers both.
-  const document = await documents.getDocument(ref.workspace_id, ref.document_id);
+  // Both at once: the document (with its latest version, usually the one asked for) and the version.
+  const { document, version } = await documents.getDocumentAndVersion(ref.workspace_id, ref.document_id, ref.version);
   if (document?.latestVersion === ref.version && document.deletedAt === null) {
     return { standing: 'current', version: document.latest };
   }
-  const version = await documents.getVersion(ref.document_id, ref.version);
   if (!version || !document || document.deletedAt !== null) return { standing: 'gone', version };
   if (document.latestVersion > ref.version && document.latest.status !== 'failed') {
     return { standing: 'superseded', version };

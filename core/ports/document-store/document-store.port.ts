@@ -135,6 +135,15 @@ export interface VersionStore {
   /** Any workspace; also for soft-deleted documents (stages and history use it). */
   getVersion(documentId: string, version: number): Promise<VersionRecord | null>;
   /**
+   * `getDocument(workspaceId, documentId)` and `getVersion(documentId, version)` in one call, so an
+   * adapter may read both at once (a pipeline stage asks for both before it works on a version).
+   */
+  getDocumentAndVersion(
+    workspaceId: string,
+    documentId: string,
+    version: number,
+  ): Promise<{ document: DocumentRecord | null; version: VersionRecord | null }>;
+  /**
    * Changes the given fields; null when the version does not exist. `getVersion` and
    * `getDocument` see the change when the promise resolves. So do `listVersions` and
    * `listDocuments`, except for a patch of `progress` alone, which they may show up to the

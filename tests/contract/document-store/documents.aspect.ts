@@ -165,6 +165,31 @@ export function documentsAspect(suite: ContractContext): void {
       expect(await list({ source: 'upload', status: 'pending', createdAfter: at(15) })).toEqual([d.id]);
     });
 
+    it('reads a document and one of its versions in one call, as getDocument and getVersion do', async () => {
+      const workspaceId = newWorkspace();
+      const doc = await createDoc(workspaceId);
+      await store.appendVersion(workspaceId, doc.id, () => newVersion({ name: 'v2.txt' }));
+      const both = async (version: number, workspace = workspaceId) => ({
+        document: await store.getDocument(workspace, doc.id),
+        version: await store.getVersion(doc.id, version),
+      });
+      for (const version of [1, 2, 3]) {
+        expect(await store.getDocumentAndVersion(workspaceId, doc.id, version)).toEqual(await both(version));
+      }
+      expect((await store.getDocumentAndVersion(workspaceId, doc.id, 1)).version?.version).toBe(1);
+      expect((await store.getDocumentAndVersion(workspaceId, doc.id, 2)).document?.latest.name).toBe('v2.txt');
+      const elsewhere = newWorkspace();
+      expect(await store.getDocumentAndVersion(elsewhere, doc.id, 1)).toEqual(await both(1, elsewhere));
+      await store.softDelete(workspaceId, doc.id, at(30));
+      const deleted = await store.getDocumentAndVersion(workspaceId, doc.id, 2);
+      expect(deleted.document).toBeNull();
+      expect(deleted.version?.version).toBe(2);
+      expect(await store.getDocumentAndVersion(workspaceId, randomUUID(), 1)).toEqual({
+        document: null,
+        version: null,
+      });
+    });
+
     it('lists versions newest first and reads any version by document id', async () => {
       const workspaceId = newWorkspace();
       const doc = await createDoc(workspaceId);

@@ -13,7 +13,7 @@ import type {
 import { canonicalTime, toStoredProgress, toVersionRecord } from '../stored-records.ts';
 import { createChunkWriter, type KnownSources } from './opensearch-chunks.ts';
 import { BY_CHUNK_ID, backoff, type Guarded, type OpenSearchContext } from './opensearch-context.ts';
-import type { Json } from './opensearch-http.ts';
+import type { Json, SourceHit } from './opensearch-http.ts';
 import {
   type DocumentSource,
   later,
@@ -287,6 +287,28 @@ export function createOpenSearchVersionStore(
         if (taken !== null) await advanceLatest(documentId, taken);
         await backoff(attempt, `append to ${documentId}`);
       }
+    },
+
+    async getDocumentAndVersion(workspaceId, documentId, version) {
+      // One request for both records (lookups by id, real-time).
+      const response = await http.request<{ docs: SourceHit<DocumentSource | VersionSource>[] }>('POST', '/_mget', {
+        docs: [
+          { _index: names.documents, _id: documentId },
+          { _index: names.versions, _id: versionId(documentId, version) },
+        ],
+      });
+      const [documentHit, versionHit] = response.body.docs;
+      const found = <S>(hit: SourceHit<unknown> | undefined): S | null =>
+        hit?.found === true && hit._source !== undefined ? (hit._source as S) : null;
+      const document = found<DocumentSource>(documentHit);
+      const asked = found<VersionSource>(versionHit);
+      const versionRecord = asked === null ? null : toVersionRecord(asked);
+      if (document === null || document.workspace_id !== workspaceId || document.deleted_at !== null) {
+        return { document: null, version: versionRecord };
+      }
+      const latest =
+        document.latest_version === version ? asked : await getVersionSource(documentId, document.latest_version);
+      return { document: latest === null ? null : toDocumentRecord(document, latest), version: versionRecord };
     },
 
     async getDocument(workspaceId, documentId) {

@@ -214,6 +214,17 @@ export function createSqliteVersionStore(context: SqliteContext): VersionStore {
       });
     },
 
+    async getDocumentAndVersion(workspaceId, documentId, version) {
+      return run(() => {
+        const document = statements.documentById.get(documentId, workspaceId);
+        const row = versionRow(documentId, version);
+        return {
+          document: document === undefined || document.d_deleted_at !== null ? null : toDocumentRecord(document),
+          version: row === undefined ? null : toVersionRecord(row),
+        };
+      });
+    },
+
     async updateVersion(documentId, version, patch: VersionPatch) {
       return write(() => {
         const row = versionRow(documentId, version);
