@@ -104,9 +104,8 @@ export const PHRASE_MIN_WORDS = 3;
  * order, followed by the rest. A user who pastes a passage gets its document first.
  */
 export function phraseFirst(ranked: readonly RankedHit[], query: string): RankedHit[] {
-  const phrase = normaliseWords(query);
-  if (phrase.split(' ').length < PHRASE_MIN_WORDS) return [...ranked];
-  const words = phrase.split(' ');
+  const words = normaliseWords(query).split(' ');
+  if (words.length < PHRASE_MIN_WORDS) return [...ranked];
   const matches: RankedHit[] = [];
   const rest: RankedHit[] = [];
   for (const r of ranked) (holdsWords(r.hit.chunk.content.toLowerCase(), words) ? matches : rest).push(r);

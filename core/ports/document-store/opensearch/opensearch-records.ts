@@ -79,6 +79,11 @@ export function versionId(documentId: string, version: number): string {
   return `${documentId}:${version}`;
 }
 
+/** Ids of versions 1 … `last` of a document. */
+export function versionIdsUpTo(documentId: string, last: number): string[] {
+  return Array.from({ length: last }, (_, i) => versionId(documentId, i + 1));
+}
+
 /** Id of a chunk: `<document_id>:<version>:<index>`. */
 export function chunkId(documentId: string, version: number, index: number): string {
   return `${documentId}:${version}:${index}`;

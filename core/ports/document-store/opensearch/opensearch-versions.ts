@@ -21,6 +21,7 @@ import {
   toDocumentRecord,
   type VersionSource,
   versionId,
+  versionIdsUpTo,
 } from './opensearch-records.ts';
 import { createServing, lastServed } from './opensearch-serving.ts';
 
@@ -327,7 +328,7 @@ export function createOpenSearchVersionStore(
       // version shows at once without any refresh.
       const document = await getDocument(documentId);
       if (document === null || document.source.workspace_id !== workspaceId) return [];
-      const ids = Array.from({ length: document.source.latest_version }, (_, i) => versionId(documentId, i + 1));
+      const ids = versionIdsUpTo(documentId, document.source.latest_version);
       const found = await mget<VersionSource>(names.versions, ids);
       return ids
         .flatMap((id) => {
@@ -407,10 +408,7 @@ export function createOpenSearchVersionStore(
       await deleteMatching(names.chunks, byDocument, BY_CHUNK_ID);
       // By id: versions are written without a refresh, so a search could miss the newest. One past
       // the latest too: an append interrupted before it advanced the document left it.
-      const versionIds = Array.from({ length: document.source.latest_version + 1 }, (_, i) =>
-        versionId(documentId, i + 1),
-      );
-      await deleteIds(names.versions, versionIds);
+      await deleteIds(names.versions, versionIdsUpTo(documentId, document.source.latest_version + 1));
       await http.request('DELETE', path(names.documents, '_doc', documentId), undefined, {
         query: refreshQuery,
         allow: [404],
