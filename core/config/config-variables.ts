@@ -108,6 +108,13 @@ export const CONFIG_VARIABLES = [
     { min: 1, max: 256 },
   ),
   v(
+    'KB_KAFKA_COMMIT_INTERVAL_MS',
+    'integer',
+    '200',
+    'How long a stage consumer gathers the offsets of handled events before committing them in one request; a crashed worker redoes at most this much handled work, 0 commits at once (distributed).',
+    { min: 0, max: 60_000 },
+  ),
+  v(
     'KB_SCHEMA_REGISTRY_URL',
     'url',
     '',

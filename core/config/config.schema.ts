@@ -34,6 +34,7 @@ const sharedProperties = {
     partitions: Type.Integer(),
     partitionConcurrency: Type.Integer(),
     keyConcurrency: Type.Integer(),
+    commitIntervalMs: Type.Integer(),
   }),
   embedding: Type.Object({
     provider: Type.Union(EMBEDDING_PROVIDERS.map((name) => Type.Literal(name))),

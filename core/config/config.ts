@@ -63,6 +63,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       partitions: int('KB_KAFKA_PARTITIONS'),
       partitionConcurrency: int('KB_KAFKA_PARTITION_CONCURRENCY'),
       keyConcurrency: int('KB_KAFKA_KEY_CONCURRENCY'),
+      commitIntervalMs: int('KB_KAFKA_COMMIT_INTERVAL_MS'),
     },
     schemaRegistryUrl: url('KB_SCHEMA_REGISTRY_URL'),
     s3: {

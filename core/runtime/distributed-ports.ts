@@ -34,6 +34,7 @@ export async function createDistributedPorts(
     clientId: config.kafka.clientId,
     partitionsConsumedConcurrently: config.kafka.partitionConcurrency,
     keysConsumedConcurrently: config.kafka.keyConcurrency,
+    commitIntervalMs: config.kafka.commitIntervalMs,
     schemaRegistryUrl: config.schemaRegistryUrl,
   });
   const documents = await createOpenSearchDocumentStore({

@@ -348,6 +348,42 @@ describe('kafka message log', () => {
     await subscription.stop();
   }, 90_000);
 
+  it('gathers the commits of handled messages and sends them when the subscription stops', async () => {
+    const topic = newTopic();
+    const gathering = await anotherLog({ commitIntervalMs: 60_000 });
+    await log.ensureTopics([{ name: topic, partitions: 2, schema: CONTRACT_EVENT_SCHEMA }]);
+    const groupId = `g-${randomUUID()}`;
+    const handled: string[] = [];
+    const subscription = await gathering.subscribe({
+      groupId,
+      topics: [topic],
+      handler: async (m) => {
+        handled.push(String(m.value.id));
+      },
+    });
+    await log.publish(
+      topic,
+      ['a', 'b', 'c', 'd'].map((key, seq) => ({ key, value: { id: `gathered-${key}`, seq, size: 1, note: null } })),
+    );
+    await vi.waitFor(() => expect(handled).toHaveLength(4), { timeout: 30_000 });
+    // Handled, but the interval has not run out: nothing is committed yet.
+    expect(await log.lag(groupId, topic)).toBeNull();
+    await subscription.stop();
+    expect(await log.lag(groupId, topic)).toBe(0);
+    // A new member of the group starts after them: nothing is delivered twice.
+    const seen: DeliveredMessage[] = [];
+    const next = await log.subscribe({
+      groupId,
+      topics: [topic],
+      handler: async (m) => {
+        seen.push(m);
+      },
+    });
+    await log.publish(topic, [{ key: 'a', value: { id: 'after-stop', seq: 5, size: 1, note: null } }]);
+    await vi.waitFor(() => expect(seen.map((m) => m.value.id)).toEqual(['after-stop']), { timeout: 30_000 });
+    await next.stop();
+  }, 90_000);
+
   it('keeps an existing topic and its partition count when ensureTopics asks for more, and warns', {
     timeout: 60_000,
   }, async () => {

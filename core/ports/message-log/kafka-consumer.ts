@@ -15,6 +15,7 @@ export interface KafkaConsumerSettings {
   readonly keysConsumedConcurrently: number;
   readonly retryDelayMs: number;
   readonly maxHandlerMs: number;
+  readonly commitIntervalMs: number;
 }
 
 /** A subscription the log can also drop without waiting for its handlers (`MessageLog.close`). */
@@ -56,7 +57,10 @@ function headersOf(headers: IHeaders | undefined): Record<string, string> {
  * `partitionsConsumedConcurrently` partitions at once and, within a partition's batch, up to
  * `keysConsumedConcurrently` keys at once, each key's messages one after another in offset order.
  * Offsets are committed explicitly (`autoCommit: false`): `offset + 1` of the last message of the
- * run of handled messages from the batch's start, so a commit never passes an unhandled message. A
+ * run of handled messages from the batch's start, so a commit never passes an unhandled message.
+ * Commits are gathered for up to `commitIntervalMs` and sent as one request for every partition of
+ * the subscription (a commit per message would cost the broker a request each); `stop()` and a
+ * rebalance send what is gathered first, so only a crash redelivers handled messages. A
  * rejected handler commits nothing from itself on: no further message of the batch starts, the
  * partition is paused for `retryDelayMs` and seeked back to the first unhandled message, so it is
  * delivered again and no later message of its key runs first.
@@ -114,18 +118,46 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
     resumeTimers.add(timer);
   }
 
-  async function commit(topic: string, partition: number, offset: string): Promise<void> {
-    try {
-      await consumer.commitOffsets([{ topic, partition, offset: (BigInt(offset) + 1n).toString() }]);
-    } catch (error) {
-      // Typically the group moved on (rebalance, membership lost): the message is redelivered to the
-      // partition's owner. Rethrowing the protocol error lets kafkajs re-join the group.
-      logger.warn(
-        { groupId, topic, partition, offset, error: (error as Error).message },
-        'could not commit a handled message; it will be delivered again',
-      );
-      const cause = (error as { cause?: unknown }).cause;
-      throw cause && typeof cause === 'object' && 'type' in cause ? cause : error;
+  /**
+   * Offsets to commit (`offset + 1` of the last handled message of each run), by partition, gathered
+   * until the next flush. Committing later only widens what a crash redelivers: the consumer has
+   * resolved these offsets, so it fetches on from them meanwhile.
+   */
+  const gathered = new Map<string, { topic: string; partition: number; offset: string }>();
+  let commitTimer: NodeJS.Timeout | null = null;
+  let committing: Promise<void> = Promise.resolve();
+
+  /** Commits what is gathered, in one request; resolves once it and every earlier commit settled. */
+  function flushCommits(): Promise<void> {
+    if (commitTimer !== null) {
+      clearTimeout(commitTimer);
+      commitTimer = null;
+    }
+    if (gathered.size === 0) return committing;
+    const offsets = [...gathered.values()];
+    gathered.clear();
+    committing = committing.then(async () => {
+      try {
+        await consumer.commitOffsets(offsets);
+      } catch (error) {
+        // Typically the group moved on (rebalance, membership lost): the partitions' new owners
+        // start from the last commit that succeeded, so these messages are delivered again.
+        logger.warn(
+          { groupId, offsets, error: (error as Error).message },
+          'could not commit handled messages; they will be delivered again',
+        );
+      }
+    });
+    return committing;
+  }
+
+  /** Gathers the commit of `offset` (a handled message) for the next flush. */
+  function commitLater(topic: string, partition: number, offset: string): void {
+    gathered.set(`${topic}\u0000${partition}`, { topic, partition, offset: (BigInt(offset) + 1n).toString() });
+    if (settings.commitIntervalMs === 0) {
+      void flushCommits();
+    } else if (commitTimer === null) {
+      commitTimer = setTimeout(() => void flushCommits(), settings.commitIntervalMs);
     }
   }
 
@@ -211,34 +243,15 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
     let halted = false;
     const proceed = () => state === 'running' && !halted && isRunning() && !isStale();
 
-    // Commits follow the run of handled messages from the batch's start; one commit covers every
-    // message that joined the run while the previous commit was in flight.
+    // Commits follow the run of handled messages from the batch's start.
     let prefix = -1; // the last index of that run
-    let committed = -1; // the last index committed
-    let commitError: unknown = null;
-    const flush = async () => {
-      while (committed < prefix && commitError === null) {
-        const upto = prefix;
-        const offset = (messages[upto] as KafkaMessage).offset;
-        try {
-          await commit(topic, partition, offset);
-        } catch (error) {
-          commitError = error;
-          halted = true;
-          return;
-        }
-        resolveOffset(offset);
-        committed = upto;
-      }
-    };
-    let flushing: Promise<void> | null = null;
     const advance = () => {
+      const before = prefix;
       while (prefix + 1 < messages.length && handled[prefix + 1]) prefix++;
-      if (committed < prefix && flushing === null) {
-        flushing = flush().finally(() => {
-          flushing = null;
-        });
-      }
+      if (prefix === before) return;
+      const offset = (messages[prefix] as KafkaMessage).offset;
+      resolveOffset(offset);
+      commitLater(topic, partition, offset);
     };
 
     const lanes = new Map<string, number[]>();
@@ -276,9 +289,6 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
     };
     const width = Math.min(settings.keysConsumedConcurrently, queue.length);
     const lanesDone = await Promise.allSettled(Array.from({ length: width }, runLanes));
-    while (flushing) await flushing;
-    await flush(); // what joined the run as the last commit finished
-    if (commitError !== null) throw commitError; // kafkajs re-joins the group.
     const crashed = lanesDone.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (crashed) throw crashed.reason;
     const firstUnhandled = messages[prefix + 1];
@@ -292,6 +302,7 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
     for (const timer of resumeTimers) clearTimeout(timer);
     resumeTimers.clear();
     try {
+      await flushCommits();
       await consumer.disconnect();
     } finally {
       if (!ended) {
@@ -324,6 +335,11 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
       return subscription.stop();
     },
   };
+
+  // Partitions may move to other members: commit what this member handled before they do.
+  consumer.on(consumer.events.REBALANCING, () => {
+    void flushCommits();
+  });
 
   try {
     await consumer.connect();

@@ -46,6 +46,13 @@ export interface KafkaMessageLogOptions {
   /** Pause before a message whose handler rejected is delivered again. Default 500 ms. */
   readonly retryDelayMs?: number;
   /**
+   * How long a subscription gathers the offsets of handled messages before it commits them all in
+   * one request (`stop()` and a rebalance commit at once). A crashed member's partitions are
+   * delivered again from the last commit, so up to this much handled work is redone. 0 commits
+   * each run of handled messages at once. Default 200 ms.
+   */
+  readonly commitIntervalMs?: number;
+  /**
    * A handler keeps its consumer's group membership alive for this long; a handler still running
    * after it loses the partition to the rest of the group once the session times out (like Kafka's
    * `max.poll.interval.ms`). Default 300 000 ms.
@@ -140,6 +147,8 @@ export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Pr
     keysConsumedConcurrently: positiveInteger(options.keysConsumedConcurrently, 4, 'keysConsumedConcurrently'),
     retryDelayMs: positiveInteger(options.retryDelayMs, 500, 'retryDelayMs'),
     maxHandlerMs: positiveInteger(options.maxHandlerMs, 300_000, 'maxHandlerMs'),
+    commitIntervalMs:
+      options.commitIntervalMs === 0 ? 0 : positiveInteger(options.commitIntervalMs, 200, 'commitIntervalMs'),
   };
   if (settings.heartbeatIntervalMs >= settings.sessionTimeoutMs) {
     throw new KbError('config-invalid', 'The Kafka heartbeat interval must be shorter than the session timeout');
