@@ -1,4 +1,5 @@
 import { KbError } from '../../../errors/kb-error.ts';
+import type { IndexModel } from '../../../model/document-records.model.ts';
 import type { ChunkIndex, ChunkInput, SearchHit, StoreSearchQuery } from '../document-store.port.ts';
 import { toChunkRecord, toStoredChunkFields } from '../stored-records.ts';
 import { BY_CHUNK_ID, isZero, NO_VECTORS, type OpenSearchContext } from './opensearch-context.ts';
@@ -21,11 +22,13 @@ type ChunkBase = Omit<ChunkSource, keyof DerivedChunkFields>;
 
 /**
  * The records a writer of chunks has just read or written itself, so the chunk writer need not read
- * them again: documents by id, versions by version id (`<document>:<version>`).
+ * them again: documents by id, versions by version id (`<document>:<version>`), and the index
+ * model (null: none is set yet).
  */
 export interface KnownSources {
-  readonly documents: ReadonlyMap<string, DocumentSource>;
-  readonly versions: ReadonlyMap<string, VersionSource>;
+  readonly documents?: ReadonlyMap<string, DocumentSource>;
+  readonly versions?: ReadonlyMap<string, VersionSource>;
+  readonly model?: IndexModel | null;
 }
 
 /** Sources of `ids`: the known ones, the rest read by id. */
@@ -109,7 +112,8 @@ export function createChunkWriter(context: OpenSearchContext) {
   /** Checks the vectors against the index model and writes the chunks (see {@link writeChunks}). */
   async function putChunks(chunks: readonly ChunkInput[], refreshServed = true, known?: KnownSources): Promise<void> {
     if (chunks.length === 0) return;
-    const model = chunks.some((chunk) => chunk.vector) ? await readIndexModel() : null;
+    const withVectors = chunks.some((chunk) => chunk.vector);
+    const model = !withVectors ? null : known?.model !== undefined ? known.model : await readIndexModel();
     for (const chunk of chunks) if (chunk.vector) requireVectorOf(model, chunk.vector, `Chunk ${chunk.id}`);
     await writeChunks(
       chunks.map((chunk) => {

@@ -153,6 +153,26 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     return { source: hit._source, seqNo: hit._seq_no ?? 0, primaryTerm: hit._primary_term ?? 0 };
   }
 
+  /**
+   * Records of any indexes by id in one request (lookups by id, real-time), each with its guard,
+   * in the order asked; null where a record does not exist. Vectors are left out.
+   */
+  async function getGuardedMany(
+    records: readonly { readonly index: string; readonly id: string }[],
+  ): Promise<(Guarded<unknown> | null)[]> {
+    const response = await http.request<{ docs: SourceHit<unknown>[] }>(
+      'POST',
+      '/_mget',
+      { docs: records.map((record) => ({ _index: record.index, _id: record.id })) },
+      { query: { _source_excludes: `${VECTOR_FIELD_PREFIX}*` } },
+    );
+    return response.body.docs.map((hit) =>
+      hit.found === true && hit._source !== undefined
+        ? { source: hit._source, seqNo: hit._seq_no ?? 0, primaryTerm: hit._primary_term ?? 0 }
+        : null,
+    );
+  }
+
   const getDocument = (id: string) => getGuarded<DocumentSource>(names.documents, id);
   const getVersionSource = async (documentId: string, version: number) =>
     (await getGuarded<VersionSource>(names.versions, versionId(documentId, version)))?.source ?? null;
@@ -418,6 +438,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     settleChunks,
     path,
     getGuarded,
+    getGuardedMany,
     getDocument,
     getVersionSource,
     put,

@@ -1,5 +1,6 @@
 import type { VersionStatus } from '../../../model/document-records.model.ts';
 import { backoff, type Guarded, type OpenSearchContext, type Visibility } from './opensearch-context.ts';
+import type { Json } from './opensearch-http.ts';
 import {
   type DerivedChunkFields,
   type DocumentSource,
@@ -28,6 +29,35 @@ const SYNC_VERSION_SCRIPT = `
     ctx._source.served_until = params.until;
     ctx._source.served_rev = params.rev;
   }`;
+
+/**
+ * Completes a version record: sets `fields` and copies the served interval from the document
+ * unless the record holds a newer copy (as {@link SYNC_VERSION_SCRIPT} does).
+ */
+const COMPLETE_VERSION_SCRIPT = `
+  def current = ctx._source.served_rev;
+  if (current == null || current <= params.rev) {
+    ctx._source.served_from = params.from;
+    ctx._source.served_until = params.until;
+    ctx._source.served_rev = params.rev;
+  }
+  for (def entry : params.fields.entrySet()) { ctx._source[entry.getKey()] = entry.getValue(); }`;
+
+/**
+ * The update that completes version `version` with `fields`: when `document` serves the version,
+ * its served interval is copied in the same write, so a completed version never shows without it.
+ */
+export function completionUpdate(document: DocumentSource, version: number, fields: Json): Json {
+  if (!document.served.some((entry) => entry.version === version)) return { doc: fields };
+  const interval = servedInterval(document, version);
+  return {
+    script: {
+      lang: 'painless',
+      source: COMPLETE_VERSION_SCRIPT,
+      params: { rev: document.rev, from: interval.from, until: interval.until, fields },
+    },
+  };
+}
 
 /** The version whose interval deletion closed: the last one of the serving history. */
 export function lastServed(document: DocumentSource): number[] {
@@ -69,31 +99,35 @@ export function createServing(context: OpenSearchContext) {
   /**
    * Copies the served intervals of `versions` from the document onto their version and chunk
    * records. `chunkCounts` gives a version's chunk count where its record does not have it yet
-   * (a version being completed); a completed version's record has it.
+   * (a version being completed); a completed version's record has it. The version being
+   * `completing` is left to its completion's own write ({@link completionUpdate}), and its chunks
+   * too when they were just written with these fields.
    */
   async function propagate(
     document: DocumentSource,
     versions: readonly number[],
     visibility: Visibility = 'now',
     chunkCounts: ReadonlyMap<number, number> = new Map(),
-    /** A version whose chunks were just written with these fields: only its version record is updated. */
-    chunksCurrent: number | null = null,
+    completing: { readonly version: number; readonly chunksWritten: boolean } | null = null,
   ): Promise<void> {
     for (const version of new Set(versions)) {
-      const interval = servedInterval(document, version);
-      await update(
-        names.versions,
-        versionId(document.id, version),
-        {
-          script: {
-            lang: 'painless',
-            source: SYNC_VERSION_SCRIPT,
-            params: { rev: document.rev, from: interval.from, until: interval.until },
+      const own = completing !== null && completing.version === version;
+      if (!own) {
+        const interval = servedInterval(document, version);
+        await update(
+          names.versions,
+          versionId(document.id, version),
+          {
+            script: {
+              lang: 'painless',
+              source: SYNC_VERSION_SCRIPT,
+              params: { rev: document.rev, from: interval.from, until: interval.until },
+            },
           },
-        },
-        visibility,
-      );
-      if (version === chunksCurrent) continue;
+          visibility,
+        );
+      }
+      if (own && completing.chunksWritten) continue;
       const source = await getVersionSource(document.id, version);
       const count = chunkCounts.get(version) ?? (source?.status === 'completed' ? source.chunk_count : null);
       await syncChunks(document.id, version, derivedChunkFields(document, version, source), visibility, count);

@@ -1,5 +1,10 @@
 import { KbError } from '../../../errors/kb-error.ts';
-import type { DocumentRecord, VersionRecord, VersionStatus } from '../../../model/document-records.model.ts';
+import type {
+  DocumentRecord,
+  IndexModel,
+  VersionRecord,
+  VersionStatus,
+} from '../../../model/document-records.model.ts';
 import { VERSION_STATUSES } from '../../../model/document-records.model.ts';
 import type {
   ChunkInput,
@@ -12,8 +17,8 @@ import type {
 } from '../document-store.port.ts';
 import { canonicalTime, toStoredProgress, toVersionRecord } from '../stored-records.ts';
 import { createChunkWriter, type KnownSources } from './opensearch-chunks.ts';
-import { BY_CHUNK_ID, backoff, type Guarded, type OpenSearchContext } from './opensearch-context.ts';
-import type { Json, SourceHit } from './opensearch-http.ts';
+import { BY_CHUNK_ID, backoff, type Guarded, INDEX_MODEL_ID, type OpenSearchContext } from './opensearch-context.ts';
+import type { Json } from './opensearch-http.ts';
 import {
   type DocumentSource,
   later,
@@ -23,7 +28,7 @@ import {
   versionId,
   versionIdsUpTo,
 } from './opensearch-records.ts';
-import { createServing, lastServed } from './opensearch-serving.ts';
+import { completionUpdate, createServing, lastServed } from './opensearch-serving.ts';
 
 /**
  * The {@link VersionStore} role of the OpenSearch document store. The document record decides
@@ -41,6 +46,7 @@ export function createOpenSearchVersionStore(
     refreshQuery,
     path,
     getDocument,
+    getGuardedMany,
     getVersionSource,
     put,
     update,
@@ -124,7 +130,8 @@ export function createOpenSearchVersionStore(
    * Completes a version, writing `chunks` first when given. The document record decides the
    * serving first; the chunks are then written with the served interval it gave them (a chunk
    * written before the decision would have to be rewritten, which for a k-NN index means indexing
-   * its vector again), and the previously served version's chunks are closed by id.
+   * its vector again), the previously served version's chunks are closed by id, and the version
+   * record takes its completion and served interval in one write.
    */
   async function complete(
     documentId: string,
@@ -134,22 +141,29 @@ export function createOpenSearchVersionStore(
   ): Promise<{ served: boolean }> {
     const at = canonicalTime(result.at, 'at');
     let written = chunks === null || chunks.length === 0;
+    const withVectors = chunks?.some((chunk) => chunk.vector) ?? false;
     // Served chunks written here are refreshed below, together with the closing of the previous
     // version's chunks (or by the caller's next search, for chunks that are not served).
-    const writeChunks = async (known?: KnownSources): Promise<void> => {
+    const writeChunks = async (known: KnownSources): Promise<void> => {
       if (written || chunks === null) return;
       await putChunks(chunks, false, known);
       written = true;
     };
     for (let attempt = 0; ; attempt += 1) {
-      const current = await getVersionSource(documentId, version);
+      // The version, the document and (for chunks with vectors) the index model, in one request.
+      const [versionHit, document, modelHit] = (await getGuardedMany([
+        { index: names.versions, id: versionId(documentId, version) },
+        { index: names.documents, id: documentId },
+        ...(withVectors ? [{ index: names.meta, id: INDEX_MODEL_ID }] : []),
+      ])) as [Guarded<VersionSource> | null, Guarded<DocumentSource> | null, Guarded<IndexModel> | null | undefined];
+      const model = modelHit ? { model: modelHit.source.model, dimensions: modelHit.source.dimensions } : null;
+      const current = versionHit?.source ?? null;
       if (current === null || current.status === 'completed') {
-        await writeChunks();
+        await writeChunks({ model });
         return { served: current !== null && current.served_from !== null };
       }
-      const document = await getDocument(documentId);
       if (document === null) {
-        await writeChunks();
+        await writeChunks({ model });
         return { served: false };
       }
       let source = document.source;
@@ -181,11 +195,13 @@ export function createOpenSearchVersionStore(
       // Chunks written now copy the serving just decided (and are copied again should it change
       // while they are written), so only chunks written before need the copy below.
       const writesNow = !written;
-      // The document as this completion left it and the version as read above (the fields the
-      // chunks copy from it are fixed when it is created): the writer need not read them again.
+      // The document as this completion left it, the version and the index model as read above
+      // (the fields the chunks copy from the version are fixed when it is created): the writer
+      // need not read them again.
       await writeChunks({
         documents: new Map([[documentId, source]]),
         versions: new Map([[versionId(documentId, version), current]]),
+        model,
       });
       if (served) {
         // The served interval is copied onto the chunks by id (`0 … chunkCount-1`), so the
@@ -197,7 +213,7 @@ export function createOpenSearchVersionStore(
           previous === undefined ? [version] : [previous.version, version],
           'later',
           new Map([[version, result.chunkCount]]),
-          writesNow ? version : null,
+          { version, chunksWritten: writesNow },
         );
         // One refresh of the chunks before the version says `completed`: a reader that sees the
         // status (lookups by id are real-time) finds the chunks in search too. The versions'
@@ -207,16 +223,14 @@ export function createOpenSearchVersionStore(
       await update(
         names.versions,
         versionId(documentId, version),
-        {
-          doc: {
-            status: 'completed',
-            completed_at: at,
-            chunk_count: result.chunkCount,
-            tokens: result.tokens,
-            embedding_model: result.embeddingModel,
-            error: null,
-          },
-        },
+        completionUpdate(source, version, {
+          status: 'completed',
+          completed_at: at,
+          chunk_count: result.chunkCount,
+          tokens: result.tokens,
+          embedding_model: result.embeddingModel,
+          error: null,
+        }),
         'later',
       );
       // The status and the serving history reach `listDocuments` with the document's next
@@ -292,17 +306,12 @@ export function createOpenSearchVersionStore(
 
     async getDocumentAndVersion(workspaceId, documentId, version) {
       // One request for both records (lookups by id, real-time).
-      const response = await http.request<{ docs: SourceHit<DocumentSource | VersionSource>[] }>('POST', '/_mget', {
-        docs: [
-          { _index: names.documents, _id: documentId },
-          { _index: names.versions, _id: versionId(documentId, version) },
-        ],
-      });
-      const [documentHit, versionHit] = response.body.docs;
-      const found = <S>(hit: SourceHit<unknown> | undefined): S | null =>
-        hit?.found === true && hit._source !== undefined ? (hit._source as S) : null;
-      const document = found<DocumentSource>(documentHit);
-      const asked = found<VersionSource>(versionHit);
+      const [documentHit, versionHit] = (await getGuardedMany([
+        { index: names.documents, id: documentId },
+        { index: names.versions, id: versionId(documentId, version) },
+      ])) as [Guarded<DocumentSource> | null, Guarded<VersionSource> | null];
+      const document = documentHit?.source ?? null;
+      const asked = versionHit?.source ?? null;
       const versionRecord = asked === null ? null : toVersionRecord(asked);
       if (document === null || document.workspace_id !== workspaceId || document.deleted_at !== null) {
         return { document: null, version: versionRecord };
