@@ -284,6 +284,17 @@ export function describeAccountStoreContract(name: string, make: () => Promise<A
         expect(listed.entries).toEqual([entry]);
       });
 
+      it('keeps every entry of appends made at the same time, each listed once', async () => {
+        const workspaceId = `ws-${randomUUID()}`;
+        const entries = Array.from({ length: 25 }, (_, i) =>
+          auditEntry(workspaceId, { documentId: `doc-${i}`, version: i + 1 }),
+        );
+        await Promise.all(entries.map((entry) => store.appendAudit(entry)));
+        const listed = await store.listAudit({ workspaceId, limit: 50 });
+        expect(listed.total).toBe(25);
+        expect(new Set(listed.entries.map((e) => e.id))).toEqual(new Set(entries.map((e) => e.id)));
+      });
+
       it('keeps null snapshots and versions', async () => {
         const workspaceId = `ws-${randomUUID()}`;
         const entry = auditEntry(workspaceId, { action: 'purge', version: null, before: null, after: null });
