@@ -107,6 +107,9 @@ export interface CompletionResult {
  * - A soft-deleted document is invisible to `getDocument`/`listDocuments` and to current search
  *   at once; `asOf` searches before the deletion still see it. `purge` removes everything
  *   (versions, chunks and vectors included).
+ * - `createDocument` and `appendVersion`: `getDocument` and this instance's `listDocuments` see the
+ *   change when the promise resolves; another instance's `listDocuments` within the adapter's
+ *   refresh bound (OpenSearch: the documents index's refresh interval), as its `changeMark` does.
  * - Reads of another workspace's document behave as if it did not exist.
  * - Outside the contract: what happens to chunks (see {@link ChunkIndex}); retention's archiving
  *   (see {@link RetentionStore}).

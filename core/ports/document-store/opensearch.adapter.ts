@@ -22,14 +22,16 @@ export type { OpenSearchDocumentStoreOptions };
  * - Timestamps are stored in canonical form (`Date#toISOString`) in `date` fields: a record
  *   returns `2024-01-01T00:00:00.000Z` for an input of `2024-01-01T00:00:00Z`, and ranges compare
  *   instants. Unparseable timestamps reject with `bad-request`.
- * - Every write whose result a search or list must see resolves once it is visible, by one of two
- *   means: a refresh shared by concurrent callers (`refresh` option, default `true`) for the API's
- *   own writes (a new document, a deletion), or, for the status a pipeline stage sets, by waiting for
- *   the documents index's next periodic refresh (`refresh=wait_for`, every `documentsRefreshMs`),
- *   which forces no refresh at all. Lookups by id are real-time and need none; version records are
- *   read by id only (`listVersions` reads versions 1 … latest by id), so they are written without
- *   one. Chunks are bulk-written without a refresh (this instance refreshes before its own next
- *   search of them); a completion copies the served interval onto chunks `0 … chunkCount-1` by id
+ * - Every write whose result a search or list must see resolves once it is visible, by one of three
+ *   means: a refresh shared by concurrent callers (`refresh` option, default `true`) for a deletion;
+ *   for the status a pipeline stage sets, by waiting for the documents index's next periodic
+ *   refresh (`refresh=wait_for`, every `documentsRefreshMs`), which forces no refresh at all; for a
+ *   new document or version, by this instance's next list refreshing the documents index first
+ *   (one refresh for every upload since its last list, none while nobody lists), while another
+ *   instance's list shows it after the next periodic refresh. Lookups by id are real-time and need
+ *   none; version records are read by id only (`listVersions` reads versions 1 … latest by id),
+ *   so they are written without one. Chunks are bulk-written without a refresh (this instance
+ *   refreshes before its own next search of them); a completion copies the served interval onto chunks `0 … chunkCount-1` by id
  *   (no search, so no refresh first), then refreshes the chunks once before it marks the version
  *   `completed`, so whoever sees that status also finds the chunks in search; retention's search
  *   of versions by served interval refreshes the versions index first.

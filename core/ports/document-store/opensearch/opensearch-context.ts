@@ -93,10 +93,13 @@ export function isZero(vector: Float32Array): boolean {
  * How a write becomes visible to searches: `now`, when its promise resolves, by a refresh (shared
  * with concurrent callers); `next-refresh`, when its promise resolves too, but by waiting for the
  * index's next periodic refresh (`refresh=wait_for`: no refresh of its own, so many writers cost
- * the engine nothing extra, each waiting up to the refresh interval); `later`: the caller refreshes
- * (once) itself, or lets the periodic refresh show it.
+ * the engine nothing extra, each waiting up to the refresh interval); `own-reads`, to this
+ * instance's searches when its promise resolves (its next search of the index refreshes first, one
+ * refresh for every write before it, and none while nobody searches) and to other instances' with
+ * the index's next periodic refresh; `later`: the caller refreshes (once) itself, or lets the
+ * periodic refresh show it.
  */
-export type Visibility = 'now' | 'next-refresh' | 'later';
+export type Visibility = 'now' | 'next-refresh' | 'own-reads' | 'later';
 
 /** What the roles of one OpenSearch document store share: the client, the index names and the low-level reads and writes. */
 export type OpenSearchContext = Awaited<ReturnType<typeof openOpenSearchContext>>;
@@ -116,8 +119,8 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
   const refreshFor = (visibility: Visibility): RefreshPolicy | false =>
     visibility === 'now' ? refresh : visibility === 'next-refresh' ? 'wait_for' : false;
 
-  /** Chunks this instance wrote without a refresh: its next search of the chunks index refreshes first. */
-  let chunksPending = false;
+  /** Indexes this instance wrote to without a refresh: its next search of one refreshes it first. */
+  const unrefreshed = new Set<string>();
   const sharedRefresh = createSharedRefresh(async (indexes) => {
     await http.request('POST', `/${indexes}/_refresh`);
   });
@@ -133,11 +136,14 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
   /** The `refresh` parameter of a single-record write shown as `afterWrite` says. */
   const refreshParameter = (shown: ReturnType<typeof afterWrite>): Record<string, string> =>
     shown === 'now' ? { ...refreshQuery } : shown === 'next-refresh' ? { refresh: 'wait_for' } : {};
+  /** Makes this instance's unrefreshed writes to `index` visible to its own searches of it. */
+  async function settle(index: string): Promise<void> {
+    if (!unrefreshed.delete(index)) return;
+    await refreshIndexes([index]);
+  }
   /** Makes this instance's unrefreshed chunk writes visible to its own searches of them. */
   async function settleChunks(): Promise<void> {
-    if (!chunksPending) return;
-    chunksPending = false;
-    await refreshIndexes([names.chunks]);
+    await settle(names.chunks);
   }
   const path = (index: string, endpoint: string, id: string) => `/${index}/${endpoint}/${encodeURIComponent(id)}`;
 
@@ -203,6 +209,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     );
     if (response.status === 409) return false;
     if (shown === 'shared') await refreshIndexes([index]);
+    if (shown === 'own-reads') unrefreshed.add(index);
     const written: Omit<Guarded<unknown>, 'source'> = {
       seqNo: response.body._seq_no ?? 0,
       primaryTerm: response.body._primary_term ?? 0,
@@ -243,6 +250,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     });
     if (response.status === 404) return null;
     if (shown === 'shared') await refreshIndexes([index]);
+    if (shown === 'own-reads') unrefreshed.add(index);
     return { source: response.body.get?._source };
   }
 
@@ -265,12 +273,12 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
   }
 
   async function search<S>(index: string, body: Json): Promise<SearchBody<S>> {
-    if (index === names.chunks) await settleChunks();
+    await settle(index);
     return (await http.request<SearchBody<S>>('POST', `/${index}/_search`, body)).body;
   }
 
   async function count(index: string, query: Json): Promise<number> {
-    if (index === names.chunks) await settleChunks();
+    await settle(index);
     return (await http.request<CountBody>('POST', `/${index}/_count`, { query })).body.count;
   }
 
@@ -344,6 +352,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
       pending = pending.filter((entry) => conflicted.has(entry.id));
       if (pending.length > 0) await backoff(attempt, what);
     }
+    if (visibility === 'own-reads' && updates.length > 0) unrefreshed.add(index);
   }
 
   async function readIndexModel(): Promise<IndexModel | null> {
@@ -461,11 +470,11 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     ensureVectorField,
     /** Notes chunks written without a refresh: this instance's next search of them refreshes first. */
     markChunksPending(): void {
-      chunksPending = true;
+      unrefreshed.add(names.chunks);
     },
     /** Refreshes the chunks index now (whoever wrote them), settling this instance's pending writes too. */
     async refreshChunks(): Promise<void> {
-      chunksPending = false;
+      unrefreshed.delete(names.chunks);
       await refreshIndexes([names.chunks]);
     },
     /** Drops the cached index model, so the next query reads it again. */

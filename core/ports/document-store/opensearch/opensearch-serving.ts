@@ -178,7 +178,7 @@ export function createServing(context: OpenSearchContext) {
         updated_at: version.created_at,
         rev: document.source.rev + 1,
       };
-      if (await put(names.documents, documentId, next, document)) return;
+      if (await put(names.documents, documentId, next, document, 'own-reads')) return;
       await backoff(attempt, `version ${version.version} of ${documentId}`);
     }
   }

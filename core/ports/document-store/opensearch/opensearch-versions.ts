@@ -272,7 +272,9 @@ export function createOpenSearchVersionStore(
         rev: 1,
         served: [],
       };
-      if (!(await put(names.documents, input.id, document, 'create'))) {
+      // Shown to this instance's lists at once (its next list refreshes first), to other
+      // instances' with the documents index's next periodic refresh: no refresh per upload.
+      if (!(await put(names.documents, input.id, document, 'create', 'own-reads'))) {
         // A document record without its version 1 (an interrupted purge): leave it, drop ours.
         await http.request('DELETE', path(names.versions, '_doc', versionId(input.id, 1)), undefined, {
           query: refreshQuery,
