@@ -164,7 +164,7 @@ export const CONFIG_VARIABLES = [
     'KB_OPENSEARCH_DOCUMENTS_REFRESH_MS',
     'integer',
     '250',
-    "Refresh interval of the OpenSearch documents index (distributed): a pipeline stage's status change waits for its next refresh instead of forcing one, so lists show the change at most this much later and the stage waits up to this long.",
+    "Refresh interval of the OpenSearch documents index (distributed): a pipeline stage's status change waits for its next refresh instead of forcing one, so the stage waits up to this long; an upload through another API process reaches this process's lists with that refresh.",
     { min: 50, max: 30000 },
   ),
   v('KB_CLICKHOUSE_URL', 'url', '', 'ClickHouse HTTP URL (distributed).'),
