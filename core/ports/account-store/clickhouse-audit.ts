@@ -1,3 +1,4 @@
+import { createGroupCommit } from '../../util/group-commit.ts';
 import { type AuditRow, instant, toAuditEntry, toAuditInsertRow } from './account-rows.ts';
 import type { AccountStore, AuditQuery } from './account-store.port.ts';
 import { type ClickHouseContext, dateTime64, type QueryParams } from './clickhouse-context.ts';
@@ -10,50 +11,17 @@ export function createClickHouseAudit({
   select,
   insert,
 }: ClickHouseContext): Pick<AccountStore, 'appendAudit' | 'listAudit'> {
-  /**
-   * Group commit: an entry appended while an insert is in flight joins the next insert, so each
-   * insert (a new part for ClickHouse to write and merge) carries every entry that waited for it,
-   * and an entry appended when none is in flight is inserted at once.
-   */
-  type Waiting = { readonly row: Record<string, unknown>; resolve(): void; reject(error: unknown): void };
-  let waiting: Waiting[] = [];
-  let inserting = false;
-  async function insertAlone(entry: Waiting): Promise<void> {
-    try {
-      await insert('appending an audit entry', 'audit_log', [entry.row]);
-      entry.resolve();
-    } catch (error) {
-      entry.reject(error);
-    }
-  }
-  async function insertWaiting(): Promise<void> {
-    inserting = true;
-    while (waiting.length > 0) {
-      const batch = waiting;
-      waiting = [];
-      try {
-        await insert(
-          'appending an audit entry',
-          'audit_log',
-          batch.map((entry) => entry.row),
-        );
-        for (const entry of batch) entry.resolve();
-      } catch (error) {
-        if (batch.length === 1) (batch[0] as Waiting).reject(error);
-        // One entry the engine refuses must not fail the others: each on its own.
-        else for (const entry of batch) await insertAlone(entry);
-      }
-    }
-    inserting = false;
-  }
+  // Group commit: an entry appended while an insert is in flight joins the next insert, so each
+  // insert (a new part for ClickHouse to write and merge) carries every entry that waited for it;
+  // one entry the engine refuses fails alone.
+  const append = createGroupCommit<Record<string, unknown>>(
+    (rows) => insert('appending an audit entry', 'audit_log', rows),
+    { isolateFailures: true },
+  );
 
   return {
     async appendAudit(entry) {
-      const row = { ...toAuditInsertRow(entry), at: dateTime64(instant(entry.timestamp, 'timestamp')) };
-      await new Promise<void>((resolve, reject) => {
-        waiting.push({ row, resolve, reject });
-        if (!inserting) void insertWaiting();
-      });
+      await append({ ...toAuditInsertRow(entry), at: dateTime64(instant(entry.timestamp, 'timestamp')) });
     },
 
     async listAudit(query: AuditQuery) {

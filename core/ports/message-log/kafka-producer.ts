@@ -1,14 +1,8 @@
 import type { Message, TopicMessages } from 'kafkajs';
+import { createGroupCommit } from '../../util/group-commit.ts';
 
 /** Most publish calls that go out in one send (each call is a few messages of well under a KB). */
 const MAX_CALLS_PER_SEND = 256;
-
-interface PendingCall {
-  readonly topic: string;
-  readonly messages: Message[];
-  resolve(): void;
-  reject(error: unknown): void;
-}
 
 /**
  * Coalesces concurrent publishes into few produce requests. An idempotent kafkajs producer sends
@@ -24,33 +18,17 @@ interface PendingCall {
 export function createCoalescingSender(
   sendBatch: (topicMessages: TopicMessages[]) => Promise<void>,
 ): (topic: string, messages: Message[]) => Promise<void> {
-  let queue: PendingCall[] = [];
-  let sending = false;
-
-  async function drain(): Promise<void> {
-    sending = true;
-    while (queue.length > 0) {
-      const calls = queue.slice(0, MAX_CALLS_PER_SEND);
-      queue = queue.slice(calls.length);
+  const submit = createGroupCommit<{ readonly topic: string; readonly messages: Message[] }>(
+    async (calls) => {
       const byTopic = new Map<string, Message[]>();
       for (const call of calls) {
         const messages = byTopic.get(call.topic) ?? [];
         messages.push(...call.messages);
         byTopic.set(call.topic, messages);
       }
-      try {
-        await sendBatch([...byTopic].map(([topic, messages]) => ({ topic, messages })));
-        for (const call of calls) call.resolve();
-      } catch (error) {
-        for (const call of calls) call.reject(error);
-      }
-    }
-    sending = false;
-  }
-
-  return (topic, messages) =>
-    new Promise<void>((resolve, reject) => {
-      queue.push({ topic, messages, resolve, reject });
-      if (!sending) void drain();
-    });
+      await sendBatch([...byTopic].map(([topic, messages]) => ({ topic, messages })));
+    },
+    { maxItems: MAX_CALLS_PER_SEND },
+  );
+  return (topic, messages) => submit({ topic, messages });
 }

@@ -85,6 +85,12 @@ export async function backoff(attempt: number, what: string): Promise<void> {
   await sleep(backoffDelay(attempt + 1, 4, 200));
 }
 
+/** The source of a found record with its guard; null when it was not found. */
+function guardedOf<S>(hit: SourceHit<S>): Guarded<S> | null {
+  if (hit.found !== true || hit._source === undefined) return null;
+  return { source: hit._source, seqNo: hit._seq_no ?? 0, primaryTerm: hit._primary_term ?? 0 };
+}
+
 export function isZero(vector: Float32Array): boolean {
   return vector.every((value) => value === 0);
 }
@@ -154,9 +160,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
       allow: [404],
       query: query as Record<string, string>,
     });
-    const hit = response.body;
-    if (response.status === 404 || hit.found !== true || hit._source === undefined) return null;
-    return { source: hit._source, seqNo: hit._seq_no ?? 0, primaryTerm: hit._primary_term ?? 0 };
+    return response.status === 404 ? null : guardedOf(response.body);
   }
 
   /**
@@ -172,11 +176,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
       { docs: records.map((record) => ({ _index: record.index, _id: record.id })) },
       { query: { _source_excludes: `${VECTOR_FIELD_PREFIX}*` } },
     );
-    return response.body.docs.map((hit) =>
-      hit.found === true && hit._source !== undefined
-        ? { source: hit._source, seqNo: hit._seq_no ?? 0, primaryTerm: hit._primary_term ?? 0 }
-        : null,
-    );
+    return response.body.docs.map(guardedOf);
   }
 
   const getDocument = (id: string) => getGuarded<DocumentSource>(names.documents, id);

@@ -19,29 +19,32 @@ const SYNC_CHUNK_SCRIPT = `
     for (def entry : params.fields.entrySet()) { ctx._source[entry.getKey()] = entry.getValue(); }
   }`;
 
-/** Copies the served interval onto a version unless it holds a newer copy. */
+/**
+ * Copies the served interval onto a version unless it holds a newer copy, and sets `params.fields`
+ * (a completion's fields, or none: then a version holding a newer copy is left untouched).
+ */
 const SYNC_VERSION_SCRIPT = `
   def current = ctx._source.served_rev;
   if (current != null && current > params.rev) {
-    ctx.op = 'noop';
+    if (params.fields.isEmpty()) { ctx.op = 'noop'; }
   } else {
-    ctx._source.served_from = params.from;
-    ctx._source.served_until = params.until;
-    ctx._source.served_rev = params.rev;
-  }`;
-
-/**
- * Completes a version record: sets `fields` and copies the served interval from the document
- * unless the record holds a newer copy (as {@link SYNC_VERSION_SCRIPT} does).
- */
-const COMPLETE_VERSION_SCRIPT = `
-  def current = ctx._source.served_rev;
-  if (current == null || current <= params.rev) {
     ctx._source.served_from = params.from;
     ctx._source.served_until = params.until;
     ctx._source.served_rev = params.rev;
   }
   for (def entry : params.fields.entrySet()) { ctx._source[entry.getKey()] = entry.getValue(); }`;
+
+/** The update that copies `document`'s served interval of `version` onto its record, with `fields`. */
+function versionServedUpdate(document: DocumentSource, version: number, fields: Json = {}): Json {
+  const interval = servedInterval(document, version);
+  return {
+    script: {
+      lang: 'painless',
+      source: SYNC_VERSION_SCRIPT,
+      params: { rev: document.rev, from: interval.from, until: interval.until, fields },
+    },
+  };
+}
 
 /**
  * The update that completes version `version` with `fields`: when `document` serves the version,
@@ -49,14 +52,7 @@ const COMPLETE_VERSION_SCRIPT = `
  */
 export function completionUpdate(document: DocumentSource, version: number, fields: Json): Json {
   if (!document.served.some((entry) => entry.version === version)) return { doc: fields };
-  const interval = servedInterval(document, version);
-  return {
-    script: {
-      lang: 'painless',
-      source: COMPLETE_VERSION_SCRIPT,
-      params: { rev: document.rev, from: interval.from, until: interval.until, fields },
-    },
-  };
+  return versionServedUpdate(document, version, fields);
 }
 
 /** The version whose interval deletion closed: the last one of the serving history. */
@@ -113,17 +109,10 @@ export function createServing(context: OpenSearchContext) {
     for (const version of new Set(versions)) {
       const own = completing !== null && completing.version === version;
       if (!own) {
-        const interval = servedInterval(document, version);
         await update(
           names.versions,
           versionId(document.id, version),
-          {
-            script: {
-              lang: 'painless',
-              source: SYNC_VERSION_SCRIPT,
-              params: { rev: document.rev, from: interval.from, until: interval.until },
-            },
-          },
+          versionServedUpdate(document, version),
           visibility,
         );
       }
