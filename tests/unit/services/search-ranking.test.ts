@@ -138,6 +138,20 @@ describe('highlights', () => {
     expect(highlights('nothing relevant here', queryTerms('zebra'))).toEqual([]);
   });
 
+  it('does not highlight the tail of a word the snippet starts inside', () => {
+    // The snippet around the last "in" starts 80 characters before it, inside "domain".
+    const text = `domain ${'x'.repeat(76)} in`;
+    expect(highlights(text, ['in'])).toEqual([`…in ${'x'.repeat(76)} <em>in</em>`]);
+  });
+
+  it('matches whole words case aside, in any script, beside characters outside the BMP', () => {
+    expect(highlights('Ärger ÄRGER ärgerlich', queryTerms('ärger'))).toEqual([
+      '<em>Ärger</em> <em>ÄRGER</em> ärgerlich',
+    ]);
+    expect(highlights('😀beta beta😀 alphabeta', ['beta'])).toEqual(['😀<em>beta</em> <em>beta</em>😀 alphabeta']);
+    expect(highlights('İstanbul and istanbul', ['istanbul'])).toEqual(['İstanbul and <em>istanbul</em>']);
+  });
+
   it('does not treat regex characters in the query as patterns', () => {
     expect(queryTerms('c++ (beta)*')).toEqual(['beta']);
     expect(highlights('the beta release', ['beta'])).toEqual(['the <em>beta</em> release']);
