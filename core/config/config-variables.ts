@@ -164,7 +164,7 @@ export const CONFIG_VARIABLES = [
     'KB_OPENSEARCH_DOCUMENTS_REFRESH_MS',
     'integer',
     '250',
-    "Refresh interval of the OpenSearch documents index (distributed): a pipeline stage's status change waits for its next refresh instead of forcing one, so the stage waits up to this long; an upload through another API process reaches this process's lists with that refresh.",
+    "Refresh interval of the OpenSearch documents index (distributed): an upload through another API process, and a status a worker sets, reach this process's lists with that refresh (neither forces one, and the stage does not wait for it).",
     { min: 50, max: 30000 },
   ),
   v('KB_CLICKHOUSE_URL', 'url', '', 'ClickHouse HTTP URL (distributed).'),

@@ -147,16 +147,18 @@ export interface VersionStore {
     version: number,
   ): Promise<{ document: DocumentRecord | null; version: VersionRecord | null }>;
   /**
-   * Changes the given fields; null when the version does not exist. `getVersion` and
-   * `getDocument` see the change when the promise resolves. So do `listVersions` and
-   * `listDocuments`, except for a patch of `progress` alone, which they may show up to the
-   * adapter's refresh bound later (OpenSearch: its refresh interval).
+   * Changes the given fields; null when the version does not exist. `getVersion`, `getDocument`
+   * and `listVersions` see the change when the promise resolves, and so does this instance's
+   * `listDocuments`; another instance's `listDocuments` sees a new status within the adapter's
+   * refresh bound (OpenSearch: the documents index's refresh interval), as its `changeMark` does.
+   * A patch of `progress` alone may reach `listDocuments` up to that bound later.
    */
   updateVersion(documentId: string, version: number, patch: VersionPatch): Promise<VersionRecord | null>;
   /**
    * Marks the version `completed` and serves it (see the contract above). `chunkCount` is the
    * number of its chunks, whose indexes are `0 … chunkCount-1` and ids `<document>:<version>:<index>`
-   * (an adapter may address them by id rather than search for them).
+   * (an adapter may address them by id rather than search for them). The `completed` status
+   * reaches `listDocuments` as `updateVersion`'s statuses do.
    */
   completeVersion(documentId: string, version: number, result: CompletionResult): Promise<{ served: boolean }>;
 

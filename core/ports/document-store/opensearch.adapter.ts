@@ -22,13 +22,13 @@ export type { OpenSearchDocumentStoreOptions };
  * - Timestamps are stored in canonical form (`Date#toISOString`) in `date` fields: a record
  *   returns `2024-01-01T00:00:00.000Z` for an input of `2024-01-01T00:00:00Z`, and ranges compare
  *   instants. Unparseable timestamps reject with `bad-request`.
- * - Every write whose result a search or list must see resolves once it is visible, by one of three
+ * - Every write whose result a search or list must see resolves once it is visible, by one of two
  *   means: a refresh shared by concurrent callers (`refresh` option, default `true`) for a deletion;
- *   for the status a pipeline stage sets, by waiting for the documents index's next periodic
- *   refresh (`refresh=wait_for`, every `documentsRefreshMs`), which forces no refresh at all; for a
- *   new document or version, by this instance's next list refreshing the documents index first
- *   (one refresh for every upload since its last list, none while nobody lists), while another
- *   instance's list shows it after the next periodic refresh. Lookups by id are real-time and need
+ *   for a new document or version and for the status a pipeline stage sets, by this instance's
+ *   next list refreshing the documents index first (one refresh for every such write since its
+ *   last list, none while nobody lists), while another instance's list shows it after the index's
+ *   next periodic refresh (every `documentsRefreshMs`), which the writer does not wait for.
+ *   Lookups by id are real-time and need
  *   none; version records are read by id only (`listVersions` reads versions 1 … latest by id),
  *   so they are written without one. Chunks are bulk-written without a refresh (this instance
  *   refreshes before its own next search of them); a completion copies the served interval onto chunks `0 … chunkCount-1` by id

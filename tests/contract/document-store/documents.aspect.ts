@@ -124,6 +124,13 @@ export function documentsAspect(suite: ContractContext): void {
       const listed = async () => listIds((await store.listDocuments({ workspaceId, limit: 10 })).documents);
       while ((await listed()).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
       expect(await listed()).toEqual([doc.id]);
+      // So does a status its pipeline stage set there.
+      await second.store.updateVersion(doc.id, 1, { status: 'failed' });
+      const failed = async () =>
+        listIds((await store.listDocuments({ workspaceId, limit: 10, status: 'failed' })).documents);
+      const statusDeadline = Date.now() + second.changeBoundMs + 2000;
+      while ((await failed()).length === 0 && Date.now() < statusDeadline) await new Promise((r) => setTimeout(r, 50));
+      expect(await failed()).toEqual([doc.id]);
     });
 
     it('pages with an offset', async () => {

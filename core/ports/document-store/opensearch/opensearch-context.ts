@@ -47,9 +47,9 @@ export interface OpenSearchDocumentStoreOptions {
    */
   readonly changePollMs?: number;
   /**
-   * Periodic refresh interval of the documents index in milliseconds (default 250): a status
-   * change made by a pipeline stage waits for that index's next refresh (`refresh=wait_for`)
-   * instead of forcing one, so this is how long such a write may wait to show in lists.
+   * Periodic refresh interval of the documents index in milliseconds (default 250): how long a
+   * new document or a status a pipeline stage sets may take to show in another instance's lists
+   * (this instance refreshes the index before its own next list).
    */
   readonly documentsRefreshMs?: number;
   /**
@@ -97,15 +97,12 @@ export function isZero(vector: Float32Array): boolean {
 
 /**
  * How a write becomes visible to searches: `now`, when its promise resolves, by a refresh (shared
- * with concurrent callers); `next-refresh`, when its promise resolves too, but by waiting for the
- * index's next periodic refresh (`refresh=wait_for`: no refresh of its own, so many writers cost
- * the engine nothing extra, each waiting up to the refresh interval); `own-reads`, to this
- * instance's searches when its promise resolves (its next search of the index refreshes first, one
- * refresh for every write before it, and none while nobody searches) and to other instances' with
- * the index's next periodic refresh; `later`: the caller refreshes (once) itself, or lets the
- * periodic refresh show it.
+ * with concurrent callers); `own-reads`, to this instance's searches when its promise resolves (its
+ * next search of the index refreshes first, one refresh for every write before it, and none while
+ * nobody searches) and to other instances' with the index's next periodic refresh; `later`: the
+ * caller refreshes (once) itself, or lets the periodic refresh show it.
  */
-export type Visibility = 'now' | 'next-refresh' | 'own-reads' | 'later';
+export type Visibility = 'now' | 'own-reads' | 'later';
 
 /** What the roles of one OpenSearch document store share: the client, the index names and the low-level reads and writes. */
 export type OpenSearchContext = Awaited<ReturnType<typeof openOpenSearchContext>>;
@@ -122,8 +119,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
   const resultWindow = options.maxResultWindow ?? 10_000;
   const scanPage = Math.min(SCAN_PAGE, resultWindow);
   const refreshQuery = { refresh: String(refresh) };
-  const refreshFor = (visibility: Visibility): RefreshPolicy | false =>
-    visibility === 'now' ? refresh : visibility === 'next-refresh' ? 'wait_for' : false;
+  const refreshFor = (visibility: Visibility): RefreshPolicy | false => (visibility === 'now' ? refresh : false);
 
   /** Indexes this instance wrote to without a refresh: its next search of one refreshes it first. */
   const unrefreshed = new Set<string>();
@@ -141,7 +137,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
   const afterWrite = (visibility: Visibility) => (visibility === 'now' && refresh === true ? 'shared' : visibility);
   /** The `refresh` parameter of a single-record write shown as `afterWrite` says. */
   const refreshParameter = (shown: ReturnType<typeof afterWrite>): Record<string, string> =>
-    shown === 'now' ? { ...refreshQuery } : shown === 'next-refresh' ? { refresh: 'wait_for' } : {};
+    shown === 'now' ? { ...refreshQuery } : {};
   /** Makes this instance's unrefreshed writes to `index` visible to its own searches of it. */
   async function settle(index: string): Promise<void> {
     if (!unrefreshed.delete(index)) return;

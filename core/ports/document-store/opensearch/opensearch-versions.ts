@@ -233,14 +233,15 @@ export function createOpenSearchVersionStore(
         }),
         'later',
       );
-      // The status and the serving history reach `listDocuments` with the document's next
-      // periodic refresh, which the mirror's write waits for; when there is nothing to mirror
-      // (an older version completed), the serving change alone is refreshed.
+      // The status and the serving history reach this instance's `listDocuments` at once (it
+      // refreshes the documents index before its next list) and other instances' with the index's
+      // next periodic refresh: the stage does not wait for it. When there is nothing to mirror (an
+      // older version completed), the serving change alone is refreshed.
       const mirrored = await mirrorStatus(
         documentId,
         version,
         at,
-        'next-refresh',
+        'own-reads',
         ownWrite === null ? undefined : { document: ownWrite, status: 'completed' },
       );
       if (!mirrored && source !== document.source) await refreshIndexes([names.documents]);
@@ -372,11 +373,11 @@ export function createOpenSearchVersionStore(
       const id = versionId(documentId, version);
       const answered = await updateAndGet<VersionSource>(names.versions, id, { doc: fields }, 'later');
       if (answered === null) return null;
-      // mirrorStatus copies the status onto the document only where it differs; `listDocuments`
-      // (a search) sees the copy once the documents index's next periodic refresh ran, which the
-      // write waits for rather than forcing a refresh of its own.
+      // mirrorStatus copies the status onto the document only where it differs. `listDocuments`
+      // (a search) of this instance refreshes the documents index first; another instance's sees
+      // the copy with the index's next periodic refresh, which the stage does not wait for.
       if (patch.status !== undefined) {
-        await mirrorStatus(documentId, version, new Date().toISOString(), 'next-refresh');
+        await mirrorStatus(documentId, version, new Date().toISOString(), 'own-reads');
       }
       return toVersionRecord(answered);
     },
