@@ -22,19 +22,19 @@ export type { OpenSearchDocumentStoreOptions };
  * - Timestamps are stored in canonical form (`Date#toISOString`) in `date` fields: a record
  *   returns `2024-01-01T00:00:00.000Z` for an input of `2024-01-01T00:00:00Z`, and ranges compare
  *   instants. Unparseable timestamps reject with `bad-request`.
- * - Every write whose result a search or list must see resolves once it is visible, by one of two
- *   means: a refresh shared by concurrent callers (`refresh` option, default `true`) for a deletion;
- *   for a new document or version and for the status a pipeline stage sets, by this instance's
- *   next list refreshing the documents index first (one refresh for every such write since its
- *   last list, none while nobody lists), while another instance's list shows it after the index's
- *   next periodic refresh (every `documentsRefreshMs`), which the writer does not wait for.
- *   Lookups by id are real-time and need
- *   none; version records are read by id only (`listVersions` reads versions 1 … latest by id),
- *   so they are written without one. Chunks are bulk-written without a refresh (this instance
- *   refreshes before its own next search of them); a completion copies the served interval onto chunks `0 … chunkCount-1` by id
- *   (no search, so no refresh first), then refreshes the chunks once before it marks the version
- *   `completed`, so whoever sees that status also finds the chunks in search; retention's search
- *   of versions by served interval refreshes the versions index first.
+ * - A write whose result a search or list must show is made visible by one of two means: a
+ *   deletion by a refresh shared by concurrent callers (`refresh` option, default `true`) before
+ *   its promise resolves; a new document or version, and the status a pipeline stage sets, by this
+ *   instance's next list refreshing the documents index first (one refresh for every such write
+ *   since its last list, none while nobody lists), while another instance's list shows it after
+ *   the index's next periodic refresh (every `documentsRefreshMs`), which the writer does not wait
+ *   for. Lookups by id are real-time and need none; version records are read by id only
+ *   (`listVersions` reads versions 1 … latest by id), so they are written without one. Chunks are
+ *   bulk-written without a refresh (this instance refreshes before its own next search of them); a
+ *   completion copies the served interval onto chunks `0 … chunkCount-1` by id (no search, so no
+ *   refresh first), then refreshes the chunks once before it marks the version `completed`, so
+ *   whoever sees that status also finds the chunks in search; retention's search of versions by
+ *   served interval refreshes the versions index first.
  * - `changeMark` joins this instance's answered writes with the documents and versions indexes'
  *   indexing and refresh counters, polled every `changePollMs` once the mark has been asked for.
  * - Without transactions, each change is ordered so that the document record decides and the rest
