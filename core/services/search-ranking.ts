@@ -63,27 +63,31 @@ const WORD_RUN = /[\p{L}\p{N}]+/uy;
 const SEPARATOR_RUN = /[^\p{L}\p{N}]+/uy;
 const ENDS_IN_WORD = /[\p{L}\p{N}]$/u;
 
+/** Whether `word` stands at `at` in `lower` (lower-cased text) as a whole word: no letter or digit touches it. */
+export function wholeWordAt(lower: string, word: string, at: number): boolean {
+  if (at > 0 && ENDS_IN_WORD.test(lower.slice(Math.max(0, at - 2), at))) return false;
+  WORD_RUN.lastIndex = at;
+  return WORD_RUN.exec(lower)?.[0] === word;
+}
+
 /**
  * Whether `lower` (lower-cased text) holds `words` as consecutive words, as `normaliseWords(text)`
- * would show them, without normalising the whole text: each place where the first word starts a
- * word run is followed run by run.
+ * would show them, without normalising the whole text: each place where the first word stands as
+ * a whole word is followed run by run.
  */
 function holdsWords(lower: string, words: readonly string[]): boolean {
-  const first = words[0] ?? '';
+  const [first = '', ...rest] = words;
   for (let at = lower.indexOf(first); at !== -1; at = lower.indexOf(first, at + 1)) {
-    if (at > 0 && ENDS_IN_WORD.test(lower.slice(Math.max(0, at - 2), at))) continue;
-    let position = at;
+    if (!wholeWordAt(lower, first, at)) continue;
+    let position = at + first.length;
     let matched = true;
-    for (const [i, word] of words.entries()) {
-      if (i > 0) {
-        SEPARATOR_RUN.lastIndex = position;
-        if (SEPARATOR_RUN.exec(lower) === null) {
-          matched = false;
-          break;
-        }
-        position = SEPARATOR_RUN.lastIndex;
+    for (const word of rest) {
+      SEPARATOR_RUN.lastIndex = position;
+      if (SEPARATOR_RUN.exec(lower) === null) {
+        matched = false;
+        break;
       }
-      WORD_RUN.lastIndex = position;
+      WORD_RUN.lastIndex = SEPARATOR_RUN.lastIndex;
       if (WORD_RUN.exec(lower)?.[0] !== word) {
         matched = false;
         break;

@@ -3,7 +3,15 @@ import type { SearchResultView } from '../model/response-views.model.ts';
 import type { DocumentStore, StoreSearchQuery } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import { toIso } from '../util/time.ts';
-import { collapse, type FusionWeights, fuseScores, phraseFirst, type RankedHit } from './search-ranking.ts';
+import {
+  collapse,
+  type FusionWeights,
+  fuseScores,
+  normaliseWords,
+  phraseFirst,
+  type RankedHit,
+  wholeWordAt,
+} from './search-ranking.ts';
 import type { SearchService } from './services.ts';
 
 /**
@@ -119,8 +127,13 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
 }
 
 export function queryTerms(query: string): string[] {
-  const words = query.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
-  return [...new Set(words.filter((w) => w.length > 1))];
+  return [
+    ...new Set(
+      normaliseWords(query)
+        .split(' ')
+        .filter((w) => w.length > 1),
+    ),
+  ];
 }
 
 /** Up to three snippets around query terms, terms wrapped in `<em>`. */
@@ -131,54 +144,32 @@ export function highlights(content: string, terms: readonly string[], max = 3, r
 /** Runs of letters and digits: the words `queryTerms` takes from a query. */
 const WORD = /[\p{L}\p{N}]+/gu;
 
-/** Start and end offsets of every word of `content` that is in `wanted` (lower case), in text order. */
-function matchingWords(content: string, wanted: ReadonlySet<string>): number[] {
+/** Start and end of every word of `content` that is in `wanted` (lower-case words), in text order. */
+function matchingWords(content: string, wanted: ReadonlySet<string>): [number, number][] {
   const lower = content.toLowerCase();
-  const found: number[] = [];
-  if (lower.length !== content.length) {
-    // Lower-casing changed offsets (a few letters grow): compare word by word.
+  const found: [number, number][] = [];
+  if (lower.length === content.length) {
+    for (const term of wanted) {
+      for (let at = lower.indexOf(term); at !== -1; at = lower.indexOf(term, at + 1)) {
+        if (wholeWordAt(lower, term, at)) found.push([at, at + term.length]);
+      }
+    }
+  } else {
+    // Lower-casing moved the offsets (a few letters grow): compare word by word.
     WORD.lastIndex = 0;
     for (let m = WORD.exec(content); m !== null; m = WORD.exec(content)) {
-      if (wanted.has(m[0].toLowerCase())) found.push(m.index, m.index + m[0].length);
-    }
-    return found;
-  }
-  for (const term of wanted) {
-    for (let at = lower.indexOf(term); at !== -1; at = lower.indexOf(term, at + 1)) {
-      const end = at + term.length;
-      if (!isWordCharBefore(lower, at) && !isWordCharAt(lower, end)) found.push(at, end);
+      if (wanted.has(m[0].toLowerCase())) found.push([m.index, m.index + m[0].length]);
     }
   }
-  if (wanted.size === 1) return found;
-  const pairs: [number, number][] = [];
-  for (let i = 0; i < found.length; i += 2) pairs.push([found[i] as number, found[i + 1] as number]);
-  return pairs.sort((a, b) => a[0] - b[0]).flat();
-}
-
-const WORD_CHAR = /[\p{L}\p{N}]/u;
-
-function isWordCharAt(text: string, at: number): boolean {
-  if (at >= text.length) return false;
-  const code = text.charCodeAt(at);
-  if (code < 0x80)
-    return (code >= 0x30 && code <= 0x39) || (code >= 0x61 && code <= 0x7a) || (code >= 0x41 && code <= 0x5a);
-  return WORD_CHAR.test(String.fromCodePoint(text.codePointAt(at) as number));
-}
-
-function isWordCharBefore(text: string, at: number): boolean {
-  if (at === 0) return false;
-  const code = text.charCodeAt(at - 1);
-  // A low surrogate: the character before starts one code unit earlier.
-  const start = code >= 0xdc00 && code <= 0xdfff && at >= 2 ? at - 2 : at - 1;
-  return isWordCharAt(text, start);
+  return found.sort((a, b) => a[0] - b[0]);
 }
 
 /**
- * {@link highlights} for many texts and the same terms. A term matches a whole word of the text,
- * case aside. Each term is found with `indexOf` in the lower-cased text and kept where no letter
- * or digit touches it. A pattern built from each query's terms (case-insensitive, Unicode classes)
- * costs about half a millisecond to compile, and V8 drops compiled patterns when it collects
- * garbage, so a busy service paid that on nearly every request.
+ * {@link highlights} for many texts and the same terms (words, as `queryTerms` gives them). A term
+ * matches a whole word of the text, case aside: it is found with `indexOf` in the lower-cased text
+ * and kept where no letter or digit touches it. A pattern built from each query's terms
+ * (case-insensitive, Unicode classes) costs about half a millisecond to compile, and V8 drops
+ * compiled patterns when it collects garbage, so a busy service paid that on nearly every request.
  */
 export function highlighter(terms: readonly string[], max = 3, radius = 80): (content: string) => string[] {
   if (terms.length === 0) return () => [];
@@ -187,19 +178,15 @@ export function highlighter(terms: readonly string[], max = 3, radius = 80): (co
     const found = matchingWords(content, wanted);
     const snippets: string[] = [];
     let lastEnd = -1;
-    let first = 0; // first found word at or after the current snippet's start
-    for (let i = 0; i < found.length && snippets.length < max; i += 2) {
-      const at = found[i] as number;
+    for (const [at, atEnd] of found) {
+      if (snippets.length >= max) break;
       if (at < lastEnd) continue;
       const start = Math.max(0, at - radius);
-      const end = Math.min(content.length, (found[i + 1] as number) + radius);
-      while ((found[first] as number) < start) first += 2;
+      const end = Math.min(content.length, atEnd + radius);
       let text = '';
       let position = start;
-      for (let j = first; j < found.length && (found[j + 1] as number) <= end; j += 2) {
-        const from = found[j] as number;
-        const to = found[j + 1] as number;
-        if (from < position) continue; // a term inside another term's match
+      for (const [from, to] of found) {
+        if (from < start || to > end) continue;
         text += `${content.slice(position, from)}<em>${content.slice(from, to)}</em>`;
         position = to;
       }
