@@ -70,6 +70,9 @@ function isAvscType(value: unknown): value is AvscType {
   );
 }
 
+/** Registrations sent at most for one `register`, each within the request timeout (see below). */
+const REGISTER_ATTEMPTS = 3;
+
 export function createTopicSchemas(options: TopicSchemasOptions): TopicSchemas {
   const base = options.url.replace(/\/+$/, '');
   const registry = new SchemaRegistry({
@@ -128,15 +131,25 @@ export function createTopicSchemas(options: TopicSchemasOptions): TopicSchemas {
       await call('PUT', `/config/${encodeURIComponent(name)}`, `set the compatibility of subject ${name}`, {
         compatibility: options.compatibility,
       });
-      let id: number;
+      let id: number | undefined;
       try {
-        ({ id } = await timed(
-          registry.register(
-            { type: SchemaType.AVRO, schema: JSON.stringify(schema) },
-            { subject: name, compatibility: COMPATIBILITY[options.compatibility] },
-          ),
-          `register ${name}`,
-        ));
+        for (let attempt = 1; id === undefined; attempt += 1) {
+          try {
+            ({ id } = await timed(
+              registry.register(
+                { type: SchemaType.AVRO, schema: JSON.stringify(schema) },
+                { subject: name, compatibility: COMPATIBILITY[options.compatibility] },
+              ),
+              `register ${name}`,
+            ));
+          } catch (error) {
+            // Registering is idempotent (the same schema answers the same id), so a registration
+            // whose answer did not arrive in time is sent again: the registry has been seen to
+            // register a schema at once and the client to wait out the whole timeout for the answer.
+            const timedOut = error instanceof KbError && error.code === 'engine-unavailable';
+            if (!timedOut || attempt >= REGISTER_ATTEMPTS) throw error;
+          }
+        }
       } catch (error) {
         const mapped = registryError(error, `register the schema of subject ${name}`);
         if (registryStatus(error) === 409) {
