@@ -140,12 +140,15 @@ function overlaps(a: RankedHit['hit']['chunk'], b: RankedHit['hit']['chunk']): b
  *   document version (consecutive chunks carry the overlap);
  * - `document`: one result per document, its best chunk;
  * - `none`: every chunk as ranked.
+ *
+ * Stops once it kept `limit` chunks: a later chunk never changes what an earlier one decided.
  */
-export function collapse(ranked: readonly RankedHit[], grouping: ResultGrouping): RankedHit[] {
-  if (grouping === 'none') return [...ranked];
+export function collapse(ranked: readonly RankedHit[], grouping: ResultGrouping, limit = Infinity): RankedHit[] {
+  if (grouping === 'none') return ranked.slice(0, limit);
   const kept: RankedHit[] = [];
   const seenDocuments = new Set<string>();
   for (const r of ranked) {
+    if (kept.length >= limit) break;
     const { chunk } = r.hit;
     if (grouping === 'document') {
       if (seenDocuments.has(chunk.documentId)) continue;

@@ -31,8 +31,8 @@ export interface SearchServiceDeps {
  * Keyword scores are BM25, semantic scores cosine similarity, hybrid scores the weighted sum of both
  * rankings' min-max normalised scores (see `fuseScores`), in [0, 1]. Every mode ranks the same fixed
  * pool of {@link SEARCH_CANDIDATES} chunks per ranking. Keyword and hybrid search put chunks holding
- * the query as a phrase first; results are then grouped (`collapse`) and `min_score` applies to the
- * mode's score.
+ * the query as a phrase first; `min_score` then applies to the mode's score and the rest is grouped
+ * (`collapse`) until the page is full.
  */
 export function createSearchService(deps: SearchServiceDeps): SearchService {
   return {
@@ -96,13 +96,14 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
         ]);
         ranked = phraseFirst(fuseScores(keyword, semantic, request.weights ?? deps.defaultWeights), request.query);
       }
-      ranked = collapse(ranked, request.groupBy ?? 'passage');
       if (request.minScore !== undefined) {
         const min = request.minScore;
         ranked = ranked.filter((r) => r.score >= min);
       }
+      // Only the page is grouped: a chunk below it cannot change what the page shows.
+      ranked = collapse(ranked, request.groupBy ?? 'passage', request.limit);
       const highlight = highlighter(queryTerms(request.query));
-      const results: SearchResultView[] = ranked.slice(0, request.limit).map(({ hit, score }) => ({
+      const results: SearchResultView[] = ranked.map(({ hit, score }) => ({
         chunk_id: hit.chunk.id,
         document_id: hit.chunk.documentId,
         document_name: hit.documentName,

@@ -124,6 +124,12 @@ describe('grouping', () => {
     expect(ids(collapse(ranked, 'document'))).toEqual(['a:1:3', 'b:1:0']);
     expect(ids(collapse(ranked, 'none'))).toEqual(['a:1:3', 'a:1:4', 'b:1:0', 'a:1:9']);
   });
+
+  it('fills a page of `limit` results with what grouping all of them would put first', () => {
+    expect(ids(collapse(ranked, 'passage', 2))).toEqual(['a:1:3', 'b:1:0']);
+    expect(ids(collapse(ranked, 'document', 1))).toEqual(['a:1:3']);
+    expect(ids(collapse(ranked, 'none', 3))).toEqual(['a:1:3', 'a:1:4', 'b:1:0']);
+  });
 });
 
 describe('highlights', () => {
