@@ -6,11 +6,11 @@
  * carries an API key, taken in turn from 100 keys so no key reaches its plan's rate limit
  * (10,000 a minute).
  */
-import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { type ChildService, startChild, stopChild } from '../../support/child-service.ts';
 import type { BenchContext } from '../lib/context.ts';
+import { type PeerServer, startPeerServer } from '../lib/peer-server.ts';
 import { addFigure, createRow, judge, type Row } from '../lib/report.ts';
 import { childEnv, openInstance } from '../lib/service.ts';
 import { baseVectors, writeSyntheticChunks } from '../lib/synthetic.ts';
@@ -20,23 +20,6 @@ const CONNECTIONS = 50;
 const KEYS = 100;
 const PAGE = 20;
 const BARE_FASTIFY = fileURLToPath(new URL('../peers/bare-fastify.server.mjs', import.meta.url));
-
-/** Starts the bare Fastify server; resolves its URL and a stop function. */
-async function startBareFastify(): Promise<{ url: string; stop(): Promise<void> }> {
-  const child = spawn(process.execPath, [BARE_FASTIFY], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const port = await new Promise<string>((resolve, reject) => {
-    child.stdout.once('data', (d: Buffer) => resolve(d.toString().trim()));
-    child.once('exit', () => reject(new Error('the bare Fastify server exited')));
-  });
-  return {
-    url: `http://127.0.0.1:${port}/hello`,
-    async stop() {
-      child.kill();
-      await exited;
-    },
-  };
-}
 
 /** Calls `op` from `concurrency` callers for `seconds`; returns completed calls per second. */
 async function throughput(seconds: number, concurrency: number, op: () => Promise<unknown>): Promise<number> {
@@ -79,7 +62,7 @@ export async function apiOverhead(ctx: BenchContext, target: Target): Promise<Ro
   try {
     const open = await openInstance(instance, { embeddings: ctx.provider, keys: KEYS });
     let child: ChildService | null = null;
-    let bareServer: Awaited<ReturnType<typeof startBareFastify>> | null = null;
+    let bareServer: PeerServer | null = null;
     try {
       ctx.progress(`API overhead (${target.runtime}): writing ${documents} documents`);
       const store = open.runtime.ports.documents;
@@ -94,8 +77,8 @@ export async function apiOverhead(ctx: BenchContext, target: Target): Promise<Ro
       child = await startChild(['serve', '--stages', 'none'], childEnv(instance));
       const health = `${child.url}/health/live`;
       const list = `${child.url}/api/v1/documents?limit=${PAGE}`;
-      bareServer = await startBareFastify();
-      const bare = bareServer.url;
+      bareServer = await startPeerServer(BARE_FASTIFY);
+      const bare = `${bareServer.url}/hello`;
       const probe = await fetch(list, { headers: { 'x-api-key': open.keys[0] as string } });
       if (probe.status !== 200) throw new Error(`GET /documents answered ${probe.status}: ${await probe.text()}`);
       await probe.arrayBuffer();

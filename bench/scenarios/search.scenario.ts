@@ -5,21 +5,28 @@
  * to a `kb serve --stages none` child process (query embedding included); then, alone, 8 concurrent
  * callers in this process do what the service does underneath —
  * embed the query with the same provider and run the raw store query (`keywordSearch` and/or
- * `vectorSearch` for the same candidates the service asks for). The order alternates by round.
+ * `vectorSearch` for the same candidates the service asks for); and 8 concurrent clients of a bare
+ * Fastify server over the same store (`bench/peers/bare-search.server.ts`: the same store queries,
+ * no authentication, phrase boost, grouping or highlights), the least any HTTP service in front of
+ * the store adds. The order of the three rotates by round.
  *
  * Recall: for each query, the 10 hits the service would serve (the store's `vectorSearch`, the
  * service's candidates, first 10) against the exact top 10 by cosine computed here over the same vectors.
  */
+import { fileURLToPath } from 'node:url';
 import type { StoreSearchQuery } from '../../core/ports/document-store/document-store.port.ts';
 import { SEARCH_CANDIDATES } from '../../core/services/search.service.ts';
 import { startChild, stopChild } from '../../support/child-service.ts';
 import { corpusQueries, sizeLabel } from '../corpus.ts';
 import type { BenchContext } from '../lib/context.ts';
+import { type PeerServer, startPeerServer } from '../lib/peer-server.ts';
 import { addFigure, createRow, judge, type Row } from '../lib/report.ts';
 import { childEnv, createJsonClient, openInstance } from '../lib/service.ts';
 import { latencies, mean, timedPool } from '../lib/stats.ts';
 import { baseVectors, cosine, exactTopK, writeSyntheticChunks } from '../lib/synthetic.ts';
 import { firstLine, type Target } from '../lib/target.ts';
+
+const BARE_SEARCH = fileURLToPath(new URL('../peers/bare-search.server.ts', import.meta.url));
 
 const CLIENTS = 8;
 const MODES = ['hybrid', 'semantic', 'keyword'] as const;
@@ -39,6 +46,7 @@ export async function searchScenario(ctx: BenchContext, target: Target, rows: Ro
     try {
       const service = await openInstance(instance, { embeddings: ctx.provider, keys: CLIENTS });
       let child: Awaited<ReturnType<typeof startChild>> | null = null;
+      let peer: PeerServer | null = null;
       try {
         const store = service.runtime.ports.documents;
         const provider = ctx.provider;
@@ -62,6 +70,8 @@ export async function searchScenario(ctx: BenchContext, target: Target, rows: Ro
 
         child = await startChild(['serve', '--stages', 'none'], childEnv(instance));
         const url = child.url;
+        peer = await startPeerServer(BARE_SEARCH, childEnv(instance));
+        const bareUrl = `${peer.url}/search`;
         const baseQuery = (text: string): StoreSearchQuery => ({
           workspaceId: service.workspaceId,
           text,
@@ -106,10 +116,26 @@ export async function searchScenario(ctx: BenchContext, target: Target, rows: Ro
             http.close();
           }
         };
-        // Warm-up: page cache, prepared statements, JIT, both paths.
+        /** One timed run of the bare peer at {@link CLIENTS} clients. */
+        const bareRun = async (mode: Mode, texts: readonly string[]) => {
+          const http = createJsonClient(CLIENTS);
+          try {
+            return await timedPool(texts, CLIENTS, async (text) => {
+              const body = { workspace_id: service.workspaceId, query: text, mode, limit: 10 };
+              const response = await http.post(bareUrl, body, {});
+              if (response.status !== 200) {
+                throw new Error(`the bare search peer answered ${response.status}: ${response.body.slice(0, 300)}`);
+              }
+            });
+          } finally {
+            http.close();
+          }
+        };
+        // Warm-up: page cache, prepared statements, JIT, all three paths.
         for (const mode of MODES) {
           await servedRun(mode, queries.slice(0, CLIENTS));
           await timedPool(queries.slice(0, CLIENTS), CLIENTS, (q) => raw(mode, q));
+          await bareRun(mode, queries.slice(0, CLIENTS));
         }
 
         // A round at 100k chunks takes minutes on 2 cores: at most two there keeps the default run bounded.
@@ -123,13 +149,21 @@ export async function searchScenario(ctx: BenchContext, target: Target, rows: Ro
           const service99: number[] = [];
           const raw50: number[] = [];
           const raw99: number[] = [];
+          const bare50: number[] = [];
           const ratio: number[] = [];
+          const ofBare: number[] = [];
+          const bareOfRaw: number[] = [];
           for (let round = 0; round < rounds; round++) {
             ctx.progress(`search latency (${target.runtime}, ${sizeLabel(size)} chunks, ${mode}): round ${round + 1}`);
-            const rawFirst = round % 2 === 1;
-            const rawRun = rawFirst ? await timedPool(queries, CLIENTS, (q) => raw(mode, q)) : null;
-            const serviceRun = await servedRun(mode, queries);
-            const rawResult = rawRun ?? (await timedPool(queries, CLIENTS, (q) => raw(mode, q)));
+            const runs = {
+              service: () => servedRun(mode, queries),
+              raw: () => timedPool(queries, CLIENTS, (q) => raw(mode, q)),
+              bare: () => bareRun(mode, queries),
+            };
+            const order = (['service', 'raw', 'bare'] as const).map((_, k, all) => all[(k + round) % all.length]);
+            const results: Partial<Record<keyof typeof runs, Awaited<ReturnType<typeof runs.raw>>>> = {};
+            for (const name of order) if (name) results[name] = await runs[name]();
+            const { service: serviceRun, raw: rawResult, bare: bareResult } = results as Required<typeof results>;
             // Latency without queueing: one client, one query at a time.
             const alone = latencies((await servedRun(mode, queries, 1)).durations);
             alone50.push(alone.p50);
@@ -141,7 +175,11 @@ export async function searchScenario(ctx: BenchContext, target: Target, rows: Ro
             service99.push(s.p99);
             raw50.push(r.p50);
             raw99.push(r.p99);
+            const b = latencies(bareResult.durations);
+            bare50.push(b.p50);
             ratio.push(s.p50 / r.p50);
+            ofBare.push(s.p50 / b.p50);
+            bareOfRaw.push(b.p50 / r.p50);
           }
           const aloneFigure = addFigure(row, 'service p50, one client', 'ms', alone50);
           // The HTTP latency goal of the vector path at 100k chunks (embedded: the HNSW index).
@@ -158,9 +196,12 @@ export async function searchScenario(ctx: BenchContext, target: Target, rows: Ro
           judge(addFigure(row, 'service p50 ÷ raw p50', 'ratio', ratio), {
             atMost: target.runtime === 'distributed' ? 1.2 : 1.3,
           });
+          addFigure(row, `bare Fastify over the store p50, ${CLIENTS} clients`, 'ms', bare50);
+          addFigure(row, 'bare Fastify p50 ÷ raw p50', 'ratio', bareOfRaw);
+          addFigure(row, 'service p50 ÷ bare Fastify p50', 'ratio', ofBare);
           if (mode === 'hybrid' && i === 0) {
             row.notes.push(
-              `one client, then ${CLIENTS} concurrent clients, against kb serve in its own process, ${queries.length} distinct queries per run, limit 10; raw (in the benchmark process) = the store queries the service makes (keyword and/or vector, ${CANDIDATES} candidates) after embedding the query with ${provider.model}, at the same concurrency, measured alone; ` +
+              `one client, then ${CLIENTS} concurrent clients, against kb serve in its own process, ${queries.length} distinct queries per run, limit 10; raw (in the benchmark process) = the store queries the service makes (keyword and/or vector, ${CANDIDATES} candidates) after embedding the query with ${provider.model}, at the same concurrency, measured alone; bare Fastify = a server of its own running the same store queries without authentication, phrase boost, grouping or highlights (bench/peers/bare-search.server.ts), at the same concurrency; the three runs' order rotates by round; ` +
                 `synthetic chunks (corpus-style passages, ${data.documents} documents of ${PER_DOCUMENT} chunks at this size) written through the store port, vectors mixed from ${base.length} real ${provider.model} vectors`,
             );
           }
@@ -172,6 +213,7 @@ export async function searchScenario(ctx: BenchContext, target: Target, rows: Ro
         if (i === sizes.length - 1)
           rows.push(await recall(ctx, target, size, store, provider, service.workspaceId, data));
       } finally {
+        if (peer) await peer.stop();
         if (child) await stopChild(child);
         await service.close();
       }
