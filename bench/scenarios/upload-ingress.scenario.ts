@@ -174,7 +174,11 @@ export async function uploadIngress(ctx: BenchContext, target: Target): Promise<
     ctx.progress(`upload ingress (${target.runtime}): writing ${count} files of ${bytes / MB} MB`);
     const files = await makeFiles(work, count, bytes);
     const curl = await hasCurl();
-    const child = await startChild(['serve', '--stages', 'none'], childEnv(instance, { KB_BOOTSTRAP_KEY: 'true' }));
+    // One key sends every upload at once: its concurrent-upload cap is raised to the count.
+    const child = await startChild(
+      ['serve', '--stages', 'none'],
+      childEnv(instance, { KB_BOOTSTRAP_KEY: 'true', KB_MAX_CONCURRENT_UPLOADS: String(count) }),
+    );
     try {
       const key = /ink_[A-Za-z0-9]{32,}/.exec(child.output())?.[0];
       if (!key) throw new Error(`kb serve printed no bootstrap key:\n${child.output()}`);
@@ -242,7 +246,7 @@ export async function uploadIngress(ctx: BenchContext, target: Target): Promise<
       addFigure(row, 'API process CPU during uploads', '% of a core', apiCpu);
       if (!curl) addFigure(row, 'client (this process) CPU during uploads', '% of a core', clientCpu);
       row.notes.push(
-        `${count} concurrent uploads of ${bytes / MB} MB text files to kb serve --stages none (${target.runtime}), ` +
+        `${count} concurrent uploads of ${bytes / MB} MB text files to kb serve --stages none (${target.runtime}; one key, KB_MAX_CONCURRENT_UPLOADS=${count}), ` +
           `${curl ? 'one curl process per upload' : 'fetch from this process (curl not found)'}; ` +
           'the object store fsyncs every file, so the baseline streams the same files to the same disk and fsyncs each copy; ' +
           'the bare node:http figure is the same client posting the same forms to a server that only writes and fsyncs the body: the ceiling of HTTP over loopback on this machine',
