@@ -1,9 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { createReadStream, createWriteStream, type Dirent } from 'node:fs';
-import { access, constants, mkdir, open, readdir, readFile, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { createReadStream, type Dirent } from 'node:fs';
+import {
+  access,
+  constants,
+  type FileHandle,
+  mkdir,
+  open,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  rmdir,
+  stat,
+} from 'node:fs/promises';
 import path from 'node:path';
-import { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import type { Readable } from 'node:stream';
 import { KbError } from '../../errors/kb-error.ts';
 import {
   OBJECT_KEY_SEGMENT as SEGMENT,
@@ -41,6 +52,26 @@ async function readEntries(dir: string): Promise<Dirent[] | null> {
 
 function notFound(key: string): KbError {
   return new KbError('not-found', `Object ${key} does not exist`);
+}
+
+/** Bytes of a streamed body gathered before one write to the file. */
+const WRITE_BATCH = 1024 * 1024;
+
+/** Writes `buffers` in order at the file's current end, going on after a short write. */
+async function writeBuffers(handle: FileHandle, buffers: readonly Buffer[]): Promise<void> {
+  let pending = buffers.filter((b) => b.length > 0);
+  while (pending.length > 0) {
+    let written = (await handle.writev(pending)).bytesWritten;
+    const rest: Buffer[] = [];
+    for (const buffer of pending) {
+      if (written >= buffer.length) written -= buffer.length;
+      else {
+        rest.push(buffer.subarray(written));
+        written = 0;
+      }
+    }
+    pending = rest;
+  }
 }
 
 /**
@@ -86,10 +117,27 @@ export function createFilesystemObjectStore(options: FilesystemObjectStoreOption
   }
 
   async function writeTemp(tempPath: string, body: Readable | Buffer | string): Promise<void> {
-    const source = typeof body === 'string' || Buffer.isBuffer(body) ? Readable.from([Buffer.from(body)]) : body;
-    await pipeline(source, createWriteStream(tempPath, { flags: 'wx' }));
-    const handle = await open(tempPath, 'r+');
+    const handle = await open(tempPath, 'wx');
     try {
+      if (typeof body === 'string' || Buffer.isBuffer(body)) {
+        await writeBuffers(handle, [Buffer.from(body)]);
+      } else {
+        // Chunks of a stream are gathered into writes of about WRITE_BATCH bytes: one write per
+        // network-sized chunk costs the event loop a thread-pool round trip each.
+        let batch: Buffer[] = [];
+        let size = 0;
+        for await (const chunk of body) {
+          const bytes = typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer);
+          batch.push(bytes);
+          size += bytes.length;
+          if (size >= WRITE_BATCH) {
+            await writeBuffers(handle, batch);
+            batch = [];
+            size = 0;
+          }
+        }
+        await writeBuffers(handle, batch);
+      }
       await handle.sync();
     } finally {
       await handle.close();
