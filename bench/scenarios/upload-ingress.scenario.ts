@@ -157,6 +157,7 @@ function sampleRss(pid: number): { stop(): Promise<number> } {
     }
   })();
   return {
+    /** Stops sampling (at once: no sample starts after the call) and resolves the peak; idempotent. */
     async stop() {
       running = false;
       await loop;
@@ -215,7 +216,14 @@ export async function uploadIngress(ctx: BenchContext, target: Target): Promise<
         const cpuBefore = (await cpuSecondsOf(pid)) ?? 0;
         const clientBefore = process.cpuUsage();
         const started = performance.now();
-        const ids = curl ? await curlUploads(child.url, key, files) : await uploadFiles(child.url, [key], files, count);
+        // The sampler stops whatever the uploads do: a failed upload must not leave it polling (the
+        // benchmark would never exit).
+        const ids = await (curl
+          ? curlUploads(child.url, key, files)
+          : uploadFiles(child.url, [key], files, count)
+        ).finally(() => {
+          void sampler.stop();
+        });
         const uploadS = (performance.now() - started) / 1000;
         const client = process.cpuUsage(clientBefore);
         const cpuAfter = (await cpuSecondsOf(pid)) ?? 0;
