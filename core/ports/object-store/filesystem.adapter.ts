@@ -54,8 +54,11 @@ function notFound(key: string): KbError {
   return new KbError('not-found', `Object ${key} does not exist`);
 }
 
-/** Bytes of a streamed body gathered before one write to the file. */
-const WRITE_BATCH = 1024 * 1024;
+/**
+ * Bytes of a streamed body gathered before one write to the file: 256 KiB measured faster than 1 MiB
+ * with 16 concurrent uploads, and holds a quarter of the memory per upload.
+ */
+const WRITE_BATCH = 256 * 1024;
 
 /** Writes `buffers` in order at the file's current end, going on after a short write. */
 async function writeBuffers(handle: FileHandle, buffers: readonly Buffer[]): Promise<void> {
