@@ -123,7 +123,7 @@ export function createFilesystemObjectStore(options: FilesystemObjectStoreOption
     const handle = await open(tempPath, 'wx');
     try {
       if (typeof body === 'string' || Buffer.isBuffer(body)) {
-        await writeBuffers(handle, [Buffer.from(body)]);
+        await writeBuffers(handle, [typeof body === 'string' ? Buffer.from(body) : body]);
       } else {
         // Chunks of a stream are gathered into writes of about WRITE_BATCH bytes: one write per
         // network-sized chunk costs the event loop a thread-pool round trip each.
