@@ -3,7 +3,7 @@
  * also feeds the README's table. `loadConfig` in `config.ts` reads them.
  */
 
-import { EMBEDDING_PROVIDERS, LOG_LEVELS, RUNTIMES } from './config.schema.ts';
+import { EMBEDDING_PROVIDERS, LOG_LEVELS, RUNTIMES, VECTOR_QUANTIZATIONS } from './config.schema.ts';
 
 export type Kind = 'string' | 'integer' | 'boolean' | 'enum' | 'list' | 'url';
 
@@ -241,8 +241,15 @@ export const CONFIG_VARIABLES = [
     'KB_VECTOR_INDEX_EF',
     'integer',
     '400',
-    'Embedded runtime: the HNSW query beam width (`expansion_search`); a query of k candidates uses at least k.',
+    'Embedded runtime: the HNSW query beam width (`expansion_search`) up to 100,000 vectors, growing with the logarithm of the index size beyond; a query of k candidates uses at least k.',
     { min: 1, max: 4096 },
+  ),
+  v(
+    'KB_VECTOR_INDEX_QUANTIZATION',
+    'enum',
+    'i8',
+    'Embedded runtime: how the HNSW index stores vectors: `i8` (a quarter of `f32`), `f16` or `f32`; results are scored with the full-precision vectors either way. A saved index of another kind is rebuilt at start.',
+    { values: VECTOR_QUANTIZATIONS },
   ),
   v(
     'KB_HYBRID_SEMANTIC_WEIGHT',

@@ -11,6 +11,7 @@ const NullableString = Type.Union([Type.String(), Type.Null()]);
 export const RUNTIMES = ['embedded', 'distributed'] as const satisfies readonly RuntimeKind[];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const EMBEDDING_PROVIDERS = ['local', 'transformers', 'cohere'] as const;
+export const VECTOR_QUANTIZATIONS = ['i8', 'f16', 'f32'] as const;
 
 /** Settings both runtimes share. */
 const sharedProperties = {
@@ -53,7 +54,14 @@ const sharedProperties = {
     cohereBaseUrl: NullableString,
   }),
   /** The embedded runtime's HNSW vector index (null: exact scans only). */
-  vectorIndex: Type.Union([Type.Object({ exactBelow: Type.Integer(), expansionSearch: Type.Integer() }), Type.Null()]),
+  vectorIndex: Type.Union([
+    Type.Object({
+      exactBelow: Type.Integer(),
+      expansionSearch: Type.Integer(),
+      quantization: Type.Union(VECTOR_QUANTIZATIONS.map((kind) => Type.Literal(kind))),
+    }),
+    Type.Null(),
+  ]),
   /** Hybrid search's default weight of the semantic ranking, 0–100 (the keyword ranking gets the rest). */
   search: Type.Object({ semanticWeightPercent: Type.Integer() }),
   chunking: Type.Object({ chunkTokens: Type.Integer(), overlapTokens: Type.Integer(), maxChunks: Type.Integer() }),
@@ -155,6 +163,7 @@ export type DistributedConfig = ReadonlyDeep<Static<typeof DistributedConfigSche
 export type Config = EmbeddedConfig | DistributedConfig;
 export type RuntimeKind = Config['runtime'];
 export type EmbeddingProviderName = Config['embedding']['provider'];
+export type VectorQuantization = (typeof VECTOR_QUANTIZATIONS)[number];
 
 /** The schema of the branch `runtime` selects. */
 export function configSchemaOf(runtime: RuntimeKind): TObject {

@@ -9,6 +9,7 @@ import {
   type EmbeddedConfig,
   type EmbeddingProviderName,
   type RuntimeKind,
+  type VectorQuantization,
 } from './config.schema.ts';
 import { createEnvReaders, defaultModelCache } from './config-readers.ts';
 import type { VariableName } from './config-variables.ts';
@@ -103,7 +104,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     search: { semanticWeightPercent: int('KB_HYBRID_SEMANTIC_WEIGHT') },
     vectorIndex: bool('KB_VECTOR_INDEX')
-      ? { exactBelow: int('KB_VECTOR_INDEX_EXACT_BELOW'), expansionSearch: int('KB_VECTOR_INDEX_EF') }
+      ? {
+          exactBelow: int('KB_VECTOR_INDEX_EXACT_BELOW'),
+          expansionSearch: int('KB_VECTOR_INDEX_EF'),
+          quantization: oneOf<VectorQuantization>('KB_VECTOR_INDEX_QUANTIZATION'),
+        }
       : null,
     chunking: {
       chunkTokens: int('KB_CHUNK_TOKENS'),

@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -34,7 +34,8 @@ let indexed: DocumentStore;
 let exact: DocumentStore;
 const vector = randomVectors(7);
 
-const openIndexed = () => createSqliteDocumentStore({ file, vectorIndex: { exactBelow: 0, expansionSearch: 64 } });
+const openIndexed = (settings: { quantization?: 'i8' | 'f16' | 'f32'; log?: (message: string) => void } = {}) =>
+  createSqliteDocumentStore({ file, vectorIndex: { exactBelow: 0, expansionSearch: 64, ...settings } });
 
 async function addDocument(
   store: DocumentStore,
@@ -180,5 +181,63 @@ describe('SQLite HNSW vector index', () => {
     indexed = openIndexed();
     const rebuilt = await compare('ws', q);
     expect(rebuilt.found).toEqual(rebuilt.truth);
+  });
+
+  it('scores the candidates of its int8 graph with the full vectors: the nearest chunk and its exact score', async () => {
+    for (let d = 0; d < 300; d += 1) await addDocument(indexed, 'ws');
+    const doc = await createPlainDocument(indexed, 'ws');
+    const target = vector();
+    await putChunksAndComplete(indexed, [plainChunk(doc, 1, 0, 'the target', target)], {
+      embeddingModel: MODEL.model,
+    });
+    // A query a little off the target: the target is still its nearest chunk, by a clear margin.
+    const noise = randomVectors(5)();
+    const q = target.map((x, i) => x + 0.05 * (noise[i] as number));
+    const found = await indexed.vectorSearch(query('ws', q));
+    const truth = await exact.vectorSearch(query('ws', q));
+    expect(found[0]?.chunk.id).toBe(`${doc.id}:1:0`);
+    expect(found.map((h) => h.chunk.id)).toEqual(truth.map((h) => h.chunk.id));
+    // Scores are the exact cosine of the stored vectors, not the quantized distances.
+    found.forEach((hit, i) => {
+      expect(hit.score).toBe(truth[i]?.score);
+    });
+  });
+
+  it('rebuilds an index saved with another quantization (or in the format before it was recorded) instead of loading it', async () => {
+    const messages: string[] = [];
+    const log = (message: string) => messages.push(message);
+    await indexed.close();
+    indexed = openIndexed({ quantization: 'f32' });
+    for (let d = 0; d < 40; d += 1) await addDocument(indexed, 'ws');
+    const q = vector();
+    await indexed.vectorSearch(query('ws', q));
+    await indexed.close();
+    const metaFile = path.join(dir, 'documents.db.vectors.json');
+    const f32Meta = JSON.parse(await readFile(metaFile, 'utf8')) as Record<string, unknown>;
+    expect(f32Meta.quantization).toBe('f32');
+    const f32Bytes = (await stat(path.join(dir, f32Meta.file as string))).size;
+
+    // The format before quantization was recorded: no quantization or connectivity, f32 vectors.
+    const { quantization: _q, connectivity: _c, ...oldMeta } = f32Meta;
+    await writeFile(metaFile, JSON.stringify(oldMeta));
+    indexed = openIndexed({ log });
+    const rebuilt = await compare('ws', q);
+    expect(rebuilt.found).toEqual(rebuilt.truth);
+    expect(messages.filter((m) => m.includes('rebuilt'))).toEqual([expect.stringContaining('stores f32 vectors')]);
+    await indexed.close();
+    const i8Meta = JSON.parse(await readFile(metaFile, 'utf8')) as Record<string, unknown>;
+    expect(i8Meta.quantization).toBe('i8');
+    expect(i8Meta.file).not.toBe(f32Meta.file);
+    expect((await stat(path.join(dir, i8Meta.file as string))).size).toBeLessThan(f32Bytes);
+
+    // The same settings load it; another quantization rebuilds it again.
+    messages.length = 0;
+    indexed = openIndexed({ log });
+    expect((await compare('ws', q)).recall).toBe(1);
+    expect(messages.filter((m) => m.includes('rebuilt'))).toEqual([]);
+    await indexed.close();
+    indexed = openIndexed({ quantization: 'f16', log });
+    expect((await compare('ws', q)).recall).toBe(1);
+    expect(messages.filter((m) => m.includes('rebuilt'))).toEqual([expect.stringContaining('stores i8 vectors')]);
   });
 });

@@ -4,7 +4,7 @@ import type { IndexModel } from '../../../model/document-records.model.ts';
 import { type Database, migrate, openDatabase } from '../../sqlite/open-database.ts';
 import type { VersionRow } from './sqlite-rows.ts';
 import { DOCUMENT_STORE_MIGRATIONS } from './sqlite-schema.ts';
-import { createVectorIndex, type VectorIndex } from './sqlite-vector-index.ts';
+import { createVectorIndex, type VectorIndex, type VectorQuantization } from './sqlite-vector-index.ts';
 
 export interface SqliteDocumentStoreOptions {
   /** Database file (created with its directory if missing), or `:memory:`. */
@@ -12,7 +12,7 @@ export interface SqliteDocumentStoreOptions {
   /**
    * The approximate (HNSW) vector index; absent or null: every vector query is an exact scan.
    * `exactBelow`: a query whose workspace holds at most this many chunks scans them exactly.
-   * `expansionSearch`: the index's query beam width.
+   * `expansionSearch`: the index's query beam width; `quantization`: how it stores vectors (`i8`).
    */
   readonly vectorIndex?: VectorIndexSettings | null;
 }
@@ -20,6 +20,7 @@ export interface SqliteDocumentStoreOptions {
 export interface VectorIndexSettings {
   readonly exactBelow: number;
   readonly expansionSearch: number;
+  readonly quantization?: VectorQuantization;
   readonly log?: (message: string) => void;
 }
 
@@ -86,6 +87,7 @@ export function openSqliteContext(options: SqliteDocumentStoreOptions): SqliteCo
       : createVectorIndex(db, {
           file: options.file === ':memory:' ? null : options.file,
           expansionSearch: annOptions.expansionSearch,
+          ...(annOptions.quantization ? { quantization: annOptions.quantization } : {}),
           ...(annOptions.log ? { log: annOptions.log } : {}),
         });
   if (ann === null) {

@@ -9,6 +9,13 @@ import { bytesToVector } from '../stored-records.ts';
 /** HNSW graph degree and build-time beam width: usearch's recommended values for 384-d text vectors. */
 const CONNECTIVITY = 16;
 const EXPANSION_ADD = 128;
+/**
+ * The index size up to which a query walks the graph with the configured beam; beyond it the beam
+ * grows with the logarithm of the size (see {@link queryBeam}).
+ */
+const BEAM_BASE_SIZE = 100_000;
+/** How much wider the beam gets for each doubling of the index beyond {@link BEAM_BASE_SIZE}. */
+const BEAM_GROWTH = 0.5;
 /** Rows read per step of a rebuild. */
 const REBUILD_BATCH = 2048;
 /** Changes waiting beyond which (and beyond the index's size) the index is rebuilt instead of caught up. */
@@ -16,11 +23,29 @@ const REBUILD_BACKLOG = 50_000;
 /** Changes applied since the last save after which the index is saved again (besides at close). */
 const SAVE_EVERY_CHANGES = 20_000;
 
+/**
+ * How the graph stores its vectors: `i8` (one byte per dimension, a quarter of `f32`), `f16` (half)
+ * or `f32`. Distances inside the graph use the stored form; the store scores the candidates it
+ * returns with the full-precision vectors in SQLite.
+ */
+export type VectorQuantization = 'i8' | 'f16' | 'f32';
+
+const SCALAR_KIND = {
+  i8: usearch.ScalarKind.I8,
+  f16: usearch.ScalarKind.F16,
+  f32: usearch.ScalarKind.F32,
+} as const satisfies Record<VectorQuantization, unknown>;
+
 export interface VectorIndexOptions {
   /** Database file the index lives beside (`<file>.vectors.*`); null keeps it in memory only. */
   readonly file: string | null;
-  /** Beam width of a query (usearch's `expansion_search`); a query of k candidates uses at least k. */
+  /**
+   * Beam width of a query (usearch's `expansion_search`) on an index of up to 100,000 vectors; a
+   * query of k candidates uses at least k, and a larger index a wider beam ({@link queryBeam}).
+   */
   readonly expansionSearch: number;
+  /** How the graph stores vectors (default `i8`); a saved index of another kind is rebuilt. */
+  readonly quantization?: VectorQuantization;
   /** Told about rebuilds that take a while (a missing, stale or damaged index file). */
   readonly log?: (message: string) => void;
 }
@@ -41,16 +66,19 @@ export interface AnnMatches {
  *   removed — so inserts, updates, deletes, purges, rollbacks and reindex by this or any other
  *   process sharing the database are seen by the next query. A change of index model rebuilds it.
  * - Persistence: saved beside the database (a `*.usearch` file named by a random token and a JSON
- *   file naming it with its sha256, checked before loading, each written to a temporary name and renamed) at close and every
- *   {@link SAVE_EVERY_CHANGES} changes; the log is then pruned up to the saved cursor.
- * - Repair: at open, a saved index is used only when its model matches and the log still holds
- *   every change after its cursor; after catching up its size must equal the number of vector rows
- *   of the model. Otherwise (missing, stale, damaged) it is rebuilt from SQLite.
+ *   file naming it with its sha256 and the graph's settings, checked before loading, each written to
+ *   a temporary name and renamed) at close and every {@link SAVE_EVERY_CHANGES} changes; the log is
+ *   then pruned up to the saved cursor.
+ * - Repair: at open, a saved index is used only when its model and graph settings (quantization,
+ *   connectivity) match and the log still holds every change after its cursor; after catching up
+ *   its size must equal the number of vector rows of the model. Otherwise (missing, stale, damaged,
+ *   written with other settings) it is rebuilt from SQLite.
  * - Outside it: filters. The index answers nearest seqs only; the store applies served intervals
  *   and filters in SQL over them and decides when to fall back to an exact scan.
  */
 export function createVectorIndex(db: Database, options: VectorIndexOptions) {
   const metaFile = options.file === null ? null : `${options.file}.vectors.json`;
+  const quantization = options.quantization ?? 'i8';
   const statements = {
     // The last id ever given to a change (AUTOINCREMENT never reuses one, even after pruning).
     lastChange: db.prepare<[], { id: number }>(
@@ -89,7 +117,7 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
     new usearch.Index({
       dimensions,
       metric: usearch.MetricKind.Cos,
-      quantization: usearch.ScalarKind.F32,
+      quantization: SCALAR_KIND[quantization],
       multi: false,
       connectivity: CONNECTIVITY,
       expansion_add: EXPANSION_ADD,
@@ -128,29 +156,29 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
     return { model: model.model, dimensions: model.dimensions, index, cursor: built, unsaved: size };
   }
 
-  function load(model: IndexModel): State | null {
-    if (metaFile === null) return null;
+  /** The saved index, or why there is none to use. */
+  function load(model: IndexModel): State | string {
+    if (metaFile === null) return 'no saved index';
     try {
-      const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as {
-        model: string;
-        dimensions: number;
-        cursor: number;
-        file: string;
-        sha256: string;
-      };
-      if (meta.model !== model.model || meta.dimensions !== model.dimensions) return null;
+      const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as Partial<SavedIndex>;
+      if (meta.model !== model.model || meta.dimensions !== model.dimensions) return 'no saved index';
+      // Written with other graph settings (or before they were recorded, when it was always f32).
+      if (meta.quantization !== quantization || meta.connectivity !== CONNECTIVITY) {
+        return `the saved index stores ${meta.quantization ?? 'f32'} vectors, ${quantization} are configured`;
+      }
+      if (typeof meta.cursor !== 'number' || typeof meta.file !== 'string') return 'the saved index disagreed';
       // Changes after the cursor must all still be in the log.
-      if (meta.cursor > (statements.lastChange.get()?.id ?? 0)) return null;
+      if (meta.cursor > (statements.lastChange.get()?.id ?? 0)) return 'the saved index disagreed';
       const next = statements.firstChangeAfter.get(meta.cursor)?.id ?? null;
-      if (next !== null && next > meta.cursor + 1) return null;
+      if (next !== null && next > meta.cursor + 1) return 'the saved index disagreed';
       // A damaged file must never reach the native loader.
       const indexFile = path.join(path.dirname(metaFile), meta.file);
-      if (digest(indexFile) !== meta.sha256) return null;
+      if (digest(indexFile) !== meta.sha256) return 'the saved index disagreed';
       const index = newIndex(model.dimensions);
       index.load(indexFile);
       return { model: model.model, dimensions: model.dimensions, index, cursor: meta.cursor, unsaved: 0 };
     } catch {
-      return null;
+      return 'no saved index';
     }
   }
 
@@ -198,10 +226,16 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
     current.index.save(path.join(dir, file));
     const sha256 = digest(path.join(dir, file));
     const tmp = `${metaFile}.${randomBytes(6).toString('hex')}.tmp`;
-    writeFileSync(
-      tmp,
-      JSON.stringify({ model: current.model, dimensions: current.dimensions, cursor: current.cursor, file, sha256 }),
-    );
+    const saved: SavedIndex = {
+      model: current.model,
+      dimensions: current.dimensions,
+      quantization,
+      connectivity: CONNECTIVITY,
+      cursor: current.cursor,
+      file,
+      sha256,
+    };
+    writeFileSync(tmp, JSON.stringify(saved));
     renameSync(tmp, metaFile);
     current.unsaved = 0;
     statements.prune.run(current.cursor);
@@ -224,14 +258,16 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
         return 0;
       }
       if (state === null || state.model !== model.model || state.dimensions !== model.dimensions) {
-        const loaded = opened || state !== null ? null : load(model);
+        const loaded = state !== null ? 'the index model changed' : opened ? 'no saved index' : load(model);
         opened = true;
-        if (loaded && catchUp(loaded) && loaded.index.size() === statements.countVectors.get(model.model)?.n) {
+        if (
+          typeof loaded !== 'string' &&
+          catchUp(loaded) &&
+          loaded.index.size() === statements.countVectors.get(model.model)?.n
+        ) {
           state = loaded;
         } else {
-          const why =
-            state !== null ? 'the index model changed' : loaded ? 'the saved index disagreed' : 'no saved index';
-          state = rebuild(model, why);
+          state = rebuild(model, typeof loaded === 'string' ? loaded : 'the saved index disagreed');
         }
       } else if (
         (statements.lastChange.get()?.id ?? 0) - state.cursor >
@@ -256,8 +292,12 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
     search(vector: Float32Array, k: number): AnnMatches {
       if (state === null || state.index.size() === 0) return { seqs: [], more: false };
       const size = state.index.size();
-      const matches = state.index.search(vector, Math.min(k, size), 0);
-      const seqs = Array.from(matches.keys.subarray(0, matches.keys.length), Number);
+      // usearch walks with a beam of max(expansion_search, wanted): asking for the wider beam's
+      // worth of neighbours widens the walk, and the nearest k of them are kept.
+      const wanted = Math.min(size, Math.max(k, queryBeam(options.expansionSearch, size)));
+      const matches = state.index.search(vector, wanted, 0);
+      const found = Math.min(k, matches.keys.length);
+      const seqs = Array.from(matches.keys.subarray(0, found), Number);
       return { seqs, more: size > seqs.length };
     },
 
@@ -273,6 +313,28 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
       state = null;
     },
   };
+}
+
+/** What the JSON file beside a saved index records about it. */
+interface SavedIndex {
+  readonly model: string;
+  readonly dimensions: number;
+  readonly quantization: VectorQuantization;
+  readonly connectivity: number;
+  readonly cursor: number;
+  /** The `*.usearch` file's name, in the same directory. */
+  readonly file: string;
+  readonly sha256: string;
+}
+
+/**
+ * The beam width of a query on an index of `size` vectors: `expansionSearch` up to
+ * {@link BEAM_BASE_SIZE} vectors, then growing with the logarithm of the size, so recall holds as
+ * the graph's paths lengthen while the cost of a query stays near-logarithmic.
+ */
+export function queryBeam(expansionSearch: number, size: number): number {
+  if (size <= BEAM_BASE_SIZE) return expansionSearch;
+  return Math.round(expansionSearch * (1 + BEAM_GROWTH * Math.log2(size / BEAM_BASE_SIZE)));
 }
 
 function digest(file: string): string {
