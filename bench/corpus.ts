@@ -291,6 +291,14 @@ export function corpusQueries(count: number, seed = DEFAULT_SEED): string[] {
   });
 }
 
+/** The single words of the corpus's topics and verbs (lower case, letters only), each once. */
+export function corpusWords(): string[] {
+  const all = [...Object.values(TOPICS).flatMap((t) => [...t.nouns, ...t.adjectives]), ...VERBS].flatMap((phrase) =>
+    phrase.toLowerCase().split(/[\s-]+/),
+  );
+  return [...new Set(all.filter((word) => /^[a-z]+$/.test(word)))];
+}
+
 /** A chunk-sized passage (60–380 words) for synthetic search data, in the corpus's style. */
 export function passage(rng: Random): string {
   const topic = rng.pick(TOPIC_NAMES);

@@ -1,7 +1,9 @@
 /**
  * Synthetic search data written straight through the document-store port (`createDocument`,
  * `putChunks`, `completeVersion`), because embedding 100k chunks with the real model would take
- * hours. Passages come from the corpus generator; each vector is a random mix of two vectors the
+ * hours. Passages come from the corpus generator, or, given a Zipf vocabulary, are drawn from it
+ * with natural term statistics (then the data also reports its distinct terms and how many chunks
+ * each query's terms match); each vector is a random mix of two vectors the
  * real model computed (plus a little noise), normalised, so the data has the clustered shape of
  * real embeddings rather than the uniform spread of random vectors.
  */
@@ -11,6 +13,7 @@ import type { ChunkInput, DocumentStore } from '../../core/ports/document-store/
 import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
 import { passage } from '../corpus.ts';
 import { createRandom, type Random, seedFrom } from './random.ts';
+import { type ZipfVocabulary, zipfPassage } from './zipf-text.ts';
 
 export interface SyntheticData {
   /** Chunk ids in insertion order. */
@@ -19,6 +22,15 @@ export interface SyntheticData {
   readonly matrix: Float32Array;
   readonly dimensions: number;
   readonly documents: number;
+  /** With a Zipf vocabulary: the term statistics of the chunks written. */
+  readonly terms?: TermStatistics;
+}
+
+export interface TermStatistics {
+  /** Distinct terms (surface forms) in the chunks. */
+  readonly distinct: number;
+  /** Per query: the fraction of chunks holding at least one of its terms (what an OR of them matches). */
+  readonly matchFractions: number[];
 }
 
 /** At least `count` real vectors to mix from: the ones recorded so far, topped up by embedding passages. */
@@ -66,11 +78,23 @@ export async function writeSyntheticChunks(
     seed: number;
     writers?: number;
     onProgress?: (written: number) => void;
+    /** Chunk text drawn from this vocabulary, and the queries (term ranks) whose matches to count. */
+    text?: { vocabulary: ZipfVocabulary; queries: readonly (readonly number[])[] };
   },
 ): Promise<SyntheticData> {
   const { workspaceId, chunks, perDocument, model, base } = options;
   const dimensions = model.dimensions;
   const rng = createRandom(seedFrom(`synthetic-${chunks}`, options.seed));
+  // The text has a stream of its own: the vectors are the same whichever text is written.
+  const textRng = createRandom(seedFrom(`synthetic-text-${chunks}`, options.seed));
+  const statistics = options.text ? termCounter(options.text.vocabulary, options.text.queries) : null;
+  const content = (): string => {
+    if (!options.text || !statistics) return passage(rng);
+    const ranks: number[] = [];
+    const text = zipfPassage(options.text.vocabulary, textRng, textRng.logNormal(170, 0.5, 60, 380), ranks);
+    statistics.add(ranks);
+    return text;
+  };
   const ids: string[] = [];
   const matrix = new Float32Array(chunks * dimensions);
   await store.setIndexModel({ model: model.model, dimensions });
@@ -85,12 +109,12 @@ export async function writeSyntheticChunks(
     let offset = 0;
     let tokens = 0;
     for (let i = 0; i < count; i++) {
-      const content = passage(rng);
+      const text = content();
       const row = first + i;
       mix(rng, base, dimensions, matrix, row * dimensions);
       const id = `${documentId}:1:${i}`;
       ids[row] = id;
-      const chunkTokens = Math.round(content.length / 4);
+      const chunkTokens = Math.round(text.length / 4);
       tokens += chunkTokens;
       inputs.push({
         id,
@@ -98,16 +122,16 @@ export async function writeSyntheticChunks(
         workspaceId,
         version: 1,
         index: i,
-        content,
-        contentHash: createHash('sha256').update(content).digest('hex'),
+        content: text,
+        contentHash: createHash('sha256').update(text).digest('hex'),
         tokens: chunkTokens,
         startOffset: offset,
-        endOffset: offset + content.length,
+        endOffset: offset + text.length,
         page: null,
         metadata: { headings: [] },
         vector: matrix.slice(row * dimensions, (row + 1) * dimensions),
       });
-      offset += content.length + 2;
+      offset += text.length + 2;
     }
     const now = new Date().toISOString();
     await store.createDocument({
@@ -141,7 +165,45 @@ export async function writeSyntheticChunks(
     while (nextDocument < documents) await writeDocument(nextDocument++);
   };
   await Promise.all(Array.from({ length: options.writers ?? 4 }, writer));
-  return { ids, matrix, dimensions, documents };
+  return {
+    ids,
+    matrix,
+    dimensions,
+    documents,
+    ...(statistics ? { terms: statistics.result(chunks) } : {}),
+  };
+}
+
+/** Counts distinct terms and, per query, the chunks holding any of its terms, one chunk at a time. */
+function termCounter(vocabulary: ZipfVocabulary, queries: readonly (readonly number[])[]) {
+  const seen = new Uint8Array(vocabulary.terms.length);
+  const queriesOf: number[][] = Array.from({ length: vocabulary.terms.length }, () => []);
+  queries.forEach((ranks, q) => {
+    for (const rank of ranks) queriesOf[rank]?.push(q);
+  });
+  const matched = new Uint32Array(queries.length);
+  const lastChunk = new Int32Array(queries.length).fill(-1);
+  let chunk = 0;
+  return {
+    add(ranks: readonly number[]) {
+      for (const rank of ranks) {
+        seen[rank] = 1;
+        for (const q of queriesOf[rank] as number[]) {
+          if (lastChunk[q] !== chunk) {
+            lastChunk[q] = chunk;
+            matched[q] = (matched[q] as number) + 1;
+          }
+        }
+      }
+      chunk += 1;
+    },
+    result(chunks: number): TermStatistics {
+      return {
+        distinct: seen.reduce((sum, x) => sum + x, 0),
+        matchFractions: Array.from(matched, (n) => n / Math.max(1, chunks)),
+      };
+    },
+  };
 }
 
 /** Cosine of row `row` with `query` (both unit length). */

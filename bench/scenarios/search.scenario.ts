@@ -12,7 +12,17 @@
  *
  * Recall: for each query, the 10 hits the service would serve (the store's `vectorSearch`, the
  * service's candidates, first 10) against the exact top 10 by cosine computed here over the same vectors.
+ *
+ * The chunks' text and the latency queries are drawn from a Zipf vocabulary (`lib/zipf-text.ts`), so
+ * a query's terms match a part of the corpus as in real text; the rows report the corpus's distinct
+ * terms and the median fraction of chunks a query matches. The recall queries are the corpus
+ * generator's topical English, embedded by the real model. Per size, the `search index` row gives
+ * the time to write the chunks, the vector index's build in this process (the first vector query;
+ * `kb serve` and the bare peer then load the saved index) with the RSS it added, and the bytes on
+ * disk per million chunks.
  */
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { StoreSearchQuery } from '../../core/ports/document-store/document-store.port.ts';
 import { SEARCH_CANDIDATES } from '../../core/services/search.service.ts';
@@ -22,9 +32,10 @@ import type { BenchContext } from '../lib/context.ts';
 import { type PeerServer, startPeerServer } from '../lib/peer-server.ts';
 import { addFigure, createRow, judge, type Row } from '../lib/report.ts';
 import { childEnv, createJsonClient, openInstance } from '../lib/service.ts';
-import { latencies, mean, timedPool } from '../lib/stats.ts';
+import { latencies, mean, quantile, timedPool } from '../lib/stats.ts';
 import { baseVectors, cosine, exactTopK, writeSyntheticChunks } from '../lib/synthetic.ts';
 import { firstLine, type Target } from '../lib/target.ts';
+import { zipfQueries, zipfVocabulary } from '../lib/zipf-text.ts';
 
 const BARE_SEARCH = fileURLToPath(new URL('../peers/bare-search.server.ts', import.meta.url));
 
@@ -39,7 +50,9 @@ const PER_DOCUMENT = 100;
 /** Appends a row to `rows` as soon as it is complete, so a later failure keeps the earlier rows. */
 export async function searchScenario(ctx: BenchContext, target: Target, rows: Row[]): Promise<void> {
   const sizes = [...ctx.options.searchSizes].sort((a, b) => a - b);
-  const queries = corpusQueries(ctx.options.latencyQueries, ctx.options.seed);
+  const vocabulary = zipfVocabulary(ctx.options.seed);
+  const queryTerms = zipfQueries(vocabulary, ctx.options.latencyQueries, ctx.options.seed);
+  const queries = queryTerms.map((ranks) => ranks.map((rank) => vocabulary.terms[rank]).join(' '));
   const base = await baseVectors(ctx.provider, ctx.vectors.values(), 64, ctx.options.seed);
   for (const [i, size] of sizes.entries()) {
     const instance = await target.fresh();
@@ -47,11 +60,13 @@ export async function searchScenario(ctx: BenchContext, target: Target, rows: Ro
       const service = await openInstance(instance, { embeddings: ctx.provider, keys: CLIENTS });
       let child: Awaited<ReturnType<typeof startChild>> | null = null;
       let peer: PeerServer | null = null;
+      let indexRow: Row | null = null;
       try {
         const store = service.runtime.ports.documents;
         const provider = ctx.provider;
         ctx.progress(`search (${target.runtime}): writing ${size} synthetic chunks`);
         let reported = 0;
+        const writeStarted = performance.now();
         const data = await writeSyntheticChunks(store, {
           workspaceId: service.workspaceId,
           chunks: size,
@@ -60,6 +75,7 @@ export async function searchScenario(ctx: BenchContext, target: Target, rows: Ro
           model: provider,
           base,
           seed: ctx.options.seed,
+          text: { vocabulary, queries: queryTerms },
           onProgress: (written) => {
             if (written - reported >= 25_000) {
               reported = written;
@@ -67,6 +83,31 @@ export async function searchScenario(ctx: BenchContext, target: Target, rows: Ro
             }
           },
         });
+        const writeSeconds = (performance.now() - writeStarted) / 1000;
+        const terms = data.terms as NonNullable<typeof data.terms>;
+        const medianMatch = quantile(terms.matchFractions, 0.5);
+
+        // The vector index is built once, here (the first vector query catches up with every write
+        // and saves it); kb serve and the bare peer load the saved index.
+        ctx.progress(`search (${target.runtime}): first vector query (builds the embedded vector index)`);
+        const rssBefore = process.memoryUsage().rss;
+        const buildStarted = performance.now();
+        await store.vectorSearch({
+          workspaceId: service.workspaceId,
+          text: queries[0] as string,
+          vector: await provider.embedQuery(queries[0] as string),
+          limit: CANDIDATES,
+          asOf: null,
+          filters: {},
+        });
+        const buildSeconds = (performance.now() - buildStarted) / 1000;
+        const rssGrowth = (process.memoryUsage().rss - rssBefore) / 2 ** 20;
+        indexRow = createRow('search index', target.runtime, `${sizeLabel(size)} chunks`);
+        addFigure(indexRow, 'distinct terms', 'terms', [terms.distinct]);
+        addFigure(indexRow, 'chunks a query matches, median', 'fraction', [medianMatch]);
+        addFigure(indexRow, 'chunks written through the store port', 's', [writeSeconds]);
+        addFigure(indexRow, 'first vector query (index build)', 's', [buildSeconds]);
+        addFigure(indexRow, 'RSS growth at the first vector query', 'MB', [rssGrowth]);
 
         child = await startChild(['serve', '--stages', 'none'], childEnv(instance));
         const url = child.url;
@@ -181,6 +222,8 @@ export async function searchScenario(ctx: BenchContext, target: Target, rows: Ro
             ofBare.push(s.p50 / b.p50);
             bareOfRaw.push(b.p50 / r.p50);
           }
+          addFigure(row, 'distinct terms', 'terms', [terms.distinct]);
+          addFigure(row, 'chunks a query matches, median', 'fraction', [medianMatch]);
           const aloneFigure = addFigure(row, 'service p50, one client', 'ms', alone50);
           // The HTTP latency goal of the vector path at 100k chunks (embedded: the HNSW index).
           if (mode === 'semantic' && size >= 100_000 && target.runtime === 'embedded')
@@ -202,7 +245,8 @@ export async function searchScenario(ctx: BenchContext, target: Target, rows: Ro
           if (mode === 'hybrid' && i === 0) {
             row.notes.push(
               `one client, then ${CLIENTS} concurrent clients, against kb serve in its own process, ${queries.length} distinct queries per run, limit 10; raw (in the benchmark process) = the store queries the service makes (keyword and/or vector, ${CANDIDATES} candidates) after embedding the query with ${provider.model}, at the same concurrency, measured alone; bare Fastify = a server of its own running the same store queries without authentication, phrase boost, grouping or highlights (bench/peers/bare-search.server.ts), at the same concurrency; the three runs' order rotates by round; ` +
-                `synthetic chunks (corpus-style passages, ${data.documents} documents of ${PER_DOCUMENT} chunks at this size) written through the store port, vectors mixed from ${base.length} real ${provider.model} vectors`,
+                `synthetic chunks (${data.documents} documents of ${PER_DOCUMENT} chunks at this size) written through the store port, vectors mixed from ${base.length} real ${provider.model} vectors; ` +
+                `chunk text and queries (2–6 terms, function words left out) drawn with Zipf frequencies from a vocabulary of ${vocabulary.terms.length} terms (function words, the corpus's topic words, seeded pseudo-words); a query matches a chunk holding any of its terms`,
             );
           }
           if (rounds < ctx.options.rounds)
@@ -212,15 +256,41 @@ export async function searchScenario(ctx: BenchContext, target: Target, rows: Ro
 
         if (i === sizes.length - 1)
           rows.push(await recall(ctx, target, size, store, provider, service.workspaceId, data));
+        indexRow.notes.push(
+          `chunks written by 8 concurrent writers through the store port; the first vector query in the benchmark process ${target.runtime === 'embedded' ? 'builds the HNSW index from SQLite and saves it' : 'asks OpenSearch'}; ` +
+            'on disk = every file of the data directory after the service closed, scaled to a million chunks',
+        );
+        rows.push(indexRow);
       } finally {
         if (peer) await peer.stop();
         if (child) await stopChild(child);
         await service.close();
       }
+      // After closing, when every file is written (the index is saved at close).
+      if (indexRow !== null && target.runtime === 'embedded') {
+        const disk = await directoryBytes(instance.config.dataDir);
+        addFigure(indexRow, 'data on disk per million chunks', 'MB', [((disk.total / size) * 1e6) / 2 ** 20]);
+        addFigure(indexRow, 'vector index file per million chunks', 'MB', [
+          ((disk.vectorIndex / size) * 1e6) / 2 ** 20,
+        ]);
+      }
     } finally {
       await instance.cleanup();
     }
   }
+}
+
+/** Bytes of every file under `dir`, and of the vector index's files (`*.usearch`) among them. */
+async function directoryBytes(dir: string): Promise<{ total: number; vectorIndex: number }> {
+  let total = 0;
+  let vectorIndex = 0;
+  for (const entry of await readdir(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const { size } = await stat(path.join(entry.parentPath, entry.name));
+    total += size;
+    if (entry.name.endsWith('.usearch')) vectorIndex += size;
+  }
+  return { total, vectorIndex };
 }
 
 async function recall(
