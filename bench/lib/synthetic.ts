@@ -8,6 +8,7 @@
  * real embeddings rather than the uniform spread of random vectors.
  */
 import { createHash } from 'node:crypto';
+import usearch from 'usearch';
 import { v7 as uuidv7 } from 'uuid';
 import type { ChunkInput, DocumentStore } from '../../core/ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
@@ -227,4 +228,19 @@ export function exactTopK(data: SyntheticData, query: Float32Array, k: number): 
     }
   }
   return best;
+}
+
+/**
+ * The `k` rows nearest each of `queries` by cosine, best first, by usearch's exact (brute-force,
+ * native) search over the same matrix: {@link exactTopK}'s answer, in seconds at a million rows.
+ */
+export function exactTopKAll(data: SyntheticData, queries: readonly Float32Array[], k: number): number[][] {
+  const flat = new Float32Array(queries.length * data.dimensions);
+  queries.forEach((q, i) => {
+    flat.set(q, i * data.dimensions);
+  });
+  const found = usearch.exactSearch(data.matrix, flat, data.dimensions, k, usearch.MetricKind.Cos, 0) as unknown as {
+    keys: BigUint64Array;
+  };
+  return queries.map((_, i) => Array.from(found.keys.subarray(i * k, (i + 1) * k), Number));
 }

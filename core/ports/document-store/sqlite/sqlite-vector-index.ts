@@ -30,7 +30,8 @@ const SAVE_EVERY_CHANGES = 20_000;
  */
 export type VectorQuantization = 'i8' | 'f16' | 'f32';
 
-const SCALAR_KIND = {
+/** The usearch scalar kind of each quantization. */
+export const SCALAR_KIND = {
   i8: usearch.ScalarKind.I8,
   f16: usearch.ScalarKind.F16,
   f32: usearch.ScalarKind.F32,
