@@ -38,7 +38,7 @@ Options:
   --only <list>           scenarios, comma-separated: ${SCENARIOS.join(', ')} (default: all)
   --runtime <name>        embedded | distributed | both (default: both; with --quick: embedded)
   --size <list>           pipeline-overhead corpus size(s): 200, 1k (default), 10k, or a list "1k,10k"
-  --search-sizes <list>   search corpus sizes in chunks (default 10k,100k; vector-index also takes 1m)
+  --search-sizes <list>   search corpus sizes in chunks (default 10k,100k; 300k or 1m for more)
   --rounds <n>            rounds per figure (default 3; with --quick: 1)
   --local-docs <n>        documents of the embedding-model ingest rows (default 80)
   --api-docs <n>          documents the API-overhead row lists (default 1000)
