@@ -14,7 +14,7 @@ import type { ChunkInput, DocumentStore } from '../../core/ports/document-store/
 import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
 import { passage } from '../corpus.ts';
 import { createRandom, type Random, seedFrom } from './random.ts';
-import { type ZipfVocabulary, zipfPassage } from './zipf-text.ts';
+import { type ZipfVocabulary, zipfPassage } from './zipf-corpus.ts';
 
 export interface SyntheticData {
   /** Chunk ids in insertion order. */

@@ -13,7 +13,7 @@
  * Recall: for each query, the 10 hits the service would serve (the store's `vectorSearch`, the
  * service's candidates, first 10) against the exact top 10 by cosine computed here over the same vectors.
  *
- * The chunks' text and the latency queries are drawn from a Zipf vocabulary (`lib/zipf-text.ts`), so
+ * The chunks' text and the latency queries are drawn from a Zipf vocabulary (`lib/zipf-corpus.ts`), so
  * a query's terms match a part of the corpus as in real text; the rows report the corpus's distinct
  * terms and the median fraction of chunks a query matches. The recall queries are the corpus
  * generator's topical English, embedded by the real model. Per size, the `search index` row gives
@@ -35,7 +35,7 @@ import { childEnv, createJsonClient, openInstance } from '../lib/service.ts';
 import { latencies, mean, quantile, timedPool } from '../lib/stats.ts';
 import { baseVectors, cosine, exactTopKAll, writeSyntheticChunks } from '../lib/synthetic.ts';
 import { firstLine, type Target } from '../lib/target.ts';
-import { zipfQueries, zipfVocabulary } from '../lib/zipf-text.ts';
+import { zipfQueries, zipfVocabulary } from '../lib/zipf-corpus.ts';
 
 const BARE_SEARCH = fileURLToPath(new URL('../peers/bare-search.server.ts', import.meta.url));
 
