@@ -245,6 +245,26 @@ export const CONFIG_VARIABLES = [
     { min: 1, max: 4096 },
   ),
   v(
+    'KB_KEYWORD_INDEX',
+    'boolean',
+    'true',
+    'Embedded runtime: answer keyword queries through a full-text index (LanceDB, BM25 with top-k pruning) kept beside the database (false: exact FTS5 queries only).',
+  ),
+  v(
+    'KB_KEYWORD_INDEX_SYNC_BELOW',
+    'integer',
+    '20000',
+    'Embedded runtime: a backlog of at most this many chunk changes (or a keyword index rebuild of at most this many chunks) is applied before the keyword query that finds it; a larger one is applied in the background while keyword queries run exactly on FTS5.',
+    { min: 0 },
+  ),
+  v(
+    'KB_KEYWORD_INDEX_THREADS',
+    'integer',
+    '0',
+    "Embedded runtime: threads of the keyword index's compute pool (0: one per core). At least 2 are used: with one, building its full-text index can stall.",
+    { min: 0, max: 256 },
+  ),
+  v(
     'KB_HYBRID_SEMANTIC_WEIGHT',
     'integer',
     '60',

@@ -105,6 +105,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     vectorIndex: bool('KB_VECTOR_INDEX')
       ? { exactBelow: int('KB_VECTOR_INDEX_EXACT_BELOW'), expansionSearch: int('KB_VECTOR_INDEX_EF') }
       : null,
+    keywordIndex: bool('KB_KEYWORD_INDEX')
+      ? {
+          syncBelow: int('KB_KEYWORD_INDEX_SYNC_BELOW'),
+          threads: Math.max(2, int('KB_KEYWORD_INDEX_THREADS') || os.availableParallelism()),
+        }
+      : null,
     chunking: {
       chunkTokens: int('KB_CHUNK_TOKENS'),
       overlapTokens: int('KB_CHUNK_OVERLAP'),

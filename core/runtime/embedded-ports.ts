@@ -23,6 +23,10 @@ export async function createEmbeddedPorts(
       ...config.vectorIndex,
       ...(logger ? { log: (message: string) => logger.info({ component: 'vector-index' }, message) } : {}),
     },
+    keywordIndex: config.keywordIndex && {
+      ...config.keywordIndex,
+      ...(logger ? { log: (message: string) => logger.info({ component: 'keyword-index' }, message) } : {}),
+    },
   });
   // `control.db`: the account store's file keeps the name existing data directories have.
   const accountStore = createSqliteAccountStore({ file: path.join(dir, 'control.db') });
