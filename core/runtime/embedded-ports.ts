@@ -13,6 +13,7 @@ export async function createEmbeddedPorts(
   config: Config,
   embeddings?: EmbeddingProvider,
   logger?: Logger,
+  options: { readonly followKeywordIndex?: boolean } = {},
 ): Promise<Ports> {
   const dir = config.dataDir;
   const objects = createFilesystemObjectStore({ root: path.join(dir, 'objects') });
@@ -25,6 +26,7 @@ export async function createEmbeddedPorts(
     },
     keywordIndex: config.keywordIndex && {
       ...config.keywordIndex,
+      follow: options.followKeywordIndex ?? false,
       ...(logger ? { log: (message: string) => logger.info({ component: 'keyword-index' }, message) } : {}),
     },
   });

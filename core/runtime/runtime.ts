@@ -61,6 +61,11 @@ export interface RuntimeOptions {
    * `KB_SWEEP_INTERVAL_MS` (`kb serve` and `kb worker` do; one-shot commands do not).
    */
   readonly sweepLeftovers?: boolean;
+  /**
+   * Embedded runtime: open the keyword index at start-up (caught up, or rebuilt in the background)
+   * and apply new chunk changes to it as they come (`kb serve` does: it answers the queries).
+   */
+  readonly followKeywordIndex?: boolean;
 }
 
 export function serviceVersion(): string {
@@ -76,7 +81,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const logger: Logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'kb' } });
   const ports =
     config.runtime === 'embedded'
-      ? await createEmbeddedPorts(config, options.embeddings, logger)
+      ? await createEmbeddedPorts(config, options.embeddings, logger, {
+          followKeywordIndex: options.followKeywordIndex ?? false,
+        })
       : await createDistributedPorts(config, options.embeddings);
   const topics = topicNames(config.topicPrefix);
   try {

@@ -36,8 +36,20 @@ let exact: DocumentStore;
 let logged: string[];
 const next = seededRandom(5);
 
-const openIndexed = (syncBelow = 100_000) =>
-  createSqliteDocumentStore({ file, keywordIndex: { syncBelow, log: (message) => logged.push(message) } });
+const openIndexed = (syncBelow = 100_000, follow = false) =>
+  createSqliteDocumentStore({
+    file,
+    keywordIndex: { syncBelow, follow, log: (message) => logged.push(message) },
+  });
+
+/** Waits (up to 10 s) until a logged line includes `text`. */
+async function logs(text: string): Promise<boolean> {
+  for (let i = 0; i < 200; i += 1) {
+    if (logged.some((line) => line.includes(text))) return true;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  return false;
+}
 
 /** A sentence of 6 to 12 words of {@link WORDS}. */
 function sentence(): string {
@@ -252,16 +264,27 @@ describe('SQLite keyword index', () => {
     for (let d = 0; d < 20; d += 1) await addDocument(exact, 'ws');
     // More chunks than `syncBelow`: built in the background; meanwhile the exact path answers.
     await expectSame('ws', 'lantern velvet');
-    for (let i = 0; i < 200 && !logged.some((line) => line.includes('rebuilt')); i += 1) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(logged.some((line) => line.includes('rebuilt from the database'))).toBe(true);
+    expect(await logs('rebuilt from the database')).toBe(true);
     await expectSame('ws', 'lantern velvet');
     // A backlog above the bound again, then one below it.
     for (let d = 0; d < 5; d += 1) await addDocument(exact, 'ws');
     await expectSame('ws', 'thunder');
     await addDocument(exact, 'ws', { chunks: 1 });
     await expectSame('ws', 'thunder saddle');
+  });
+
+  it('when following, is built at start-up before any query and keeps answering exactly as writes come', async () => {
+    for (let d = 0; d < 10; d += 1) await addDocument(exact, 'ws');
+    await indexed.close();
+    logged = [];
+    indexed = openIndexed(100_000, true);
+    expect(await logs('rebuilt from the database (no saved index): 30 chunks')).toBe(true);
+    for (let d = 0; d < 5; d += 1) {
+      await addDocument(exact, 'ws');
+      await expectSame('ws', 'lantern meadow');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+    }
+    await expectSame('ws', 'granite');
   });
 
   it('leaves the directory to the instance that owns it; another answers exactly', async () => {

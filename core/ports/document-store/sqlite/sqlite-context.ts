@@ -28,6 +28,8 @@ export interface KeywordIndexSettings {
   readonly syncBelow: number;
   /** Threads of LanceDB's compute pool, at least 2 (default 2). */
   readonly threads?: number;
+  /** Open the index at once and follow new changes in the background (the process that answers queries). */
+  readonly follow?: boolean;
   readonly log?: (message: string) => void;
 }
 
@@ -117,6 +119,7 @@ export function openSqliteContext(options: SqliteDocumentStoreOptions): SqliteCo
           dir: `${options.file}.keywords`,
           syncBelow: keywordOptions.syncBelow,
           threads: keywordOptions.threads ?? 2,
+          follow: keywordOptions.follow ?? false,
           ...(keywordOptions.log ? { log: keywordOptions.log } : {}),
         });
   if (keywords === null) {

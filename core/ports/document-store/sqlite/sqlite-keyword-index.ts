@@ -34,6 +34,10 @@ const OPTIMIZE_EVERY = 20_000;
 const WRITE_WEIGHT = 100;
 /** Changes applied since the state was last saved after which it is saved again (besides at close). */
 const SAVE_EVERY = 20_000;
+/** Changes waiting beyond which (and beyond the number of chunks) the index is rebuilt instead of caught up. */
+const REBUILD_BACKLOG = 50_000;
+/** How often a following index (see {@link KeywordIndexOptions.follow}) looks for changes. */
+const FOLLOW_EVERY_MS = 1000;
 /** After a failed rebuild or catch-up, how long queries use the exact path before it is tried again. */
 const RETRY_AFTER_MS = 60_000;
 
@@ -52,6 +56,12 @@ export interface KeywordIndexOptions {
    * thread its full-text index build waits on itself forever (lance-format/lance#7350).
    */
   readonly threads: number;
+  /**
+   * Whether to open (load or build) the index at once and apply new changes in the background as
+   * they come, rather than at the first keyword query (for the process that answers queries; a
+   * one-shot command leaves it to that process).
+   */
+  readonly follow?: boolean;
   /** Told about rebuilds, background work and failures. */
   readonly log?: (message: string) => void;
 }
@@ -150,10 +160,20 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
   /** The first use's opening (load or rebuild), or null before it. */
   let opening: Promise<void> | null = null;
   let closed = false;
-  /** Whether this instance owns the directory; null until the first query asks. */
+  /** Whether this instance owns the directory; null until it asks (again after a refusal, later). */
   let owner: boolean | null = null;
-  /** Background work (a rebuild, a large catch-up, an optimisation), or null. */
+  let ownerAskedAt = 0;
+  const ownsDirectory = (): boolean => {
+    if (owner === true) return true;
+    if (owner === false && Date.now() - ownerAskedAt < RETRY_AFTER_MS / 12) return false;
+    ownerAskedAt = Date.now();
+    owner = takeOwnership();
+    return owner;
+  };
+  /** Background work (a rebuild, a catch-up, an optimisation), or null. */
   let job: Promise<void> | null = null;
+  /** Whether that work is a catch-up short enough for a query to wait for. */
+  let jobIsShort = false;
   let retryAt = 0;
   /** Serialises everything that writes the table or swaps the state. */
   let queue: Promise<unknown> = Promise.resolve();
@@ -325,8 +345,9 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
   }
 
   /** Runs `body` as the background job (one at a time); failures are logged and retried later. */
-  function background(what: string, body: () => Promise<void>): void {
+  function background(what: string, body: () => Promise<void>, short = false): void {
     if (job !== null || closed) return;
+    jobIsShort = short;
     job = exclusive(body)
       .catch((error: unknown) => {
         retryAt = Date.now() + RETRY_AFTER_MS;
@@ -341,18 +362,32 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
 
   /** Catches the index up in the background, batch by batch, then merges new rows into it. */
   function catchUpInBackground(): void {
-    background('catching up', async () => {
-      for (;;) {
-        const current = state;
-        if (current === null || closed) return;
-        if (current.cursor >= lastChange()) break;
-        if (!(await applyChanges(current, BATCH))) {
-          await rebuild('changes were pruned by another process');
+    const short = state !== null && lastChange() - state.cursor <= options.syncBelow;
+    background(
+      'catching up',
+      async () => {
+        const first = state;
+        if (first === null || closed) return;
+        // A backlog as large as the index (a bulk load): reading the table in order is cheaper than
+        // replaying every change.
+        if (lastChange() - first.cursor > Math.max(REBUILD_BACKLOG, statements.count.get()?.n ?? 0)) {
+          await rebuild('a large backlog of changes');
           return;
         }
-      }
-      if (state !== null && state.unoptimized >= OPTIMIZE_EVERY) await optimize(state);
-    });
+        for (;;) {
+          const current = state;
+          if (current === null || closed) return;
+          if (current.cursor >= lastChange()) break;
+          if (!(await applyChanges(current, BATCH))) {
+            await rebuild('changes were pruned by another process');
+            return;
+          }
+          // A short catch-up leaves merging to a job of its own: queries wait for the first only.
+          if (!short && current.unoptimized >= OPTIMIZE_EVERY) await optimize(current);
+        }
+      },
+      short,
+    );
   }
 
   /** First use: the saved index, caught up and checked, or a rebuild. */
@@ -376,9 +411,14 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
    * False: take the exact path (work that takes longer goes on in the background).
    */
   async function current(): Promise<boolean> {
-    owner ??= takeOwnership();
-    if (closed || !owner || Date.now() < retryAt) return false;
-    if (job !== null) return state !== null && state.cursor >= lastChange();
+    if (closed || !ownsDirectory() || Date.now() < retryAt) return false;
+    if (job !== null) {
+      if (state !== null && state.cursor >= lastChange()) return true;
+      if (!jobIsShort) return false;
+      // A following index applying a few changes: they are about to be in.
+      await job;
+      if (job !== null || closed) return false;
+    }
     if (opening === null) {
       if ((statements.count.get()?.n ?? 0) > options.syncBelow || lastChange() > options.syncBelow * 4) {
         opening = Promise.resolve();
@@ -401,7 +441,10 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
     const ready = state;
     if (ready === null) return false;
     const backlog = lastChange() - ready.cursor;
-    if (backlog <= 0) return true;
+    if (backlog <= 0) {
+      if (ready.unoptimized >= OPTIMIZE_EVERY) background('optimizing', () => optimize(ready));
+      return true;
+    }
     if (backlog > options.syncBelow) {
       catchUpInBackground();
       return false;
@@ -428,6 +471,23 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
     if (ready.unoptimized >= OPTIMIZE_EVERY) background('optimizing', () => optimize(ready));
     return ready.cursor >= lastChange();
   }
+
+  /** One look of a following index: open it, or apply what changed, in the background. */
+  function follow(): void {
+    if (closed || job !== null || Date.now() < retryAt || !ownsDirectory()) return;
+    if (opening === null) {
+      opening = Promise.resolve();
+      background('building', open);
+    } else if (state !== null && state.cursor < lastChange()) {
+      catchUpInBackground();
+    } else if (state !== null && state.unoptimized >= OPTIMIZE_EVERY) {
+      const current = state;
+      background('optimizing', () => optimize(current));
+    }
+  }
+  const follower = options.follow ? setInterval(follow, FOLLOW_EVERY_MS) : null;
+  follower?.unref();
+  if (options.follow) setImmediate(follow);
 
   return {
     /**
@@ -477,6 +537,7 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
+      if (follower !== null) clearInterval(follower);
       try {
         await job;
         await queue;
