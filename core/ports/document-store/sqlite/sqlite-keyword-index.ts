@@ -73,11 +73,6 @@ export interface KeywordMatches {
   readonly scores: number[];
   /** Whether the index may hold more matches than were returned. */
   readonly more: boolean;
-  /**
-   * The change-log position the answer reflects: it is exact for the database as long as no change
-   * was logged after it (check in the same read transaction as the rows it names).
-   */
-  readonly cursor: number;
 }
 
 /** A row of the index (a type alias, so LanceDB takes it as a plain record). */
@@ -503,9 +498,8 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
       if (!(await current())) return null;
       const answering = state;
       if (answering === null) return null;
-      const cursor = answering.cursor;
       const table = answering.table;
-      if (table === null) return { seqs: [], scores: [], more: false, cursor };
+      if (table === null) return { seqs: [], scores: [], more: false };
       let where = `workspace_id = ${sqlString(workspaceId)}`;
       if (documentIds && documentIds.length > 0) {
         where += ` AND document_id IN (${documentIds.map(sqlString).join(', ')})`;
@@ -521,7 +515,6 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
         seqs: rows.map((row) => Number(row.seq)),
         scores: rows.map((row) => row._score),
         more: rows.length >= k,
-        cursor,
       };
     },
 

@@ -8,8 +8,6 @@ import { queryWords, searchConditions, servedAt } from './sqlite-search.ts';
 const MIN_CANDIDATES = 100;
 /** Most candidates asked of the index; a query that needs more takes the exact FTS5 path. */
 const MAX_CANDIDATES = 10_000;
-/** Times a query asks again when a write lands between the index's answer and its check. */
-const MAX_RETRIES_AFTER_WRITES = 3;
 
 interface CandidateRow extends ChunkRow {
   readonly seq: number;
@@ -21,10 +19,13 @@ interface CandidateRow extends ChunkRow {
 /**
  * Keyword search through the keyword index: the best `k` chunks of the workspace (and of the
  * filter's documents) from the index, then the served interval and every filter checked in SQL over
- * just those, in one read transaction that also checks no write was logged since the index's
- * answer. `k` starts at twice the limit (at least {@link MIN_CANDIDATES}) and grows fourfold while
- * too few candidates pass and the index holds more. The kept candidates are the best matching
- * chunks, because a chunk the index did not return scores no higher than every one it did.
+ * just those. The index answers with every change logged before the query began (it catches up
+ * first), so every write that completed before the query is in the answer; a write landing while
+ * it runs is concurrent with it, as it is for an FTS5 query (its rows are checked as they are now,
+ * a chunk it adds may be missed). `k` starts at twice the limit (at least {@link MIN_CANDIDATES})
+ * and grows fourfold while too few candidates pass and the index holds more. The kept candidates
+ * are the best matching chunks, because a chunk the index did not return scores no higher than
+ * every one it did.
  *
  * Resolves null — take the exact FTS5 path — when the index cannot answer exactly now, or when
  * `k` would pass {@link MAX_CANDIDATES} (a filter that keeps a small part of the matches): a
@@ -46,25 +47,10 @@ export function createIndexedKeywordSearch(db: Database, keywords: KeywordIndex,
        WHERE c.seq IN (SELECT value FROM json_each(?)) AND ${served.sql} AND ${conditions.sql}`,
     );
     let k = Math.max(limit * 2, MIN_CANDIDATES);
-    let retries = 0;
     while (k <= MAX_CANDIDATES) {
       const matches = await keywords.search(words.join(' '), query.workspaceId, query.filters.documentIds, k);
       if (matches === null) return null;
-      const rows = run(() =>
-        db
-          .transaction(() =>
-            keywords.lastChange() === matches.cursor
-              ? check.all(JSON.stringify(matches.seqs), ...served.params, ...conditions.params)
-              : null,
-          )
-          .deferred(),
-      );
-      if (rows === null) {
-        // A write landed after the index answered: ask again (it catches up first).
-        retries += 1;
-        if (retries > MAX_RETRIES_AFTER_WRITES) return null;
-        continue;
-      }
+      const rows = run(() => check.all(JSON.stringify(matches.seqs), ...served.params, ...conditions.params));
       if (rows.length >= limit || !matches.more) {
         const scores = new Map(matches.seqs.map((seq, i) => [seq, matches.scores[i] as number]));
         return rows
