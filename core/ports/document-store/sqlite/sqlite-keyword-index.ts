@@ -395,6 +395,7 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
       if (current && rows === statements.count.get()?.n) {
         state = loaded;
         await dropOtherTables(loaded.name);
+        options.log?.(`keyword index: loaded and caught up: ${rows} chunks`);
         return;
       }
     }
@@ -472,7 +473,8 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
     if (closed || job !== null || Date.now() < retryAt || !ownsDirectory()) return;
     if (opening === null) {
       opening = Promise.resolve();
-      background('building', open);
+      // A small index is ready in moments: queries wait for it rather than scan.
+      background('building', open, (statements.count.get()?.n ?? 0) <= options.syncBelow);
     } else if (state !== null && state.cursor < lastChange()) {
       catchUpInBackground();
     } else if (state !== null && state.unoptimized >= OPTIMIZE_EVERY) {
