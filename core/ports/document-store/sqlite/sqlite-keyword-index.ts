@@ -217,9 +217,7 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
     const next = statements.firstChangeAfter.get(saved.cursor)?.id ?? null;
     if (next === null ? saved.cursor < lastChange() : next > saved.cursor + 1) return null;
     try {
-      const conn = await connect();
-      if (!(await conn.tableNames()).includes(saved.table)) return null;
-      const table = await conn.openTable(saved.table);
+      const table = await (await connect()).openTable(saved.table);
       if ((await table.version()) < saved.version) return null;
       return { name: saved.table, table, cursor: saved.cursor, unsaved: 0, unoptimized: 0 };
     } catch {
