@@ -36,6 +36,8 @@ const WRITE_WEIGHT = 100;
 const SAVE_EVERY = 20_000;
 /** Changes waiting beyond which (and beyond the number of chunks) the index is rebuilt instead of caught up. */
 const REBUILD_BACKLOG = 50_000;
+/** How long superseded table versions are kept after an optimisation (queries in flight read them). */
+const KEEP_VERSIONS_MS = 60_000;
 /** How often a following index (see {@link KeywordIndexOptions.follow}) looks for changes. */
 const FOLLOW_EVERY_MS = 1000;
 /** After a failed rebuild or catch-up, how long queries use the exact path before it is tried again. */
@@ -332,7 +334,8 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
 
   async function optimize(current: State): Promise<void> {
     if (current.table === null) return;
-    await current.table.optimize({ cleanupOlderThan: new Date() });
+    // Versions a query may still be reading are kept; older ones go at the next optimisation.
+    await current.table.optimize({ cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS) });
     current.unoptimized = 0;
     await writeStateOf(current);
   }
@@ -504,13 +507,21 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
       if (documentIds && documentIds.length > 0) {
         where += ` AND document_id IN (${documentIds.map(sqlString).join(', ')})`;
       }
-      const rows = (await table
-        .query()
-        .fullTextSearch(text, { columns: 'content' })
-        .where(where)
-        .select(['seq', '_score'])
-        .limit(k)
-        .toArray()) as { seq: number | bigint; _score: number }[];
+      let rows: { seq: number | bigint; _score: number }[];
+      try {
+        rows = (await table
+          .query()
+          .fullTextSearch(text, { columns: 'content' })
+          .where(where)
+          .select(['seq', '_score'])
+          .limit(k)
+          .toArray()) as { seq: number | bigint; _score: number }[];
+      } catch (error) {
+        // The exact path answers this query, and the next ones for a while.
+        retryAt = Date.now() + RETRY_AFTER_MS;
+        options.log?.(`keyword index: a query failed, keyword queries scan exactly meanwhile: ${String(error)}`);
+        return null;
+      }
       return {
         seqs: rows.map((row) => Number(row.seq)),
         scores: rows.map((row) => row._score),
