@@ -287,6 +287,25 @@ describe('SQLite keyword index', () => {
     await expectSame('ws', 'granite');
   });
 
+  it('stays exact while many small writes are merged into the index', async () => {
+    const docs: DocumentRecord[] = [];
+    for (let d = 0; d < 10; d += 1) docs.push(await addDocument(indexed, 'ws'));
+    await expectSame('ws', 'lantern');
+    // Each query after a write applies it as one small write to the index; 200 of them are merged.
+    for (let i = 0; i < 210; i += 1) {
+      const doc = docs[i % docs.length] as DocumentRecord;
+      await indexed.putChunks([plainChunk(doc, 1, i % 3, `${sentence()} marker${i}`)]);
+      if (i % 3 === 2) await indexed.deleteChunks((docs[(i + 5) % docs.length] as DocumentRecord).id, 1);
+      expect((await indexed.keywordSearch(query('ws', `marker${i}`))).map((h) => h.chunk.id)).toEqual([
+        `${doc.id}:1:${i % 3}`,
+      ]);
+      if (i % 30 === 0) await expectSame('ws', 'granite compass');
+    }
+    expect(await logs('new rows merged into the index')).toBe(true);
+    await expectSame('ws', 'lantern harbour granite');
+    expect(await indexed.keywordSearch(query('ws', 'marker0'))).toEqual([]);
+  });
+
   it('leaves the directory to the instance that owns it; another answers exactly', async () => {
     for (let d = 0; d < 5; d += 1) await addDocument(indexed, 'ws');
     await expectSame('ws', 'lantern');

@@ -334,10 +334,12 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
 
   async function optimize(current: State): Promise<void> {
     if (current.table === null) return;
+    const started = performance.now();
     // Versions a query may still be reading are kept; older ones go at the next optimisation.
     await current.table.optimize({ cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS) });
     current.unoptimized = 0;
     await writeStateOf(current);
+    options.log?.(`keyword index: new rows merged into the index in ${Math.round(performance.now() - started)} ms`);
   }
 
   /** Runs `body` as the background job (one at a time); failures are logged and retried later. */
