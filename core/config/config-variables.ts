@@ -271,6 +271,13 @@ export const CONFIG_VARIABLES = [
     { min: 1 },
   ),
   v(
+    'KB_STARTUP_TIMEOUT_MS',
+    'integer',
+    '60000',
+    'How long a starting process keeps retrying a set-up step that fails because an engine is not ready yet (topics and schemas, indexes, tables, the bucket, joining consumer groups) before it exits, saying which engine. Set-up steps are idempotent: any number of processes may start at once.',
+    { min: 0 },
+  ),
+  v(
     'KB_SHUTDOWN_GRACE_MS',
     'integer',
     '10000',

@@ -64,6 +64,8 @@ const sharedProperties = {
   embedSliceChunks: Type.Integer(),
   /** How long SIGTERM waits for the stages to reach a batch boundary before the process exits anyway. */
   shutdownGraceMs: Type.Integer(),
+  /** How long start-up retries a set-up step an engine is not ready for yet. */
+  startupTimeoutMs: Type.Integer(),
   parsing: Type.Object({
     threads: Type.Integer(),
     taskTimeoutMs: Type.Integer(),

@@ -112,6 +112,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     embedSliceChunks: int('KB_EMBED_SLICE_CHUNKS'),
     shutdownGraceMs: int('KB_SHUTDOWN_GRACE_MS'),
+    startupTimeoutMs: int('KB_STARTUP_TIMEOUT_MS'),
     parsing: {
       threads: int('KB_PARSE_THREADS'),
       taskTimeoutMs: int('KB_PARSE_TIMEOUT_MS'),
