@@ -53,5 +53,8 @@ main(process.argv.slice(2)).then(
     const message = isKbError(error) || error instanceof Error ? error.message : String(error);
     process.stderr.write(`kb: ${message}\n`);
     process.exitCode = 1;
+    // A command that failed (at start-up, say) may leave engine clients with open sockets or
+    // timers behind; exit anyway instead of lingering as a process that looks alive.
+    setTimeout(() => process.exit(1), 2_000).unref();
   },
 );
