@@ -42,7 +42,7 @@ export async function retryStartUp<T>(
         const detail = error instanceof Error ? error.message : String(error);
         throw new KbError(
           'engine-unavailable',
-          `${engine} was not ready to ${step} within ${Math.round(options.boundMs / 1000)} s (${attempt} attempts): ${detail}`,
+          `${engine} was not ready to ${step} after ${Math.round(elapsed / 1000)} s and ${attempt} attempts (KB_STARTUP_TIMEOUT_MS is ${options.boundMs}): ${detail}`,
           { cause: error },
         );
       }

@@ -35,7 +35,7 @@ describe('retryStartUp', () => {
     expect(failure).toBeInstanceOf(KbError);
     expect(failure).toMatchObject({ code: 'engine-unavailable' });
     expect((failure as Error).message).toMatch(
-      /^OpenSearch was not ready to create the indexes within 0 s \(\d+ attempts\)/,
+      /^OpenSearch was not ready to create the indexes after 0 s and \d+ attempts \(KB_STARTUP_TIMEOUT_MS is 50\)/,
     );
     expect((failure as Error).message).toContain('ECONNREFUSED');
     expect(calls).toBeGreaterThan(1);
