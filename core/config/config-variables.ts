@@ -71,6 +71,20 @@ export const CONFIG_VARIABLES = [
     { min: 1000 },
   ),
   v(
+    'KB_MIN_FREE_BYTES',
+    'integer',
+    '104857600',
+    'Embedded runtime: free space the data volume keeps. An upload that would leave less is refused with 507 `insufficient-storage` (before the disk is completely full, so versions already accepted can still be ingested), and the readiness check `disk` reports `degraded` below it.',
+    { min: 0 },
+  ),
+  v(
+    'KB_STORAGE_RESERVE_BYTES',
+    'integer',
+    '33554432',
+    'Embedded runtime: size of a reserve file kept in the data directory while there is room. When the disk is so full that a delete or purge fails, the reserve is released so the delete can go through (space can always be freed through the API); it is made again once there is room. 0 keeps none.',
+    { min: 0 },
+  ),
+  v(
     'KB_SWEEP_INTERVAL_MS',
     'integer',
     '3600000',

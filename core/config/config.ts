@@ -113,6 +113,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     embedSliceChunks: int('KB_EMBED_SLICE_CHUNKS'),
     shutdownGraceMs: int('KB_SHUTDOWN_GRACE_MS'),
     startupTimeoutMs: int('KB_STARTUP_TIMEOUT_MS'),
+    storage: { minFreeBytes: int('KB_MIN_FREE_BYTES'), reserveBytes: int('KB_STORAGE_RESERVE_BYTES') },
     parsing: {
       threads: int('KB_PARSE_THREADS'),
       taskTimeoutMs: int('KB_PARSE_TIMEOUT_MS'),

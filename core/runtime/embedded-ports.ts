@@ -6,6 +6,7 @@ import { createSqliteDocumentStore } from '../ports/document-store/sqlite.adapte
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import { createSqliteMessageLog } from '../ports/message-log/sqlite.adapter.ts';
 import { createFilesystemObjectStore } from '../ports/object-store/filesystem.adapter.ts';
+import { createDiskGuard } from './disk-guard.ts';
 import { type Ports, withLazyParts } from './runtime-ports.ts';
 
 /** The embedded runtime: SQLite databases and files under the data directory, one process. */
@@ -26,5 +27,10 @@ export async function createEmbeddedPorts(
   });
   // `control.db`: the account store's file keeps the name existing data directories have.
   const accountStore = createSqliteAccountStore({ file: path.join(dir, 'control.db') });
-  return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore }, embeddings);
+  const disk = createDiskGuard({
+    dir,
+    minFreeBytes: config.storage.minFreeBytes,
+    reserveBytes: config.storage.reserveBytes,
+  });
+  return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore, disk }, embeddings);
 }

@@ -108,6 +108,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     metrics,
   );
   const embedded = config.runtime === 'embedded';
+  const disk = ports.disk;
   const writeDeps = {
     documents: ports.documents,
     objects: ports.objects,
@@ -123,12 +124,20 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       { name: 'vector_store', engine: embedded ? 'SQLite-vec' : 'OpenSearch', ping: () => ports.documents.ping() },
       { name: 'message_log', engine: ports.log.kind, ping: () => ports.log.ping() },
       { name: 'object_store', engine: embedded ? 'filesystem' : 'S3', ping: () => ports.objects.ping() },
+      ...(disk ? [{ name: 'disk', engine: 'data volume', ping: disk.probe }] : []),
     ],
   });
   const services: Services = {
-    uploads: createUploadStagingService({ objects: ports.objects, maxUploadBytes: config.maxUploadBytes }),
+    uploads: createUploadStagingService({
+      objects: ports.objects,
+      maxUploadBytes: config.maxUploadBytes,
+      ...(disk ? { admit: disk.admit } : {}),
+    }),
     documents,
-    documentWrites: createDocumentWritesService(writeDeps),
+    documentWrites: createDocumentWritesService({
+      ...writeDeps,
+      ...(disk ? { freeing: disk.freeing } : {}),
+    }),
     versions: createVersionsService(writeDeps),
     chunks: createChunksService({ documents: ports.documents, objects: ports.objects }),
     search: createSearchService({

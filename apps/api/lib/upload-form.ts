@@ -105,6 +105,7 @@ export async function withUploadedFile<V>(
           stream: part.file,
           filename: part.filename,
           ...(part.mimetype ? { declaredType: part.mimetype } : {}),
+          expectedBytes: Number(request.headers['content-length']) || 0,
         });
         continue;
       }
