@@ -151,8 +151,8 @@ describe.skipIf(!mounted)('a data directory that fills up', () => {
     children.push(api);
 
     // Room to spare: two documents are ingested as usual.
-    const kept = await upload(api.url, key, 'kept.txt', text(100_000, 'aurora'));
-    const purged = await upload(api.url, key, 'purged.txt', text(150_000, 'borealis'));
+    const kept = await upload(api.url, key, 'kept.txt', text(20_000, 'aurora'));
+    const purged = await upload(api.url, key, 'purged.txt', text(60_000, 'borealis'));
     expect([kept.status, purged.status]).toEqual([201, 201]);
     const keptId = String(kept.body.document_id);
     const purgedId = String(purged.body.document_id);
@@ -213,7 +213,7 @@ describe.skipIf(!mounted)('a data directory that fills up', () => {
     // Accept an upload without ingesting it, then fill the disk and start the stages.
     const intake = await startChild(['serve', '--stages', 'none'], env);
     children.push(intake);
-    const pending = await upload(intake.url, key, 'pending.txt', text(100_000, 'pending'));
+    const pending = await upload(intake.url, key, 'pending.txt', text(20_000, 'pending'));
     expect(pending.status).toBe(201);
     const id = String(pending.body.document_id);
     await stopChild(intake);
