@@ -1,6 +1,7 @@
 import { loadConfig } from '../../core/config/config.ts';
 import { isKbError } from '../../core/errors/kb-error.ts';
 import { serviceVersion } from '../../core/runtime/runtime.ts';
+import { exitQuietlyOnClosedPipe } from './commands/closed-pipe.ts';
 import { commandHelp, isUsageError, suggestOption } from './commands/help.ts';
 import { COMMANDS, usage } from './commands/index.ts';
 
@@ -44,6 +45,10 @@ async function main(argv: string[]): Promise<number> {
     return 2;
   }
 }
+
+// `kb … | head`: when the reader goes away, stop quietly instead of dying on EPIPE.
+exitQuietlyOnClosedPipe(process.stdout);
+exitQuietlyOnClosedPipe(process.stderr);
 
 main(process.argv.slice(2)).then(
   (code) => {
