@@ -2,29 +2,29 @@ import { parseArgs } from 'node:util';
 import { eventSchema, topicSpecs } from '../../../core/events/events.ts';
 import { silentLogger } from '../../../core/model/logger.model.ts';
 import { createRuntime } from '../../../core/runtime/runtime.ts';
-import { type Command, type CommandContext, print, table } from './command.ts';
+import { type Command, print, table } from './command.ts';
+import { CommandLineError } from './help.ts';
 import { progressBar } from './progress.ts';
 
-/** The options of `kb <command> <name> [--json]`, or null (the usage printed) for anything else. */
-function subcommandOptions(args: string[], name: string, usage: string, err: CommandContext['err']) {
+/** The options of `kb <command> <name> [--json]`; throws a {@link CommandLineError} for anything else. */
+function subcommandOptions(args: string[], name: string) {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     options: { json: { type: 'boolean', default: false } },
   });
-  if (positionals[0] !== name || positionals.length > 1) {
-    print(err, `Usage: ${usage}`);
-    return null;
-  }
+  const [action, extra] = positionals;
+  if (action === undefined) throw new CommandLineError(`name the action: ${name}.`);
+  if (action !== name) throw new CommandLineError(`unknown action "${action}"; the action is ${name}.`);
+  if (extra !== undefined) throw new CommandLineError(`unexpected argument "${extra}" after ${name}.`);
   return values;
 }
 
 export const schemasCommand: Command = {
   summary: 'Register the Avro event schemas and create the topics',
   usage: 'kb schemas register [--json]',
-  async run(args, { config, out, err }) {
-    const values = subcommandOptions(args, 'register', this.usage, err);
-    if (!values) return 2;
+  async run(args, { config, out }) {
+    const values = subcommandOptions(args, 'register');
     // Creating the runtime ensures every topic and registers its schema (BACKWARD compatibility).
     const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
     try {
@@ -112,9 +112,8 @@ export const reindexCommand: Command = {
 export const retentionCommand: Command = {
   summary: "Archive versions older than the workspace plan's retention",
   usage: 'kb retention run [--json]',
-  async run(args, { config, out, err }) {
-    const values = subcommandOptions(args, 'run', this.usage, err);
-    if (!values) return 2;
+  async run(args, { config, out }) {
+    const values = subcommandOptions(args, 'run');
     const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
     try {
       const reports = await runtime.services.retention.run();
