@@ -77,7 +77,7 @@ export const UploadForm = Type.Object(
     file: Type.String({ format: 'binary', description: 'The file (up to 52428800 bytes).' }),
     metadata: Type.Optional(
       FormMetadata(
-        'The metadata, a JSON object: at most 64 keys, keys up to 128 characters, at most 16 KiB serialised, nested at most 32 levels. A `change_reason` key is moved to the version.',
+        'The metadata, a JSON object: at most 64 keys (a `change_reason` key counts), keys up to 128 characters, at most 16 KiB serialised, nested at most 32 levels. A `change_reason` key is moved to the version.',
       ),
     ),
     source: Type.Optional(
@@ -134,7 +134,7 @@ export const PatchBody = Type.Object(
       // JSON bodies holding a `__proto__` key are refused before validation (422 naming the key).
       propertyNames: { not: { const: '__proto__' } },
       description:
-        'The new metadata (replaces the current one). A `change_reason` key is moved to the version. No `__proto__` key, at any depth.',
+        'The new metadata (replaces the current one), with the limits of the upload form: at most 64 keys (a `change_reason` key counts), keys up to 128 characters, at most 16 KiB serialised, nested at most 32 levels. A `change_reason` key is moved to the version. No `__proto__` key, at any depth.',
     }),
     change_reason: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
   },
