@@ -7,6 +7,9 @@ export const VersionStatus = StringEnum(VERSION_STATUS_VALUES);
 export const DocumentListItem = Type.Object({
   id: Type.String({ format: 'uuid', description: 'Document id; the same value as `document_id`.' }),
   document_id: Type.String({ format: 'uuid' }),
+  name: Type.String({ description: 'File name of the latest version.' }),
+  mime_type: Type.String({ description: 'Detected type of the latest version.' }),
+  source: Type.String({ description: 'Where the document comes from (`upload` unless the upload named one).' }),
   status: VersionStatus,
   version: Type.Integer({ minimum: 1 }),
   metadata: Metadata,
@@ -19,13 +22,10 @@ export const Document = Type.Composite(
   [
     DocumentListItem,
     Type.Object({
-      name: Type.String(),
       workspace_id: Type.String(),
-      mime_type: Type.String(),
       size_bytes: Type.Integer(),
       content_hash: Type.String({ description: 'SHA-256 of the file, hex.' }),
       storage_url: Type.String(),
-      source: Type.String(),
       served_version: Nullable(Type.Integer({ description: 'Version current search serves, if any.' })),
       error: Nullable(IngestError),
       progress: Type.Optional(
