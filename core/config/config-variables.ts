@@ -39,7 +39,7 @@ export const CONFIG_VARIABLES = [
     'KB_DATA_DIR',
     'string',
     './data',
-    'Data directory of the embedded runtime (SQLite databases, stored files). Relative paths resolve from the working directory.',
+    'Data directory of the embedded runtime (SQLite databases, stored files). Relative paths resolve from the working directory. Created readable by its owner only (0700; the databases 0600).',
   ),
   v('KB_LOG_LEVEL', 'enum', 'info', 'Log level.', {
     values: LOG_LEVELS,
