@@ -365,7 +365,7 @@ export const CONFIG_VARIABLES = [
     'KB_SIGNIN_MAX_FAILURES',
     'integer',
     '5',
-    'Wrong passwords in a row after which an account cannot sign in for `KB_SIGNIN_LOCKOUT_SECONDS`.',
+    'Wrong passwords in a row (at sign-in, or the current password when changing it) after which an account cannot sign in or change its password for `KB_SIGNIN_LOCKOUT_SECONDS`.',
     { min: 1, max: 100 },
   ),
   v('KB_SIGNIN_LOCKOUT_SECONDS', 'integer', '300', 'How long a locked dashboard account refuses sign-in.', {
