@@ -62,7 +62,7 @@ kb keys revoke <key-id> [--json]`,
           print(
             out,
             table([
-              ['ID', 'NAME', 'PREFIX', 'WORKSPACE', 'PERMISSIONS', 'PLAN', 'CREATED', 'REVOKED'],
+              ['ID', 'NAME', 'PREFIX', 'WORKSPACE', 'PERMISSIONS', 'PLAN', 'CREATED', 'REVOKED', 'LAST USED'],
               ...keys.map((k) => [
                 k.id,
                 k.name,
@@ -72,6 +72,7 @@ kb keys revoke <key-id> [--json]`,
                 k.plan,
                 k.created_at,
                 k.revoked_at ?? '-',
+                k.last_used_at ?? '-',
               ]),
             ]),
           );
