@@ -13,16 +13,13 @@ async function npm(args: string[]) {
   return run('npm', args, { cwd: REPO_ROOT, env });
 }
 
+// onnxruntime-node's install script (denied in package.json's allowScripts) would download CUDA
+// libraries from outside the npm registry: CI's own `npm install` on a machine that reaches only the
+// registry fails if it runs.
 describe('npm in the checkout', { timeout: 120_000 }, () => {
   it('warns about no unknown project config', async () => {
     const { stdout, stderr } = await npm(['pkg', 'get', 'name']);
     expect(stdout.trim()).toBe('"kb-document-service"');
     expect(stderr).not.toMatch(/Unknown (project|env|user) config/);
-  });
-
-  it("does not run onnxruntime-node's install script, which would download optional CUDA libraries", async () => {
-    const { stdout } = await npm(['install-scripts', 'ls']);
-    expect(stdout).not.toContain('onnxruntime-node@');
-    expect(stdout).toContain('better-sqlite3@');
   });
 });
