@@ -39,7 +39,7 @@ export const CONFIG_VARIABLES = [
     'KB_DATA_DIR',
     'string',
     './data',
-    'Data directory of the embedded runtime (SQLite databases, stored files). Relative paths resolve from the working directory.',
+    'Data directory of the embedded runtime (SQLite databases, stored files). Relative paths resolve from the working directory. Created readable by its owner only (0700; the databases 0600).',
   ),
   v('KB_LOG_LEVEL', 'enum', 'info', 'Log level.', {
     values: LOG_LEVELS,
@@ -365,7 +365,7 @@ export const CONFIG_VARIABLES = [
     'KB_SIGNIN_MAX_FAILURES',
     'integer',
     '5',
-    'Wrong passwords in a row after which an account cannot sign in for `KB_SIGNIN_LOCKOUT_SECONDS`.',
+    'Wrong passwords in a row (at sign-in, or the current password when changing it) after which an account cannot sign in or change its password for `KB_SIGNIN_LOCKOUT_SECONDS`.',
     { min: 1, max: 100 },
   ),
   v('KB_SIGNIN_LOCKOUT_SECONDS', 'integer', '300', 'How long a locked dashboard account refuses sign-in.', {
@@ -374,6 +374,12 @@ export const CONFIG_VARIABLES = [
   }),
   v('KB_API_URL', 'url', 'http://127.0.0.1:8080', 'Service URL used by `kb ingest`.'),
   v('KB_API_KEY', 'string', '', 'API key used by `kb ingest` (or pass `--key`).'),
+  v(
+    'KB_KEY',
+    'string',
+    '',
+    'API key used by `kb ingest` when `KB_API_KEY` is empty: the name the service suggests when it prints its first key (`export KB_KEY=…`).',
+  ),
 ] as const satisfies readonly ConfigVariable[];
 
 /** The name of one catalogued variable. */

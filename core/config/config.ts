@@ -135,7 +135,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxFailedSignIns: int('KB_SIGNIN_MAX_FAILURES'),
       lockoutSeconds: int('KB_SIGNIN_LOCKOUT_SECONDS'),
     },
-    client: { url: url('KB_API_URL') ?? 'http://127.0.0.1:8080', apiKey: opt('KB_API_KEY') },
+    client: { url: url('KB_API_URL') ?? 'http://127.0.0.1:8080', apiKey: opt('KB_API_KEY') ?? opt('KB_KEY') },
   };
 
   if (config.chunking.overlapTokens >= config.chunking.chunkTokens) {

@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../model/logger.model.ts';
@@ -9,13 +10,17 @@ import { createFilesystemObjectStore } from '../ports/object-store/filesystem.ad
 import { createDiskGuard } from './disk-guard.ts';
 import { type Ports, withLazyParts } from './runtime-ports.ts';
 
-/** The embedded runtime: SQLite databases and files under the data directory, one process. */
+/**
+ * The embedded runtime: SQLite databases and files under the data directory, one process. A data
+ * directory it creates is its owner's only (0700), as are the databases (0600).
+ */
 export async function createEmbeddedPorts(
   config: Config,
   embeddings?: EmbeddingProvider,
   logger?: Logger,
 ): Promise<Ports> {
   const dir = config.dataDir;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const objects = createFilesystemObjectStore({ root: path.join(dir, 'objects') });
   const log = createSqliteMessageLog({ file: path.join(dir, 'log.db') });
   const documents = createSqliteDocumentStore({

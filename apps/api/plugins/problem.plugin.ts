@@ -17,6 +17,7 @@ import fp from 'fastify-plugin';
 import type { ErrorCode, ProblemKind } from '../../../core/errors/error-catalogue.ts';
 import { type FieldError, KbError } from '../../../core/errors/kb-error.ts';
 import { isStorageFull } from '../../../core/errors/storage-errors.ts';
+import { noteProblem } from '../lib/access-log.ts';
 import { problemOf } from '../lib/problem-status.ts';
 
 export interface ProblemSpec {
@@ -248,7 +249,8 @@ async function problemPlugin(app: FastifyInstance, opts: ProblemPluginOptions) {
     if (spec.status >= 500) {
       request.log.error({ err: error, trace_id: request.id }, 'request failed');
     } else {
-      request.log.info({ trace_id: request.id, status: spec.status, kind: spec.kind }, spec.detail);
+      // The access log writes it (sampled: a flood of refusals must not fill the disk).
+      noteProblem(request, spec);
     }
     return sendProblem(request, reply, opts.problemBaseUrl, spec);
   });
