@@ -66,6 +66,10 @@ const sharedProperties = {
   embedSliceChunks: Type.Integer(),
   /** How long SIGTERM waits for the stages to reach a batch boundary before the process exits anyway. */
   shutdownGraceMs: Type.Integer(),
+  /** How long start-up retries a set-up step an engine is not ready for yet. */
+  startupTimeoutMs: Type.Integer(),
+  /** The embedded data volume: free space kept for the pipeline, and the reserve that lets deletes run on a full disk. */
+  storage: Type.Object({ minFreeBytes: Type.Integer(), reserveBytes: Type.Integer() }),
   parsing: Type.Object({
     threads: Type.Integer(),
     taskTimeoutMs: Type.Integer(),

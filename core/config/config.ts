@@ -118,6 +118,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     embedSliceChunks: int('KB_EMBED_SLICE_CHUNKS'),
     shutdownGraceMs: int('KB_SHUTDOWN_GRACE_MS'),
+    startupTimeoutMs: int('KB_STARTUP_TIMEOUT_MS'),
+    storage: { minFreeBytes: int('KB_MIN_FREE_BYTES'), reserveBytes: int('KB_STORAGE_RESERVE_BYTES') },
     parsing: {
       threads: int('KB_PARSE_THREADS'),
       taskTimeoutMs: int('KB_PARSE_TIMEOUT_MS'),
@@ -139,7 +141,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxFailedSignIns: int('KB_SIGNIN_MAX_FAILURES'),
       lockoutSeconds: int('KB_SIGNIN_LOCKOUT_SECONDS'),
     },
-    client: { url: url('KB_API_URL') ?? 'http://127.0.0.1:8080', apiKey: opt('KB_API_KEY') },
+    client: { url: url('KB_API_URL') ?? 'http://127.0.0.1:8080', apiKey: opt('KB_API_KEY') ?? opt('KB_KEY') },
   };
 
   if (config.chunking.overlapTokens >= config.chunking.chunkTokens) {
