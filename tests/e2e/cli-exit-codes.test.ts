@@ -1,24 +1,9 @@
-import { execFile, spawn } from 'node:child_process';
-import { promisify } from 'node:util';
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { KB_BIN, REPO_ROOT, tempDir } from '../../support/child-service.ts';
+import { KB_BIN, kbResult, REPO_ROOT, tempDir } from '../../support/child-service.ts';
 import { cleanupsAfterAll } from '../support/cleanups.ts';
 
-const run = promisify(execFile);
-
-/** Runs `kb` with `args`; resolves its exit code and output, whatever the code. */
-async function kb(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [KB_BIN, ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
+const kb = kbResult;
 
 /** Runs `kb` with its stdout a pipe whose reader is gone before anything is written (as `| head` after its lines). */
 function kbIntoClosedPipe(args: string[], env: Record<string, string> = {}) {
