@@ -37,6 +37,23 @@ export async function kb(args: string[], env: Record<string, string>, timeoutMs 
   }
 }
 
+/** Runs `kb …` to completion; resolves its exit code and output whatever the code (for tests of failures). */
+export async function kbResult(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [KB_BIN, ...args], {
+      cwd: REPO_ROOT,
+      env: { ...process.env, ...env },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
+
 /** What `kb keys create --json` prints. */
 export interface CreatedKey {
   readonly id: string;

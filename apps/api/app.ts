@@ -5,10 +5,11 @@
 import http from 'node:http';
 import multipart from '@fastify/multipart';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyInstance, LogController } from 'fastify';
+import Fastify, { type FastifyInstance } from 'fastify';
 import type { Config } from '../../core/config/config.ts';
 import type { Metrics } from '../../core/metrics/metrics.port.ts';
 import type { Services } from '../../core/services/services.ts';
+import { AccessLogController } from './lib/access-log.ts';
 import { createClientErrorHandler } from './lib/client-error.ts';
 import { parseJsonBody } from './lib/json-body.ts';
 import { problemOf } from './lib/problem-status.ts';
@@ -62,11 +63,12 @@ const KEEP_ALIVE_TIMEOUT_MS = 72_000;
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, services } = deps;
+  const accessLog = new AccessLogController({ requestIdLogLabel: 'trace_id' });
   const app = Fastify({
     logger: deps.logger ?? false,
     genReqId: generateRequestId,
     requestIdHeader: false,
-    logController: new LogController({ requestIdLogLabel: 'trace_id' }),
+    logController: accessLog,
     bodyLimit: JSON_BODY_LIMIT,
     requestTimeout: config.requestTimeoutMs,
     // Node checks request timeouts every `connectionsCheckingInterval` (30 s by default, which would
@@ -99,6 +101,8 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       sendProblem(request, reply, config.problemBaseUrl, describeError(error));
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
+  accessLog.start(app.log);
+  app.addHook('onClose', async () => accessLog.stop());
 
   // Responses are the services' views, printed as they are; response schemas only document them.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));

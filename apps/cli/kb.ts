@@ -1,7 +1,8 @@
 import { loadConfig } from '../../core/config/config.ts';
 import { isKbError } from '../../core/errors/kb-error.ts';
 import { serviceVersion } from '../../core/runtime/runtime.ts';
-import { commandHelp, isUsageError, suggestOption } from './commands/help.ts';
+import { exitQuietlyOnClosedPipe } from './commands/closed-pipe.ts';
+import { CommandLineError, commandHelp, isUsageError, suggestOption } from './commands/help.ts';
 import { COMMANDS, usage } from './commands/index.ts';
 
 /** Entry point of `kb`: dispatches to a command; prints clear errors and exits non-zero on failure. */
@@ -18,8 +19,12 @@ async function main(argv: string[]): Promise<number> {
       process.stderr.write(`kb: unknown command "${topic}"\n\n${usage()}`);
       return 2;
     }
+    if (!name) {
+      process.stderr.write(`kb: name a command.\n\n${usage()}`);
+      return 2;
+    }
     process.stdout.write(target && topic ? commandHelp(topic, target) : usage());
-    return name ? 0 : 1;
+    return 0;
   }
   const command = COMMANDS[name];
   if (!command) {
@@ -34,6 +39,10 @@ async function main(argv: string[]): Promise<number> {
   try {
     return await command.run(rest, { config, out: process.stdout, err: process.stderr });
   } catch (error) {
+    if (error instanceof CommandLineError) {
+      process.stderr.write(`kb ${name}: ${error.message}\n\nUsage: ${command.usage}\n`);
+      return 2;
+    }
     if (!isUsageError(error)) throw error;
     const unknown = /'(-{1,2}[^']+)'/.exec(error.message)?.[1] ?? '';
     // parseArgs appends advice about positional arguments that does not apply here.
@@ -45,6 +54,10 @@ async function main(argv: string[]): Promise<number> {
   }
 }
 
+// `kb … | head`: when the reader goes away, stop quietly instead of dying on EPIPE.
+exitQuietlyOnClosedPipe(process.stdout);
+exitQuietlyOnClosedPipe(process.stderr);
+
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
@@ -53,5 +66,8 @@ main(process.argv.slice(2)).then(
     const message = isKbError(error) || error instanceof Error ? error.message : String(error);
     process.stderr.write(`kb: ${message}\n`);
     process.exitCode = 1;
+    // A command that failed (at start-up, say) may leave engine clients with open sockets or
+    // timers behind; exit anyway instead of lingering as a process that looks alive.
+    setTimeout(() => process.exit(1), 2_000).unref();
   },
 );

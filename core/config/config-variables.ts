@@ -39,7 +39,7 @@ export const CONFIG_VARIABLES = [
     'KB_DATA_DIR',
     'string',
     './data',
-    'Data directory of the embedded runtime (SQLite databases, stored files). Relative paths resolve from the working directory.',
+    'Data directory of the embedded runtime (SQLite databases, stored files). Relative paths resolve from the working directory. Created readable by its owner only (0700; the databases 0600).',
   ),
   v('KB_LOG_LEVEL', 'enum', 'info', 'Log level.', {
     values: LOG_LEVELS,
@@ -69,6 +69,20 @@ export const CONFIG_VARIABLES = [
     '120000',
     'Time a request, body included, has to arrive completely; a slower one is answered 408 and closed, and its staged file removed. Also the age after which start-up removes staging files left by a crash.',
     { min: 1000 },
+  ),
+  v(
+    'KB_MIN_FREE_BYTES',
+    'integer',
+    '104857600',
+    'Embedded runtime: free space the data volume keeps. An upload that would leave less is refused with 507 `insufficient-storage` (before the disk is completely full, so versions already accepted can still be ingested), and the readiness check `disk` reports `degraded` below it.',
+    { min: 0 },
+  ),
+  v(
+    'KB_STORAGE_RESERVE_BYTES',
+    'integer',
+    '33554432',
+    'Embedded runtime: size of a reserve file kept in the data directory while there is room. When the disk is so full that a delete or purge fails, the reserve is released so the delete can go through (space can always be freed through the API); it is made again once there is room. 0 keeps none.',
+    { min: 0 },
   ),
   v(
     'KB_SWEEP_INTERVAL_MS',
@@ -252,6 +266,26 @@ export const CONFIG_VARIABLES = [
     { values: VECTOR_QUANTIZATIONS },
   ),
   v(
+    'KB_KEYWORD_INDEX',
+    'boolean',
+    'true',
+    'Embedded runtime: answer keyword queries through a full-text index (LanceDB, BM25 with top-k pruning) kept beside the database (false: exact FTS5 queries only).',
+  ),
+  v(
+    'KB_KEYWORD_INDEX_SYNC_BELOW',
+    'integer',
+    '20000',
+    'Embedded runtime: a backlog of at most this many chunk changes (or a keyword index rebuild of at most this many chunks) is applied before the keyword query that finds it; a larger one is applied in the background while keyword queries run exactly on FTS5.',
+    { min: 0 },
+  ),
+  v(
+    'KB_KEYWORD_INDEX_THREADS',
+    'integer',
+    '0',
+    "Embedded runtime: threads of the keyword index's compute pool (0: one per core). At least 2 are used: with one, building its full-text index can stall.",
+    { min: 0, max: 256 },
+  ),
+  v(
     'KB_HYBRID_SEMANTIC_WEIGHT',
     'integer',
     '60',
@@ -276,6 +310,13 @@ export const CONFIG_VARIABLES = [
     '256',
     'Most chunks of one document the embed stage embeds in one turn; the rest is queued again behind the documents waiting on the same partition, so a large document cannot hold up small ones (see Fair ingestion).',
     { min: 1 },
+  ),
+  v(
+    'KB_STARTUP_TIMEOUT_MS',
+    'integer',
+    '60000',
+    'How long a starting process keeps retrying a set-up step that fails because an engine is not ready yet (topics and schemas, indexes, tables, the bucket, joining consumer groups) before it exits, saying which engine. Set-up steps are idempotent: any number of processes may start at once.',
+    { min: 0 },
   ),
   v(
     'KB_SHUTDOWN_GRACE_MS',
@@ -351,7 +392,7 @@ export const CONFIG_VARIABLES = [
     'KB_SIGNIN_MAX_FAILURES',
     'integer',
     '5',
-    'Wrong passwords in a row after which an account cannot sign in for `KB_SIGNIN_LOCKOUT_SECONDS`.',
+    'Wrong passwords in a row (at sign-in, or the current password when changing it) after which an account cannot sign in or change its password for `KB_SIGNIN_LOCKOUT_SECONDS`.',
     { min: 1, max: 100 },
   ),
   v('KB_SIGNIN_LOCKOUT_SECONDS', 'integer', '300', 'How long a locked dashboard account refuses sign-in.', {
@@ -360,6 +401,12 @@ export const CONFIG_VARIABLES = [
   }),
   v('KB_API_URL', 'url', 'http://127.0.0.1:8080', 'Service URL used by `kb ingest`.'),
   v('KB_API_KEY', 'string', '', 'API key used by `kb ingest` (or pass `--key`).'),
+  v(
+    'KB_KEY',
+    'string',
+    '',
+    'API key used by `kb ingest` when `KB_API_KEY` is empty: the name the service suggests when it prints its first key (`export KB_KEY=…`).',
+  ),
 ] as const satisfies readonly ConfigVariable[];
 
 /** The name of one catalogued variable. */

@@ -62,6 +62,8 @@ const sharedProperties = {
     }),
     Type.Null(),
   ]),
+  /** The embedded runtime's keyword index (null: exact FTS5 queries only). */
+  keywordIndex: Type.Union([Type.Object({ syncBelow: Type.Integer(), threads: Type.Integer() }), Type.Null()]),
   /** Hybrid search's default weight of the semantic ranking, 0–100 (the keyword ranking gets the rest). */
   search: Type.Object({ semanticWeightPercent: Type.Integer() }),
   chunking: Type.Object({ chunkTokens: Type.Integer(), overlapTokens: Type.Integer(), maxChunks: Type.Integer() }),
@@ -72,6 +74,10 @@ const sharedProperties = {
   embedSliceChunks: Type.Integer(),
   /** How long SIGTERM waits for the stages to reach a batch boundary before the process exits anyway. */
   shutdownGraceMs: Type.Integer(),
+  /** How long start-up retries a set-up step an engine is not ready for yet. */
+  startupTimeoutMs: Type.Integer(),
+  /** The embedded data volume: free space kept for the pipeline, and the reserve that lets deletes run on a full disk. */
+  storage: Type.Object({ minFreeBytes: Type.Integer(), reserveBytes: Type.Integer() }),
   parsing: Type.Object({
     threads: Type.Integer(),
     taskTimeoutMs: Type.Integer(),

@@ -110,6 +110,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
           quantization: oneOf<VectorQuantization>('KB_VECTOR_INDEX_QUANTIZATION'),
         }
       : null,
+    keywordIndex: bool('KB_KEYWORD_INDEX')
+      ? {
+          syncBelow: int('KB_KEYWORD_INDEX_SYNC_BELOW'),
+          threads: Math.max(2, int('KB_KEYWORD_INDEX_THREADS') || os.availableParallelism()),
+        }
+      : null,
     chunking: {
       chunkTokens: int('KB_CHUNK_TOKENS'),
       overlapTokens: int('KB_CHUNK_OVERLAP'),
@@ -117,6 +123,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     },
     embedSliceChunks: int('KB_EMBED_SLICE_CHUNKS'),
     shutdownGraceMs: int('KB_SHUTDOWN_GRACE_MS'),
+    startupTimeoutMs: int('KB_STARTUP_TIMEOUT_MS'),
+    storage: { minFreeBytes: int('KB_MIN_FREE_BYTES'), reserveBytes: int('KB_STORAGE_RESERVE_BYTES') },
     parsing: {
       threads: int('KB_PARSE_THREADS'),
       taskTimeoutMs: int('KB_PARSE_TIMEOUT_MS'),
@@ -138,7 +146,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxFailedSignIns: int('KB_SIGNIN_MAX_FAILURES'),
       lockoutSeconds: int('KB_SIGNIN_LOCKOUT_SECONDS'),
     },
-    client: { url: url('KB_API_URL') ?? 'http://127.0.0.1:8080', apiKey: opt('KB_API_KEY') },
+    client: { url: url('KB_API_URL') ?? 'http://127.0.0.1:8080', apiKey: opt('KB_API_KEY') ?? opt('KB_KEY') },
   };
 
   if (config.chunking.overlapTokens >= config.chunking.chunkTokens) {

@@ -6,6 +6,8 @@ export interface EmbedMissingOptions {
   readonly limit?: number;
   /** Called before each provider batch (e.g. to stop there by throwing). */
   readonly beforeBatch?: () => Promise<void>;
+  /** Embed every text again, as if the cache held none of them (the new vectors replace the cached ones). */
+  readonly ignoreCache?: boolean;
   /** Called after each batch with how many of `chunks` now have a cached vector. */
   readonly afterBatch?: (chunksDone: number) => Promise<void>;
 }
@@ -41,7 +43,9 @@ export async function embedMissing(
     unique.set(chunk.contentHash, chunk.content);
     uses.set(chunk.contentHash, (uses.get(chunk.contentHash) ?? 0) + 1);
   }
-  const have = await documents.getCachedVectors(provider.model, [...unique.keys()]);
+  const have = options.ignoreCache
+    ? new Map<string, Float32Array>()
+    : await documents.getCachedVectors(provider.model, [...unique.keys()]);
   const missing = [...unique].filter(([hash]) => !have.has(hash));
   let done = 0;
   for (const hash of have.keys()) done += uses.get(hash) ?? 0;

@@ -19,6 +19,7 @@ export const PROBLEM_KINDS = [
   'rate-limit-exceeded',
   'internal-error',
   'service-unavailable',
+  'insufficient-storage',
 ] as const;
 export type ProblemKind = (typeof PROBLEM_KINDS)[number];
 
@@ -54,6 +55,8 @@ export const ERROR_CATALOGUE = {
   // Infrastructure errors: an engine did not answer, or answered that it is busy.
   'engine-unavailable': entry('service-unavailable', 'Engine unavailable', true),
   timeout: entry('service-unavailable', 'Operation timed out', true),
+  // The disk, the database or the bucket is full (or read-only): heals when space is freed.
+  'insufficient-storage': entry('insufficient-storage', 'Insufficient Storage', true),
 
   // Configuration errors: the service was started with settings it cannot run with.
   'config-invalid': entry('internal-error', 'Invalid configuration'),

@@ -1,4 +1,5 @@
 import { catalogueEntry, type ErrorCode } from './error-catalogue.ts';
+import { isStorageFull } from './storage-errors.ts';
 import { isTransientNetworkCode } from './transient-errors.ts';
 
 /** One failed field of a request body, listed in a 422 problem's `errors`. */
@@ -47,6 +48,7 @@ export function isKbError(error: unknown): error is KbError {
  * (connection refused, resets, timeouts) count as retriable; everything else as final.
  */
 export function isRetriable(error: unknown): boolean {
+  if (isStorageFull(error)) return true;
   if (error instanceof KbError) return error.retriable;
   if (error && typeof error === 'object') {
     if (isTransientNetworkCode((error as { code?: unknown }).code)) return true;
@@ -58,8 +60,16 @@ export function isRetriable(error: unknown): boolean {
   return false;
 }
 
-/** Wraps anything thrown into a KbError, keeping KbErrors as they are. */
+/**
+ * Wraps anything thrown into a KbError, keeping KbErrors as they are — except that running out of
+ * storage anywhere in the cause chain becomes `insufficient-storage`, whatever wrapped it.
+ */
 export function toKbError(error: unknown, fallback: ErrorCode = 'internal-error'): KbError {
+  if (error instanceof KbError && error.code === 'insufficient-storage') return error;
+  if (isStorageFull(error)) {
+    const message = error instanceof Error ? error.message : String(error);
+    return new KbError('insufficient-storage', `Out of storage space: ${message}`, { cause: error });
+  }
   if (error instanceof KbError) return error;
   const retriable = isRetriable(error);
   const message = error instanceof Error ? error.message : String(error);

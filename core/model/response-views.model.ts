@@ -13,6 +13,11 @@ export interface DocumentStatsView {
 export interface DocumentListItemView {
   id: string;
   document_id: string;
+  /** The file name of the latest version. */
+  name: string;
+  /** The detected type of the latest version. */
+  mime_type: string;
+  source: string;
   status: VersionStatus;
   version: number;
   metadata: Metadata;
@@ -23,13 +28,10 @@ export interface DocumentListItemView {
 
 /** GET /documents/:id, PUT/PATCH responses: list-item fields plus details. */
 export interface DocumentView extends DocumentListItemView {
-  name: string;
   workspace_id: string;
-  mime_type: string;
   size_bytes: number;
   content_hash: string;
   storage_url: string;
-  source: string;
   served_version: number | null;
   error: IngestError | null;
   /** Only while the version is `processing`. */

@@ -1,7 +1,7 @@
 import { KbError } from '../errors/kb-error.ts';
 import { createDocumentBuilder, DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './document-builder.ts';
 import type { ParsedDocument } from './parsed-document.ts';
-import { decodeUtf8Text } from './text-decode.ts';
+import { decodeText } from './text-decode.ts';
 
 export interface CsvLimits extends OutputLimits {
   /** Most characters in one record (a row, quoted newlines included). */
@@ -121,7 +121,7 @@ export function formatCsvLine(fields: readonly string[]): string {
  * than `maxRecordChars` fails with `content-too-large`.
  */
 export function parseCsv(bytes: Uint8Array, limits: CsvLimits = DEFAULT_CSV_LIMITS): ParsedDocument {
-  const text = decodeUtf8Text(bytes);
+  const text = decodeText(bytes);
   const builder = createDocumentBuilder(limits);
   const delimiter = detectDelimiter(text);
   let header: string | null = null;

@@ -1,6 +1,7 @@
 import { inflateRawSync } from 'node:zlib';
 import { createJsonScanner } from './json-scan.ts';
 import type { AllowedMimeType } from './parsed-document.ts';
+import { utf16ByteOrder } from './text-decode.ts';
 import { createUtf8Validator } from './utf8-validator.ts';
 
 /** Bytes of the file's start that the sniffer keeps for magic-byte and zip inspection. */
@@ -203,8 +204,11 @@ const normaliseDeclared = (declared: string | undefined): string =>
  *   `[Content_Types].xml` when that part is in the head) say so, or — when the head does not tell —
  *   when the extension is `.docx`/`.xlsx` (the OOXML parser fails later if it is not); any other zip
  *   and every known binary format is rejected with its real type.
+ * - UTF-16 with a byte order mark is text: Markdown or CSV by hint, else plain text (never JSON,
+ *   whose check reads UTF-8); the parsers decode it and refuse it as `corrupt-file` if it is not
+ *   valid UTF-16.
  * - Otherwise the file must be UTF-8 without NUL bytes, else it is rejected as
- *   `application/octet-stream` (UTF-16 text as `text/plain; charset=utf-16`).
+ *   `application/octet-stream`.
  * - Text is JSON when it is valid JSON and either starts with `{`/`[` or is hinted as JSON
  *   (asks with `needsJsonCheck` when `probe.jsonValid` is not given); then markdown by hint, CSV by
  *   hint or by clearly delimited rows, else plain text.
@@ -227,8 +231,11 @@ export function detectType(head: Uint8Array, hints: DetectHints, probe: DetectPr
     return detectZip(head, ext, declared);
   }
 
-  if (startsWithAt(head, 0, [0xff, 0xfe]) || startsWithAt(head, 0, [0xfe, 0xff])) {
-    return { rejected: 'text/plain; charset=utf-16' };
+  if (utf16ByteOrder(head) !== null) {
+    // UTF-16 text (the parsers decode it by its BOM): Markdown or CSV by hint, else plain text.
+    if (ext === 'md' || ext === 'markdown' || MARKDOWN_TYPES.has(declared)) return { mimeType: MIME.markdown };
+    if (ext === 'csv' || CSV_TYPES.has(declared)) return { mimeType: MIME.csv };
+    return { mimeType: MIME.text };
   }
   for (const sig of REJECTED_SIGNATURES) {
     // Binary signatures only count for a binary body, so text that happens to start alike stays text.

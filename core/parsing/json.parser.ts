@@ -2,7 +2,7 @@ import { KbError } from '../errors/kb-error.ts';
 import { createDocumentBuilder, DEFAULT_OUTPUT_LIMITS, type OutputLimits } from './document-builder.ts';
 import { jsonShape } from './json-scan.ts';
 import type { ParsedDocument } from './parsed-document.ts';
-import { decodeUtf8Text } from './text-decode.ts';
+import { decodeText } from './text-decode.ts';
 
 export interface JsonLimits extends OutputLimits {
   /** Deepest array/object nesting accepted at all; deeper files fail before parsing. */
@@ -44,7 +44,7 @@ interface Frame {
  * `corrupt-file`. The walk is iterative (no recursion).
  */
 export function parseJson(bytes: Uint8Array, limits: JsonLimits = DEFAULT_JSON_LIMITS): ParsedDocument {
-  const text = decodeUtf8Text(bytes);
+  const text = decodeText(bytes);
   // Both checks run before JSON.parse: deep nesting would overflow the recursive steps after it,
   // and a huge value count would make JSON.parse itself allocate past the heap limit at once.
   const shape = jsonShape(text, limits.maxNesting, limits.maxBlocks);

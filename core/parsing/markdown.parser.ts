@@ -1,6 +1,6 @@
 import { createDocumentBuilder, type OutputLimits } from './document-builder.ts';
 import type { ParsedDocument } from './parsed-document.ts';
-import { decodeUtf8Text } from './text-decode.ts';
+import { decodeText } from './text-decode.ts';
 
 const FENCE_OPEN = /^( {0,3})(`{3,}|~{3,})(.*)$/;
 const ATX_HEADING = /^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$/;
@@ -22,7 +22,7 @@ function startsBlock(line: string): boolean {
  */
 export function parseMarkdown(bytes: Uint8Array, limits?: OutputLimits): ParsedDocument {
   const builder = createDocumentBuilder(limits);
-  const lines = decodeUtf8Text(bytes).split('\n');
+  const lines = decodeText(bytes).split('\n');
   let paragraph: string[] = [];
   let lastWasListItem = false;
 

@@ -1,5 +1,6 @@
 import type { DistributedConfig } from '../config/config.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
+import { retryStartUp } from '../util/start-up-retry.ts';
 import { type Ports, withLazyParts } from './runtime-ports.ts';
 
 /**
@@ -22,35 +23,56 @@ export async function createDistributedPorts(
     import('../ports/document-store/opensearch.adapter.ts'),
     import('../ports/account-store/clickhouse.adapter.ts'),
   ]);
-  const objects = await createS3ObjectStore({
-    endpoint: config.s3.endpoint,
-    accessKey: config.s3.accessKey,
-    secretKey: config.s3.secretKey,
-    region: config.s3.region,
-    bucket: config.s3.bucket,
-  });
-  const log = await createKafkaMessageLog({
-    brokers: config.kafka.brokers,
-    clientId: config.kafka.clientId,
-    partitionsConsumedConcurrently: config.kafka.partitionConcurrency,
-    keysConsumedConcurrently: config.kafka.keyConcurrency,
-    commitIntervalMs: config.kafka.commitIntervalMs,
-    schemaRegistryUrl: config.schemaRegistryUrl,
-  });
-  const documents = await createOpenSearchDocumentStore({
-    url: config.opensearch.url,
-    indexPrefix: config.opensearch.indexPrefix,
-    efSearch: config.opensearch.efSearch,
-    shards: config.opensearch.shards,
-    replicas: config.opensearch.replicas,
-    changePollMs: config.opensearch.changePollMs,
-    documentsRefreshMs: config.opensearch.documentsRefreshMs,
-  });
-  const accountStore = await createClickHouseAccountStore({
-    url: config.clickhouse.url,
-    user: config.clickhouse.user,
-    password: config.clickhouse.password,
-    database: config.clickhouse.database,
-  });
-  return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore }, embeddings);
+  // Each step is idempotent (created if missing, kept if there), so any number of processes may
+  // start at once; an engine still starting is waited for within KB_STARTUP_TIMEOUT_MS.
+  const opened: Array<{ close(): Promise<void> }> = [];
+  const open = async <T extends { close(): Promise<void> }>(engine: string, step: string, create: () => Promise<T>) => {
+    const adapter = await retryStartUp(engine, step, create, { boundMs: config.startupTimeoutMs });
+    opened.push(adapter);
+    return adapter;
+  };
+  try {
+    const objects = await open('S3', `open bucket ${config.s3.bucket}`, () =>
+      createS3ObjectStore({
+        endpoint: config.s3.endpoint,
+        accessKey: config.s3.accessKey,
+        secretKey: config.s3.secretKey,
+        region: config.s3.region,
+        bucket: config.s3.bucket,
+      }),
+    );
+    const log = await open('Kafka', 'create its client', () =>
+      createKafkaMessageLog({
+        brokers: config.kafka.brokers,
+        clientId: config.kafka.clientId,
+        partitionsConsumedConcurrently: config.kafka.partitionConcurrency,
+        keysConsumedConcurrently: config.kafka.keyConcurrency,
+        commitIntervalMs: config.kafka.commitIntervalMs,
+        schemaRegistryUrl: config.schemaRegistryUrl,
+      }),
+    );
+    const documents = await open('OpenSearch', `create or update the indexes ${config.opensearch.indexPrefix}-*`, () =>
+      createOpenSearchDocumentStore({
+        url: config.opensearch.url,
+        indexPrefix: config.opensearch.indexPrefix,
+        efSearch: config.opensearch.efSearch,
+        shards: config.opensearch.shards,
+        replicas: config.opensearch.replicas,
+        changePollMs: config.opensearch.changePollMs,
+        documentsRefreshMs: config.opensearch.documentsRefreshMs,
+      }),
+    );
+    const accountStore = await open('ClickHouse', `migrate database ${config.clickhouse.database}`, () =>
+      createClickHouseAccountStore({
+        url: config.clickhouse.url,
+        user: config.clickhouse.user,
+        password: config.clickhouse.password,
+        database: config.clickhouse.database,
+      }),
+    );
+    return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore }, embeddings);
+  } catch (error) {
+    await Promise.allSettled(opened.map((adapter) => adapter.close()));
+    throw error;
+  }
 }

@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../config/config.ts';
 import type { Logger } from '../model/logger.model.ts';
@@ -6,15 +7,21 @@ import { createSqliteDocumentStore } from '../ports/document-store/sqlite.adapte
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import { createSqliteMessageLog } from '../ports/message-log/sqlite.adapter.ts';
 import { createFilesystemObjectStore } from '../ports/object-store/filesystem.adapter.ts';
+import { createDiskGuard } from './disk-guard.ts';
 import { type Ports, withLazyParts } from './runtime-ports.ts';
 
-/** The embedded runtime: SQLite databases and files under the data directory, one process. */
+/**
+ * The embedded runtime: SQLite databases and files under the data directory, one process. A data
+ * directory it creates is its owner's only (0700), as are the databases (0600).
+ */
 export async function createEmbeddedPorts(
   config: Config,
   embeddings?: EmbeddingProvider,
   logger?: Logger,
+  options: { readonly followKeywordIndex?: boolean } = {},
 ): Promise<Ports> {
   const dir = config.dataDir;
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
   const objects = createFilesystemObjectStore({ root: path.join(dir, 'objects') });
   const log = createSqliteMessageLog({ file: path.join(dir, 'log.db') });
   const documents = createSqliteDocumentStore({
@@ -23,8 +30,18 @@ export async function createEmbeddedPorts(
       ...config.vectorIndex,
       ...(logger ? { log: (message: string) => logger.info({ component: 'vector-index' }, message) } : {}),
     },
+    keywordIndex: config.keywordIndex && {
+      ...config.keywordIndex,
+      follow: options.followKeywordIndex ?? false,
+      ...(logger ? { log: (message: string) => logger.info({ component: 'keyword-index' }, message) } : {}),
+    },
   });
   // `control.db`: the account store's file keeps the name existing data directories have.
   const accountStore = createSqliteAccountStore({ file: path.join(dir, 'control.db') });
-  return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore }, embeddings);
+  const disk = createDiskGuard({
+    dir,
+    minFreeBytes: config.storage.minFreeBytes,
+    reserveBytes: config.storage.reserveBytes,
+  });
+  return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore, disk }, embeddings);
 }

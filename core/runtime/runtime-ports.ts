@@ -7,6 +7,7 @@ import type { MessageLog, MessageLogAdmin } from '../ports/message-log/message-l
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import { createParsePool } from '../workers/parse-pool.ts';
 import { createEmbeddingProvider } from './create-embedding-provider.ts';
+import type { DiskGuard } from './disk-guard.ts';
 import { lazy } from './lazy.ts';
 
 /** The infrastructure behind the ports, built for one runtime kind. */
@@ -17,6 +18,8 @@ export interface Ports {
   readonly logAdmin: MessageLogAdmin;
   readonly documents: DocumentStore;
   readonly accountStore: AccountStore;
+  /** The embedded runtime's data volume (free-space checks, the reserve for deletes); null on the distributed runtime. */
+  readonly disk: DiskGuard | null;
   /** Loaded on first use: the API needs it for queries, workers for the embed stage, `kb keys` never. */
   getEmbeddings(): Promise<EmbeddingProvider>;
   /** Loaded on first use: only the parse stage parses. */
@@ -27,7 +30,7 @@ export interface Ports {
 /** Adds the embedding provider and the parse pool, both built on first use, and `close`. */
 export function withLazyParts(
   config: Config,
-  parts: Pick<Ports, 'objects' | 'log' | 'logAdmin' | 'documents' | 'accountStore'>,
+  parts: Pick<Ports, 'objects' | 'log' | 'logAdmin' | 'documents' | 'accountStore'> & { readonly disk?: DiskGuard },
   injected?: EmbeddingProvider,
 ): Ports {
   const embeddings = lazy(async () => injected ?? createEmbeddingProvider(config.embedding));
@@ -41,6 +44,7 @@ export function withLazyParts(
   );
   return {
     ...parts,
+    disk: parts.disk ?? null,
     getEmbeddings: embeddings.get,
     getParser: parser.get,
     async close() {

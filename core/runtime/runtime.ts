@@ -29,6 +29,7 @@ import { createUsageService } from '../services/usage.service.ts';
 import { createVersionsService } from '../services/versions.service.ts';
 import { createStages, type StageDeps } from '../stages/pipeline-stages.ts';
 import { runStage } from '../stages/stage-runner.ts';
+import { retryStartUp } from '../util/start-up-retry.ts';
 import { createDistributedPorts } from './distributed-ports.ts';
 import { createEmbeddedPorts } from './embedded-ports.ts';
 import type { Ports } from './runtime-ports.ts';
@@ -61,6 +62,11 @@ export interface RuntimeOptions {
    * `KB_SWEEP_INTERVAL_MS` (`kb serve` and `kb worker` do; one-shot commands do not).
    */
   readonly sweepLeftovers?: boolean;
+  /**
+   * Embedded runtime: open the keyword index at start-up (caught up, or rebuilt in the background)
+   * and apply new chunk changes to it as they come (`kb serve` does: it answers the queries).
+   */
+  readonly followKeywordIndex?: boolean;
 }
 
 export function serviceVersion(): string {
@@ -76,11 +82,18 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const logger: Logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'kb' } });
   const ports =
     config.runtime === 'embedded'
-      ? await createEmbeddedPorts(config, options.embeddings, logger)
+      ? await createEmbeddedPorts(config, options.embeddings, logger, {
+          followKeywordIndex: options.followKeywordIndex ?? false,
+        })
       : await createDistributedPorts(config, options.embeddings);
   const topics = topicNames(config.topicPrefix);
   try {
-    await ports.log.ensureTopics(topicSpecs(config.topicPrefix, config.kafka.partitions));
+    await retryStartUp(
+      ports.log.kind === 'Kafka' ? 'Kafka or the schema registry' : 'The message log',
+      'create the topics and register their schemas',
+      () => ports.log.ensureTopics(topicSpecs(config.topicPrefix, config.kafka.partitions)),
+      { boundMs: config.startupTimeoutMs },
+    );
   } catch (error) {
     await ports.close();
     throw error;
@@ -102,6 +115,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     metrics,
   );
   const embedded = config.runtime === 'embedded';
+  const disk = ports.disk;
   const writeDeps = {
     documents: ports.documents,
     objects: ports.objects,
@@ -117,12 +131,20 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       { name: 'vector_store', engine: embedded ? 'SQLite-vec' : 'OpenSearch', ping: () => ports.documents.ping() },
       { name: 'message_log', engine: ports.log.kind, ping: () => ports.log.ping() },
       { name: 'object_store', engine: embedded ? 'filesystem' : 'S3', ping: () => ports.objects.ping() },
+      ...(disk ? [{ name: 'disk', engine: 'data volume', ping: disk.probe }] : []),
     ],
   });
   const services: Services = {
-    uploads: createUploadStagingService({ objects: ports.objects, maxUploadBytes: config.maxUploadBytes }),
+    uploads: createUploadStagingService({
+      objects: ports.objects,
+      maxUploadBytes: config.maxUploadBytes,
+      ...(disk ? { admit: disk.admit } : {}),
+    }),
     documents,
-    documentWrites: createDocumentWritesService(writeDeps),
+    documentWrites: createDocumentWritesService({
+      ...writeDeps,
+      ...(disk ? { freeing: disk.freeing } : {}),
+    }),
     versions: createVersionsService(writeDeps),
     chunks: createChunksService({ documents: ports.documents, objects: ports.objects }),
     search: createSearchService({
@@ -162,13 +184,19 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const log = observeDeadLetters(ports.log, topics, metrics);
     for (const stage of definitions) {
       running.push(
-        await runStage(observeStage(stage, metrics), {
-          log,
-          documents: ports.documents,
-          topics,
-          retry: config.retry,
-          logger,
-        }),
+        await retryStartUp(
+          ports.log.kind,
+          `start the ${stage.name} stage's consumer`,
+          () =>
+            runStage(observeStage(stage, metrics), {
+              log,
+              documents: ports.documents,
+              topics,
+              retry: config.retry,
+              logger,
+            }),
+          { boundMs: config.startupTimeoutMs },
+        ),
       );
       stageNames.push(stage.name);
     }

@@ -6,10 +6,13 @@ import { isoNow } from '../util/time.ts';
 import { generateApiKey } from './keys.service.ts';
 import { hashPassword, verifyPassword } from './password-hash.ts';
 import type { AccountsService, AccountView } from './services.ts';
+import { createSignInFailures } from './sign-in-failures.ts';
 
 const EMAIL_PATTERN = /^[^\s@]{1,64}@[^\s@]{1,190}\.[^\s@]{1,63}$/;
 const WORKSPACE_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 const MIN_PASSWORD_LENGTH = 12;
+/** Emails whose wrong passwords are remembered at once (see sign-in-failures.ts). */
+const MAX_TRACKED_EMAILS = 100_000;
 /** Session tokens: 32 random bytes, base64url. */
 const TOKEN_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 
@@ -44,31 +47,30 @@ function generatePassword(): string {
 
 /**
  * Dashboard accounts and sessions. Passwords are scrypt hashes; a session token is 32 random
- * bytes of which only the SHA-256 is stored. Wrong passwords are counted per email in this
- * process (an unknown email is counted like a known one, and costs a hash too, so neither the
- * answer nor its time tells whether an account exists).
+ * bytes of which only the SHA-256 is stored. Wrong passwords — at sign-in, and the current
+ * password when changing it — are counted per email in this process (an unknown email is counted
+ * like a known one, and costs a hash too, so neither the answer nor its time tells whether an
+ * account exists).
  */
 export function createAccountsService(deps: AccountsServiceDeps): AccountsService {
   const now = deps.now ?? Date.now;
-  const failures = new Map<string, { count: number; lockedUntil: number }>();
+  const failures = createSignInFailures({
+    maxFailures: deps.maxFailedSignIns,
+    lockoutMs: deps.lockoutSeconds * 1000,
+    maxTracked: MAX_TRACKED_EMAILS,
+    now,
+  });
   let dummyHash: Promise<string> | undefined;
 
-  const lockedFor = (email: string): number => {
-    const entry = failures.get(email);
-    if (!entry || entry.lockedUntil <= now()) return 0;
-    return Math.ceil((entry.lockedUntil - now()) / 1000);
-  };
-
-  const recordFailure = (email: string) => {
-    const entry = failures.get(email) ?? { count: 0, lockedUntil: 0 };
-    if (entry.lockedUntil !== 0 && entry.lockedUntil <= now()) {
-      entry.count = 0;
-      entry.lockedUntil = 0;
+  const refuseWhileLocked = (email: string) => {
+    const locked = failures.lockedFor(email);
+    if (locked > 0) {
+      throw new KbError(
+        'rate-limit-exceeded',
+        `Too many wrong passwords for this account; signing in and changing the password are locked for ${locked} s.`,
+        { retryAfter: locked },
+      );
     }
-    entry.count += 1;
-    if (entry.count >= deps.maxFailedSignIns) entry.lockedUntil = now() + deps.lockoutSeconds * 1000;
-    if (failures.size > 100_000) failures.clear();
-    failures.set(email, entry);
   };
 
   return {
@@ -108,22 +110,15 @@ export function createAccountsService(deps: AccountsServiceDeps): AccountsServic
 
     async signIn(email, password) {
       const normalized = email.trim().toLowerCase();
-      const locked = lockedFor(normalized);
-      if (locked > 0) {
-        throw new KbError(
-          'rate-limit-exceeded',
-          `Too many wrong passwords for this account; sign-in is locked for ${locked} s.`,
-          { retryAfter: locked },
-        );
-      }
+      refuseWhileLocked(normalized);
       const user = await deps.accountStore.findUserByEmail(normalized);
       dummyHash ??= hashPassword(randomUUID());
       const ok = await verifyPassword(password, user?.passwordHash ?? (await dummyHash));
       if (!user || !ok) {
-        recordFailure(normalized);
+        failures.record(normalized);
         throw new KbError('unauthorized', 'Wrong email or password.');
       }
-      failures.delete(normalized);
+      failures.clear(normalized);
       const token = randomBytes(32).toString('base64url');
       const createdMs = now();
       const session = {
@@ -149,8 +144,11 @@ export function createAccountsService(deps: AccountsServiceDeps): AccountsServic
     async changePassword({ userId, sessionId, current, next }) {
       const user = await deps.accountStore.getUser(userId);
       if (!user) throw new KbError('unauthorized', 'This account no longer exists.');
+      // A wrong current password counts with the wrong passwords of sign-in, and the lockout holds here too.
+      refuseWhileLocked(user.email);
       const errors = [];
       if (!(await verifyPassword(current, user.passwordHash))) {
+        failures.record(user.email);
         errors.push({ field: 'current_password', message: 'is not the current password' });
       }
       if ([...next].length < MIN_PASSWORD_LENGTH) {

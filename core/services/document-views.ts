@@ -23,6 +23,9 @@ export function listItemView(doc: DocumentRecord): DocumentListItemView {
   return {
     id: doc.id,
     document_id: doc.id,
+    name: doc.latest.name,
+    mime_type: doc.latest.mimeType,
+    source: doc.source,
     status: doc.latest.status,
     version: doc.latestVersion,
     metadata: doc.latest.metadata,
@@ -36,13 +39,10 @@ export function documentView(doc: DocumentRecord, objects: ObjectStore): Documen
   const progress = progressView(doc.latest);
   return {
     ...listItemView(doc),
-    name: doc.latest.name,
     workspace_id: doc.workspaceId,
-    mime_type: doc.latest.mimeType,
     size_bytes: doc.latest.sizeBytes,
     content_hash: doc.latest.contentHash,
     storage_url: objects.url(doc.latest.storageKey),
-    source: doc.source,
     served_version: doc.servedVersion,
     error: doc.latest.error,
     ...(progress === undefined ? {} : { progress }),

@@ -42,8 +42,14 @@ export interface DocumentWritesService {
  * `uploaded` event unless the version can be served from an unchanged one's chunks, audits the
  * change, and answers with the document as that write left it.
  */
-export function createDocumentWritesService(deps: VersionWriterDeps): DocumentWritesService {
+export function createDocumentWritesService(
+  deps: VersionWriterDeps & {
+    /** Runs a write that frees space so that it succeeds on a full disk too (the embedded runtime's reserve). */
+    readonly freeing?: <T>(write: () => Promise<T>) => Promise<T>;
+  },
+): DocumentWritesService {
   const { documents, objects } = deps;
+  const freeing = deps.freeing ?? (<T>(write: () => Promise<T>) => write());
   const writer = createVersionWriter(deps);
 
   /** Runs a write of a staged file; when it fails, the staged file goes too. */
@@ -141,17 +147,17 @@ export function createDocumentWritesService(deps: VersionWriterDeps): DocumentWr
       const doc = await documents.getDocument(ctx.workspaceId, documentId);
       if (purge) {
         const versions = await documents.listVersions(ctx.workspaceId, documentId);
-        const removed = await documents.purge(ctx.workspaceId, documentId);
+        const removed = await freeing(() => documents.purge(ctx.workspaceId, documentId));
         if (!removed) throw documentNotFound(documentId);
         await objects.deletePrefix(storageKeys.documentPrefix(ctx.workspaceId, documentId));
         const latest = doc?.latest ?? versions[0] ?? null;
-        await writer.audit(ctx, 'purge', documentId, latest?.version ?? null, latest, null, null);
+        await freeing(() => writer.audit(ctx, 'purge', documentId, latest?.version ?? null, latest, null, null));
         return;
       }
       if (!doc) throw documentNotFound(documentId);
-      const deleted = await documents.softDelete(ctx.workspaceId, documentId, isoNow());
+      const deleted = await freeing(() => documents.softDelete(ctx.workspaceId, documentId, isoNow()));
       if (!deleted) throw documentNotFound(documentId);
-      await writer.audit(ctx, 'delete', documentId, doc.latestVersion, doc.latest, null, null);
+      await freeing(() => writer.audit(ctx, 'delete', documentId, doc.latestVersion, doc.latest, null, null));
     },
 
     async reprocess(ctx, documentId) {

@@ -11,7 +11,11 @@ export interface HealthCheck {
   readonly name: string;
   /** What answers, e.g. `SQLite`, `ClickHouse`. */
   readonly engine: string;
-  ping(): Promise<void>;
+  /**
+   * Rejects when the dependency is unusable. Resolves when it works; resolving `{degraded: reason}`
+   * says it works but is in trouble (e.g. a disk nearly full).
+   */
+  ping(): Promise<unknown>;
 }
 
 export interface HealthOptions {
@@ -40,13 +44,16 @@ export function createHealthService(options: HealthOptions): HealthService {
     let timer: NodeJS.Timeout | undefined;
     let ok = true;
     let message = `${check.engine} answered`;
+    let trouble: string | null = null;
     try {
-      await Promise.race([
+      const answer = await Promise.race([
         check.ping(),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
         }),
       ]);
+      const degraded = (answer as { degraded?: unknown } | undefined)?.degraded;
+      if (typeof degraded === 'string') trouble = degraded;
     } catch (error) {
       ok = false;
       message = `${check.engine} unreachable: ${error instanceof Error ? error.message : String(error)}`;
@@ -60,7 +67,10 @@ export function createHealthService(options: HealthOptions): HealthService {
     history.set(check.name, past);
     let status: CheckStatus = 'healthy';
     if (!ok) status = 'unhealthy';
-    else if (latency > slowMs) {
+    else if (trouble !== null) {
+      status = 'degraded';
+      message = `${check.engine}: ${trouble}`;
+    } else if (latency > slowMs) {
       status = 'degraded';
       message = `${check.engine} slow: ${latency} ms`;
     } else if (past.includes(false)) {

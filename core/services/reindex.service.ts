@@ -16,12 +16,17 @@ export interface ReindexReport {
   readonly textsEmbedded: number;
   /** Versions whose every chunk now has a vector of the new model (recorded as their model). */
   readonly versions: number;
+  /** `--force`: every chunk was embedded again, the vector cache not consulted. */
+  readonly forced: boolean;
 }
 
 export interface ReindexOptions {
   readonly onStart?: (total: number) => void;
   readonly onProgress?: (done: number) => void;
-  /** Re-embed even when the index is already on the provider's model. */
+  /**
+   * Embed every chunk again with the provider, even when the index is already on its model: the
+   * vector cache is not consulted, and the new vectors replace the cached ones.
+   */
   readonly force?: boolean;
 }
 
@@ -55,7 +60,8 @@ export function createReindexService(deps: {
  * old one), then re-embeds every stored chunk — vectors already in the cache for the new model
  * are reused — and writes the vectors back. Each version whose chunks all have a vector of the
  * new model then records it as its embedding model, so metadata changes and rollbacks keep
- * reusing its chunks without re-embedding. Safe to run again after an interruption.
+ * reusing its chunks without re-embedding. Safe to run again after an interruption. With `force`,
+ * every distinct text is embedded again instead of being taken from the cache.
  */
 export async function reindex(
   deps: { documents: DocumentStore; provider: EmbeddingProvider; batchSize: number },
@@ -77,7 +83,9 @@ export async function reindex(
   let chunksEmbedded = 0;
   let textsEmbedded = 0;
   for await (const page of pages(documents)) {
-    const { embedded, vectors, fresh } = await embedMissing(documents, provider, page, deps.batchSize);
+    const { embedded, vectors, fresh } = await embedMissing(documents, provider, page, deps.batchSize, {
+      ignoreCache: options.force === true,
+    });
     textsEmbedded += embedded;
     const byChunk = new Map<string, Float32Array>();
     for (const chunk of page) {
@@ -108,6 +116,7 @@ export async function reindex(
     chunksCached: withVector - chunksEmbedded,
     textsEmbedded,
     versions: moved,
+    forced: options.force === true,
   };
 }
 

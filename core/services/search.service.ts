@@ -137,9 +137,24 @@ export function queryTerms(query: string): string[] {
   ];
 }
 
-/** Up to three snippets around query terms, terms wrapped in `<em>`. */
+/**
+ * Up to three snippets around query terms, terms wrapped in `<em>`. The text is HTML-escaped
+ * (`&`, `<`, `>`, `"`, `'`), so the markers are the only markup and a snippet can be shown as HTML.
+ */
 export function highlights(content: string, terms: readonly string[], max = 3, radius = 80): string[] {
   return highlighter(terms, max, radius)(content);
+}
+
+const HTML_ESCAPES: Readonly<Record<string, string>> = {
+  '&': '&amp;',
+  '<': '&lt;',
+  '>': '&gt;',
+  '"': '&quot;',
+  "'": '&#39;',
+};
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c] ?? c);
 }
 
 /** Runs of letters and digits: the words `queryTerms` takes from a query. */
@@ -188,10 +203,10 @@ export function highlighter(terms: readonly string[], max = 3, radius = 80): (co
       let position = start;
       for (const [from, to] of found) {
         if (from < start || to > end) continue;
-        text += `${content.slice(position, from)}<em>${content.slice(from, to)}</em>`;
+        text += `${escapeHtml(content.slice(position, from))}<em>${escapeHtml(content.slice(from, to))}</em>`;
         position = to;
       }
-      text = (text + content.slice(position, end)).replace(/\s+/g, ' ').trim();
+      text = (text + escapeHtml(content.slice(position, end))).replace(/\s+/g, ' ').trim();
       snippets.push(`${start > 0 ? '…' : ''}${text}${end < content.length ? '…' : ''}`);
       lastEnd = end;
     }

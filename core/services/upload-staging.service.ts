@@ -4,6 +4,7 @@ import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { v7 as uuidv7 } from 'uuid';
 import { KbError } from '../errors/kb-error.ts';
+import { isStorageFull } from '../errors/storage-errors.ts';
 import { createContentSniffer, detectType } from '../parsing/detect-type.ts';
 import { ALLOWED_MIME_TYPES } from '../parsing/parsed-document.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
@@ -32,6 +33,8 @@ export interface UploadStagingService {
     stream: Readable;
     filename: string;
     declaredType?: string;
+    /** Bytes the request announced (its Content-Length), checked against the free space first. */
+    expectedBytes?: number;
   }): Promise<StagedUpload>;
   /** Removes a staged file that will not be used (a later validation failed). */
   discard(staged: StagedUpload): Promise<void>;
@@ -49,10 +52,20 @@ const tooLarge = (size: number, limit: number) =>
 export function createUploadStagingService(deps: {
   readonly objects: ObjectStore;
   readonly maxUploadBytes: number;
+  /** Refuses (507) a write of this many bytes when storage is too full for it; none on a store that cannot tell. */
+  readonly admit?: (bytes: number) => Promise<void>;
 }): UploadStagingService {
   const { objects } = deps;
   return {
-    async stage({ workspaceId, documentId = uuidv7(), stream, filename, declaredType }) {
+    async stage({ workspaceId, documentId = uuidv7(), stream, filename, declaredType, expectedBytes = 0 }) {
+      if (deps.admit) {
+        try {
+          await deps.admit(Math.min(expectedBytes, deps.maxUploadBytes));
+        } catch (error) {
+          stream.resume();
+          throw error;
+        }
+      }
       const key = storageKeys.upload(workspaceId, documentId, uuidv7());
       const hash = createHash('sha256');
       const sniffer = createContentSniffer();
@@ -75,12 +88,20 @@ export function createUploadStagingService(deps: {
           callback(size > limit ? tooLarge(size, limit) : null);
         },
       });
-      try {
-        await Promise.all([objects.put(key, inspect), pipeline(stream, inspect)]);
-      } catch (error) {
+      // A store that fails (a full disk, say) destroys the stream with its error, so both sides
+      // settle and the store's reason, not the stream's "aborted", is what the client hears of.
+      const outcomes = await Promise.allSettled([
+        objects.put(key, inspect).catch((error: unknown) => {
+          inspect.destroy(error instanceof Error ? error : new Error(String(error)));
+          throw error;
+        }),
+        pipeline(stream, inspect),
+      ]);
+      const failures = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason] : []));
+      if (failures.length > 0) {
         await objects.delete(key).catch(() => {});
         if (size > limit) throw tooLarge(size, limit);
-        throw error;
+        throw failures.find(isStorageFull) ?? failures[0];
       }
       const discard = () => objects.delete(key).catch(() => {});
       if (size === 0) {

@@ -20,7 +20,8 @@ export interface StageRunnerDeps {
 
 /**
  * Runs a stage over the log. Per message: up to `retry.maxAttempts` attempts with full-jitter
- * exponential backoff while the error is retriable; then, or at once for a non-retriable error,
+ * exponential backoff while the error is retriable (without limit for `insufficient-storage`: a full
+ * disk heals when space is freed, so it never fails a version); then, or at once for a non-retriable error,
  * the event goes to the stage's dead-letter topic, the version becomes `failed` with
  * `error {code, message, stage, attempts, at}`, and `kb.document.failed` is published.
  * A version that already completed is never marked failed by a replayed event (only the dead
@@ -69,6 +70,13 @@ async function handleMessage<E extends EventBase>(
         err: error.message,
       };
       if (signal.aborted) throw error; // shutting down: leave the message uncommitted
+      if (error.code === 'insufficient-storage') {
+        // Never a permanent failure: the event waits (backing off up to the longest retry delay)
+        // until space is freed, without counting against its attempts.
+        if (attempt === 1 || attempt % 10 === 0) deps.logger.warn(context, 'out of storage space; waiting to retry');
+        await sleep(backoffDelay(attempt, baseDelayMs, maxDelayMs, Math.random, 0.5), signal);
+        continue;
+      }
       if (error.retriable && attempt < maxAttempts) {
         deps.logger.warn(context, 'stage attempt failed; retrying');
         await sleep(backoffDelay(attempt, baseDelayMs, maxDelayMs), signal);

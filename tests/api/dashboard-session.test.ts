@@ -177,6 +177,27 @@ describe('changing the password', () => {
   });
 });
 
+describe('guessing the current password', () => {
+  it('counts with the wrong passwords of sign-in and locks the account', async () => {
+    const { password } = await svc.runtime.services.accounts.create({
+      email: 'guessed@example.com',
+      workspaceIds: [svc.workspaceId],
+      role: 'member',
+    });
+    const session = await signIn(svc.url, 'guessed@example.com', password);
+    const change = (current: string) =>
+      session.request('POST', '/dashboard/api/session/password', {
+        json: { current_password: current, new_password: 'a new and long passphrase' },
+      });
+    // KB_SIGNIN_MAX_FAILURES is 3 here.
+    for (let i = 0; i < 3; i++) expectProblem(await change(`guess-${i}`), 422, 'validation-error');
+    const locked = await change(password);
+    expect(expectProblem(locked, 429, 'rate-limit-exceeded').detail).toContain('locked');
+    expect(Number(locked.headers.get('retry-after'))).toBeGreaterThan(0);
+    expectProblem(await postSignIn(svc.url, 'guessed@example.com', password), 429, 'rate-limit-exceeded');
+  });
+});
+
 describe('workspaces', () => {
   it("answers 404 for another workspace's document and for a workspace the account does not have", async () => {
     const client = await signIn(svc.url, owner.email, owner.password);

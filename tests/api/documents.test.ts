@@ -243,6 +243,16 @@ describe('chunks and context', () => {
     expect(res.body.chunk_count).toBe(chunks.length);
   });
 
+  it('ingests UTF-16 text with a byte order mark as text', async () => {
+    const bytes = Buffer.from('\ufeffDie Flüsse Sibiriens frieren im Oktober zu.\r\n', 'utf16le');
+    const res = await svc.upload('siberia.txt', new Uint8Array(bytes), { type: 'text/plain; charset=utf-16' });
+    expect(res.status).toBe(201);
+    expect(res.body.mime_type).toBe('text/plain');
+    await svc.waitForStatus(res.body.document_id, 'completed');
+    const context = await svc.request('GET', `/api/v1/chunks/${res.body.document_id}/context`);
+    expect(context.body.content).toBe('Die Flüsse Sibiriens frieren im Oktober zu.');
+  });
+
   it('returns a chunk with its neighbours for chunk_id and window', async () => {
     const chunks = (await svc.request('GET', `/api/v1/chunks/${longId}`)).body.chunks as Array<{
       id: string;

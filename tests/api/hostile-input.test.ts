@@ -100,6 +100,34 @@ describe('malformed multipart bodies are a 400', () => {
   });
 });
 
+describe('a multipart boundary longer than the parser takes is a 400', () => {
+  const boundary = 'b'.repeat(253);
+  const form =
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\nContent-Type: text/plain\r\n\r\n` +
+    `hello\r\n--${boundary}--\r\n`;
+  const headers = { 'content-type': `multipart/form-data; boundary=${boundary}` };
+
+  it('on POST and on PUT, leaving nothing in storage', async () => {
+    const created = await svc.request('POST', '/api/v1/documents', {
+      headers: { 'content-type': 'multipart/form-data; boundary=XYZ' },
+      body: `${FILE_PART}hello\r\n--XYZ--\r\n`,
+    });
+    expect(created.status).toBe(201);
+    const id = (created.body as { document_id: string }).document_id;
+    const before = await uploads();
+    for (const [method, path] of [
+      ['POST', '/api/v1/documents'],
+      ['PUT', `/api/v1/documents/${id}`],
+    ] as const) {
+      const res = await svc.request(method, path, { headers, body: form });
+      const problem = expectProblem(res, 400, 'bad-request');
+      expect(problem.detail, method).toMatch(/boundary/);
+    }
+    expect(await uploads()).toEqual(before);
+    expect((await svc.request('DELETE', `/api/v1/documents/${id}?purge=true`)).status).toBe(204);
+  });
+});
+
 describe('prototype keys', () => {
   it('refuses __proto__ in a JSON body with a message that names it', async () => {
     const res = await svc.request('POST', '/api/v1/search', {

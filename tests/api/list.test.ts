@@ -46,6 +46,23 @@ describe('GET /documents, cursor mode (default)', () => {
     expect(Date.parse(first.updated_at)).not.toBeNaN();
   });
 
+  it('gives every item its name, type and source, in both modes', async () => {
+    for (const query of ['?limit=25', '?page=1&page_size=25']) {
+      const res = await list(query);
+      expect(res.status).toBe(200);
+      const items = res.body.documents as Array<{ id: string; name: string; mime_type: string; source: string }>;
+      expect(items).toHaveLength(25);
+      for (const item of items) {
+        const i = ids.indexOf(item.id);
+        expect(item, query).toMatchObject({
+          name: `doc-${i}.txt`,
+          mime_type: 'text/plain',
+          source: i % 5 === 0 ? 'crm' : 'upload',
+        });
+      }
+    }
+  });
+
   it('pages through 25 documents with the cursor, each exactly once', async () => {
     const seen: string[] = [];
     let cursor: string | null = null;

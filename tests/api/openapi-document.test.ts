@@ -134,4 +134,11 @@ describe('the OpenAPI document', () => {
     expect(Object.keys(replace.schema.properties).sort()).toEqual(['change_reason', 'file', 'metadata']);
     expect(replace.schema.additionalProperties).toBe(false);
   });
+
+  it('says that search highlights are HTML-escaped around their <em> markers', () => {
+    const ok = spec.paths['/api/v1/search'].post.responses['200'].content['application/json'];
+    const highlights = ok.schema.properties.results.items.properties.highlights;
+    expect(highlights.description).toMatch(/HTML-escaped/);
+    expect(highlights.description).toContain('<em>');
+  });
 });

@@ -23,6 +23,7 @@ const STATUS: Record<ErrorCode, number> = {
   'service-unavailable': 503,
   'engine-unavailable': 503,
   timeout: 503,
+  'insufficient-storage': 507,
   'config-invalid': 500,
   'unsupported-content': 422,
   'corrupt-file': 422,

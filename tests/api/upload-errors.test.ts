@@ -142,6 +142,10 @@ describe('POST /documents rejects unusable file names with 422 and stores nothin
 
 describe('POST /documents rejects bad metadata with 422 and stores nothing', () => {
   const manyKeys = JSON.stringify(Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i])));
+  const keysAndReason = JSON.stringify({
+    ...Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`k${i}`, i])),
+    change_reason: 'why',
+  });
   const longKey = JSON.stringify({ ['x'.repeat(129)]: 1 });
   const tooBig = JSON.stringify({ text: 'y'.repeat(17 * 1024) });
   const nested = (levels: number) => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
@@ -151,6 +155,7 @@ describe('POST /documents rejects bad metadata with 422 and stores nothing', () 
     ['a string', '"title"', /JSON object/],
     ['null', 'null', /JSON object/],
     ['65 keys', manyKeys, /65 keys; at most 64/],
+    ['64 keys and a change_reason key', keysAndReason, /65 keys; at most 64 .*change_reason/],
     ['a key of 129 characters', longKey, /129 characters/],
     ['over 16 KiB serialised', tooBig, /16384/],
     ['nested 33 levels deep', nested(33), /nested 33 levels deep; at most 32/],

@@ -147,6 +147,10 @@ describe('PATCH /documents/:id (metadata only)', () => {
       [{ metadata: [1, 2] }, 'metadata'],
       [{ metadata: 'title' }, 'metadata'],
       [{ metadata: Object.fromEntries(Array.from({ length: 65 }, (_, i) => [`k${i}`, i])) }, 'metadata'],
+      [
+        { metadata: { ...Object.fromEntries(Array.from({ length: 64 }, (_, i) => [`k${i}`, i])), change_reason: 'r' } },
+        'metadata',
+      ],
       [{ metadata: { ['k'.repeat(129)]: 1 } }, 'metadata'],
       [{ metadata: { big: 'b'.repeat(17_000) } }, 'metadata'],
       [{ metadata: {}, change_reason: 5 }, 'change_reason'],

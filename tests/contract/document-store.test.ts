@@ -44,6 +44,23 @@ describeDocumentStoreContract('sqlite with the HNSW vector index', async () => {
   };
 });
 
+// The same contract with keyword queries answered through the keyword index (caught up before each
+// query), falling back to exact FTS5 queries only where the index cannot answer exactly.
+describeDocumentStoreContract('sqlite with the keyword index', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'kb-document-store-'));
+  const store = createSqliteDocumentStore({
+    file: path.join(dir, 'documents.sqlite'),
+    keywordIndex: { syncBelow: 100_000 },
+  });
+  return {
+    store,
+    async cleanup() {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
 const MODEL = { model: 'sqlite-test/embedding-4d', dimensions: 4 };
 
 /**

@@ -1,26 +1,10 @@
-import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { COMMANDS } from '../../apps/cli/commands/index.ts';
-import { KB_BIN, REPO_ROOT } from '../../support/child-service.ts';
+import { kbResult, REPO_ROOT } from '../../support/child-service.ts';
 
-const run = promisify(execFile);
-
-/** Runs `kb` with `args`; resolves its exit code and output, whatever the code. */
-async function kb(args: string[], env: Record<string, string> = {}) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [KB_BIN, ...args], {
-      cwd: REPO_ROOT,
-      env: { ...process.env, ...env },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const e = error as { code?: number; stdout?: string; stderr?: string };
-    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
-  }
-}
+const kb = kbResult;
 
 // Each case starts a few `kb` processes; on a busy machine one can take seconds.
 describe('kb help', { timeout: 180_000 }, () => {

@@ -98,7 +98,7 @@ describe('kb ingest, before anything is uploaded', { timeout: 180_000 }, () => {
     try {
       const { stdout, stderr } = await run(process.execPath, [KB_BIN, 'ingest', ...args], {
         cwd: REPO_ROOT,
-        env: { ...process.env, KB_API_KEY: '', ...env },
+        env: { ...process.env, KB_API_KEY: '', KB_KEY: '', ...env },
       });
       return { code: 0, stdout, stderr };
     } catch (error) {
@@ -146,6 +146,33 @@ describe('kb ingest, before anything is uploaded', { timeout: 180_000 }, () => {
     expect(wrong.stderr.trim()).toBe(
       `kb ingest: ${otherUrl} does not answer as kb-document-service (GET /health/live: 404); check --url or KB_API_URL.`,
     );
+  });
+
+  it('takes the key from KB_KEY (as the service prints it) when KB_API_KEY is not set', async () => {
+    const data = await tempDir('kb-ingest-env-key-');
+    cleanups.push(data.remove);
+    await writeFile(path.join(data.path, 'a.md'), '# A\n');
+    // Answers as the service and refuses every upload, noting the key it was given.
+    const presented: string[] = [];
+    const fake = createServer((req, res) => {
+      if (req.url === '/health/live') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"service":"kb-document-service"}');
+        return;
+      }
+      presented.push(String(req.headers['x-api-key']));
+      req.resume();
+      req.on('end', () => res.writeHead(401, { 'content-type': 'application/json' }).end('{"detail":"no"}'));
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => fake.close(() => resolve())));
+    const url = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+
+    const fromKbKey = await ingest([data.path, '--url', url], { KB_KEY: 'ink_fromkbkey' });
+    expect(fromKbKey.stderr).not.toContain('needs an API key');
+    expect(fromKbKey.stderr).toContain('the service refused the API key');
+    const both = await ingest([data.path, '--url', url], { KB_KEY: 'ink_fromkbkey', KB_API_KEY: 'ink_fromapikey' });
+    expect(both.stderr).toContain('the service refused the API key');
+    expect(presented).toEqual(['ink_fromkbkey', 'ink_fromapikey']);
   });
 
   it('lists the paths it skips and why, and reports the run as JSON with --json', async () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { createRuntime } from '../../core/runtime/runtime.ts';
 import { type ChildService, createKey, kb, startChild, stopChild, tempDir } from '../../support/child-service.ts';
 import { cleanupsAfterAll } from '../support/cleanups.ts';
+import { testConfig } from '../support/test-client.ts';
 
 /** `npx kb keys …` against the data directory of a running embedded server. */
 describe('kb keys while the server runs', () => {
@@ -84,5 +86,27 @@ describe('kb keys while the server runs', () => {
       /needs --workspace, --name and --permissions/,
     );
     await expect(kb(['keys', 'revoke', 'no-such-id'], env)).rejects.toThrow(/No key with id no-such-id/);
+  });
+
+  it('lists when each key was last used, as text too', async () => {
+    const data = await tempDir('kb-keys-used-');
+    cleanups.push(data.remove);
+    const runtime = await createRuntime(testConfig(data.path), { stages: 'none' });
+    let used: string;
+    let unused: string;
+    try {
+      const keys = runtime.services.keys;
+      used = (await keys.create({ workspaceId: 'team-u', name: 'used', permissions: ['read'], plan: 'starter' })).record
+        .id;
+      unused = (await keys.create({ workspaceId: 'team-u', name: 'unused', permissions: ['read'], plan: 'starter' }))
+        .record.id;
+      await runtime.ports.accountStore.touchKeys(new Map([[used, '2026-05-04T03:02:01.000Z']]));
+    } finally {
+      await runtime.close();
+    }
+    const table = (await kb(['keys', 'list', '--workspace', 'team-u'], { KB_DATA_DIR: data.path })).split('\n');
+    expect(table[0]).toContain('LAST USED');
+    expect(table.find((line) => line.startsWith(used))).toMatch(/2026-05-04T03:02:01\.000Z\s*$/);
+    expect(table.find((line) => line.startsWith(unused))).toMatch(/\s-$/);
   });
 });

@@ -186,17 +186,41 @@ describe('kb reindex', () => {
     await closeService(svc);
   });
 
-  it('changes nothing when run again: every vector comes from the cache', async () => {
+  it('changes nothing when run again: every vector comes from the cache, and it says the index stayed', async () => {
     cohere.reset();
     const result = await kbReindex(cohereEnv());
     expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).not.toContain('moved');
+    expect(result.stdout).toContain('The index is already on cohere/embed-english-v3.0');
     // The counts add up: every chunk's vector came from the cache, none was embedded.
     const counts =
-      /to cohere\/embed-english-v3\.0: (\d+) chunks, 0 embedded now and (\d+) from the vector cache \(0 distinct texts sent to the model\)/.exec(
+      /(\d+) chunks checked, 0 embedded now and (\d+) from the vector cache \(0 distinct texts sent to the model\)/.exec(
         result.stdout,
       );
     expect(counts?.[1]).toBeDefined();
     expect(counts?.[2]).toBe(counts?.[1]);
     expect(cohere.calls).toEqual([]);
+  });
+
+  it('with --force, embeds every chunk again with the model instead of taking the cache', async () => {
+    cohere.reset();
+    const result = await kbReindex(cohereEnv(), ['--force', '--json']);
+    expect(result.code, result.stderr).toBe(0);
+    const report = JSON.parse(result.stdout) as Record<string, number | string | boolean>;
+    expect(report).toMatchObject({
+      from_model: 'cohere/embed-english-v3.0',
+      to_model: 'cohere/embed-english-v3.0',
+      forced: true,
+      chunks_from_cache: 0,
+    });
+    expect(report.chunks_embedded).toBe(report.chunks);
+    expect(Number(report.chunks)).toBeGreaterThan(0);
+    const sent = cohere.calls
+      .filter((c) => c.body?.input_type === 'search_document')
+      .flatMap((c) => c.body?.texts as string[]);
+    expect(sent.length).toBe(report.texts_embedded);
+
+    const text = await kbReindex(cohereEnv(), ['--force']);
+    expect(text.stdout).toMatch(/Re-embedded the index with cohere\/embed-english-v3\.0 \(--force\): \d+ chunks/);
   });
 });

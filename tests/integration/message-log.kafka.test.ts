@@ -145,6 +145,36 @@ describe('kafka message log', () => {
     expect((await registryGet(`/subjects/${subject}/versions`)).status).toBe(404);
   });
 
+  it('lets six clients ensure the same new topics at the same moment, and each can publish at once', async () => {
+    const names = [newTopic(), newTopic(), newTopic()];
+    const specs = names.map((name) => ({ name, partitions: 3, schema: eventSchema('uploaded') }));
+    const others = await Promise.all(Array.from({ length: 5 }, () => anotherLog({})));
+    await Promise.all([log, ...others].map((client) => client.ensureTopics(specs)));
+
+    for (const name of names) {
+      expect((await registryGet(`/config/${name}-value`)).body).toEqual({ compatibilityLevel: 'BACKWARD' });
+      expect((await registryGet(`/subjects/${name}-value/versions`)).body).toHaveLength(1);
+    }
+    const event = uploadedEvent();
+    await Promise.all(
+      others.map((client, i) =>
+        client.publish(names[i % names.length] as string, [{ key: event.document_id, value: { ...event } }]),
+      ),
+    );
+  });
+
+  it('refuses a subject whose compatibility level another party set, naming both levels', async () => {
+    const topic = newTopic();
+    await log.ensureTopics([{ name: topic, partitions: 1, schema: eventSchema('uploaded') }]);
+    const strict = await anotherLog({ compatibility: 'FULL' });
+    await expect(
+      strict.ensureTopics([{ name: topic, partitions: 1, schema: eventSchema('uploaded') }]),
+    ).rejects.toMatchObject({
+      code: 'config-invalid',
+      message: expect.stringMatching(new RegExp(`Subject ${topic}-value has compatibility BACKWARD .* sets FULL`)),
+    });
+  });
+
   it('writes the Confluent wire format with the registered id, and a typical event stays far below 1 MB', async () => {
     const topic = newTopic();
     await log.ensureTopics([{ name: topic, partitions: 2, schema: eventSchema('uploaded') }]);

@@ -18,8 +18,8 @@ import {
   type TestRuntimeOptions,
 } from './test-client.ts';
 
-/** Stages default to `none`: uploads stay `pending`. */
-export type TestAppOptions = TestRuntimeOptions;
+/** Stages default to `none`: uploads stay `pending`. `logger`: the app's log (none by default). */
+export type TestAppOptions = TestRuntimeOptions & { readonly logger?: object };
 
 /**
  * The built app, ready for `inject` (it listens on no port); `url` is the origin requests are
@@ -66,7 +66,13 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     ...(options.env === undefined ? {} : { env: options.env }),
     runtime: { stages: options.stages ?? 'none' },
     async serve(config, rt) {
-      const app = await buildApp({ config, services: rt.services, version: rt.version, metrics: rt.metrics });
+      const app = await buildApp({
+        config,
+        services: rt.services,
+        version: rt.version,
+        metrics: rt.metrics,
+        ...(options.logger === undefined ? {} : { logger: options.logger }),
+      });
       try {
         await app.ready();
       } catch (error) {

@@ -67,6 +67,12 @@ describe('configuration', () => {
     expect(() => loadConfig({ KB_EMBEDDING_PROVIDER: 'cohere' })).toThrow(/KB_COHERE_API_KEY/);
   });
 
+  it('takes the key of kb ingest from KB_API_KEY, else from KB_KEY (the name the service prints)', () => {
+    expect(loadConfig({ KB_KEY: 'ink_a' }).client.apiKey).toBe('ink_a');
+    expect(loadConfig({ KB_KEY: 'ink_a', KB_API_KEY: 'ink_b' }).client.apiKey).toBe('ink_b');
+    expect(loadConfig({}).client.apiKey).toBeNull();
+  });
+
   it('documents every variable it reads', () => {
     for (const v of CONFIG_VARIABLES) expect(v.description.length).toBeGreaterThan(8);
     expect(new Set(CONFIG_VARIABLES.map((v) => v.name)).size).toBe(CONFIG_VARIABLES.length);

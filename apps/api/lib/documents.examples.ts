@@ -31,6 +31,9 @@ function documentSummary(state: DocumentState) {
   return {
     id: DOCUMENT_ID,
     document_id: DOCUMENT_ID,
+    name: 'notes.md',
+    mime_type: 'text/markdown',
+    source: 'upload',
     status: state.status,
     version: state.version,
     metadata: state.metadata ?? { team: 'docs' },
@@ -44,13 +47,10 @@ function documentSummary(state: DocumentState) {
 function documentDetail(state: DocumentState, file: typeof FIRST_FILE, servedVersion: number) {
   return {
     ...documentSummary(state),
-    name: 'notes.md',
     workspace_id: 'default',
-    mime_type: 'text/markdown',
     size_bytes: file.size_bytes,
     content_hash: file.content_hash,
     storage_url: file.storage_url,
-    source: 'upload',
     served_version: servedVersion,
     error: null,
   };

@@ -2,11 +2,12 @@
  * The one place that validates document metadata from a client and takes `change_reason` out of
  * it, shared by upload (POST), replace (PUT) and metadata patch (PATCH).
  *
- * Rules (README, "Formats, limits and hostile input"): metadata is a JSON object with at most 64 keys, each key at most 128
- * characters, at most 16 KiB serialised (UTF-8). A `change_reason` key is not metadata: it is
- * removed from the object and stored on the version and the audit entry; the explicit
- * `change_reason` field (form field or JSON member) wins over the key when both are sent. The
- * limits apply to the metadata that is stored, i.e. after `change_reason` is removed.
+ * Rules (README, "Formats, limits and hostile input"): metadata is a JSON object with at most 64 keys
+ * as sent (a `change_reason` key counts, as the OpenAPI document's `maxProperties` says), each key
+ * at most 128 characters, at most 16 KiB serialised (UTF-8). A `change_reason` key is not metadata:
+ * it is removed from the object and stored on the version and the audit entry; the explicit
+ * `change_reason` field (form field or JSON member) wins over the key when both are sent. The key
+ * length and size limits apply to the metadata that is stored, i.e. after `change_reason` is removed.
  */
 import { type FieldError, KbError } from '../../../core/errors/kb-error.ts';
 import type { Metadata } from '../../../core/model/document-records.model.ts';
@@ -130,10 +131,10 @@ export function readMetadataInput(input: RawMetadataInput): MetadataInput {
         const reason = checkChangeReason(fromKey[1], 'metadata.change_reason', errors);
         if (input.changeReason === undefined || input.changeReason === null) changeReason = reason;
       }
-      if (own.length > METADATA_LIMITS.maxKeys) {
+      if (entries.length > METADATA_LIMITS.maxKeys) {
         errors.push({
           field: 'metadata',
-          message: `has ${own.length} keys; at most ${METADATA_LIMITS.maxKeys} are allowed`,
+          message: `has ${entries.length} keys; at most ${METADATA_LIMITS.maxKeys} are allowed${fromKey ? ' (a change_reason key counts)' : ''}`,
         });
       }
       const longKeys = own.map(([k]) => k).filter((k) => [...k].length > METADATA_LIMITS.maxKeyLength);

@@ -61,6 +61,12 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
     description: 'A backing engine is unavailable or busy; retry later, with backoff.',
     headers: ['X-Request-Id'],
   },
+  507: {
+    name: 'InsufficientStorage',
+    description:
+      'The service is out of storage space, or the write would leave less free than it keeps; nothing was stored. Deleting or purging documents works on a full disk and frees space.',
+    headers: ['X-Request-Id', ...RATE_LIMIT_HEADERS],
+  },
 };
 
 const HEADERS: Record<string, Json> = {

@@ -123,4 +123,14 @@ export const PROBLEM_EXAMPLES: Readonly<Record<string, unknown>> = {
     trace_id: '0199f1c2-8b10-7e55-a1c3-4d6f2b9e0a17',
     timestamp: '2026-03-02T08:00:12.345Z',
   },
+  '507': {
+    type: 'http://127.0.0.1:8080/errors/insufficient-storage',
+    title: 'Insufficient Storage',
+    status: 507,
+    detail:
+      'The service has run out of storage space, and nothing of this request was stored. Retry once space is freed (deleting or purging documents frees it).',
+    instance: '/api/v1/documents',
+    trace_id: '0199f1c2-8b11-7e56-a1c4-4d6f2b9e0a18',
+    timestamp: '2026-03-02T08:00:13.345Z',
+  },
 };

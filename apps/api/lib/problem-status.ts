@@ -16,6 +16,7 @@ export const PROBLEM_STATUS: Readonly<Record<ProblemKind, number>> = {
   'rate-limit-exceeded': 429,
   'internal-error': 500,
   'service-unavailable': 503,
+  'insufficient-storage': 507,
 };
 
 /** The status, kind and title an error code is answered with. */

@@ -79,6 +79,15 @@ export async function withUploadedFile<V>(
     );
   }
 
+  const boundary = boundaryOf(request.headers['content-type']);
+  if (boundary !== null && boundary.length > MAX_BOUNDARY_LENGTH) {
+    drain(request);
+    throw new KbError(
+      'bad-request',
+      `The multipart boundary is ${boundary.length} characters long; at most ${MAX_BOUNDARY_LENGTH} are allowed (RFC 2046).`,
+    );
+  }
+
   let staged: StagedUpload | undefined;
   const fields = new Map<string, unknown>();
   const problems: FieldError[] = [];
@@ -105,6 +114,7 @@ export async function withUploadedFile<V>(
           stream: part.file,
           filename: part.filename,
           ...(part.mimetype ? { declaredType: part.mimetype } : {}),
+          expectedBytes: Number(request.headers['content-length']) || 0,
         });
         continue;
       }
@@ -148,6 +158,15 @@ export async function withUploadedFile<V>(
     drain(request);
     throw malformedBody(err) ?? err;
   }
+}
+
+/** Longest multipart boundary accepted: RFC 2046's limit (the parser fails on a few hundred). */
+export const MAX_BOUNDARY_LENGTH = 70;
+
+/** The `boundary` parameter of a Content-Type header (quoted or not), or null when there is none. */
+function boundaryOf(contentType: string | undefined): string | null {
+  const match = /;\s*boundary\s*=\s*(?:"([^"]*)"|([^;\s]*))/i.exec(contentType ?? '');
+  return match ? (match[1] ?? match[2] ?? '') : null;
 }
 
 /** The multipart parser's own complaints (busboy): a body that is not well-formed multipart. */

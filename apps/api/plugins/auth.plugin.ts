@@ -18,6 +18,7 @@ import fp from 'fastify-plugin';
 import { KbError } from '../../../core/errors/kb-error.ts';
 import type { ApiKeyRecord, Permission } from '../../../core/model/account-records.model.ts';
 import type { RequestContext, Services } from '../../../core/services/services.ts';
+import { noteKey } from '../lib/access-log.ts';
 import { type DashboardSession, dashboardSession } from '../lib/dashboard-session.ts';
 
 declare module 'fastify' {
@@ -84,6 +85,7 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions) {
     }
     const key = presented === '' ? null : await keys.authenticate(presented);
     if (!key) throw new KbError('unauthorized', 'The API key is invalid or has been revoked.');
+    noteKey(request, key);
 
     const decision = rateLimiter.hit(key);
     reply.header('x-ratelimit-limit', String(decision.limit));

@@ -16,6 +16,8 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import fp from 'fastify-plugin';
 import type { ErrorCode, ProblemKind } from '../../../core/errors/error-catalogue.ts';
 import { type FieldError, KbError } from '../../../core/errors/kb-error.ts';
+import { isStorageFull } from '../../../core/errors/storage-errors.ts';
+import { noteProblem } from '../lib/access-log.ts';
 import { problemOf } from '../lib/problem-status.ts';
 
 export interface ProblemSpec {
@@ -42,6 +44,7 @@ export interface ProblemBody {
 const GENERIC_5XX: Record<number, string> = {
   500: 'An unexpected error occurred. Quote the trace_id when reporting it.',
   503: 'A backing service is unavailable or busy. Retry later, with backoff.',
+  507: 'The service has run out of storage space, and nothing of this request was stored. Retry once space is freed (deleting or purging documents frees it).',
 };
 
 const ALTERNATIVE_ERROR_CODES: Partial<Record<ProblemKind, string>> = {
@@ -60,6 +63,7 @@ const STATUS_KINDS: Record<number, ProblemKind> = {
   422: 'validation-error',
   429: 'rate-limit-exceeded',
   503: 'service-unavailable',
+  507: 'insufficient-storage',
 };
 
 function fromCode(code: ErrorCode, detail: string, extra: Partial<ProblemSpec> = {}) {
@@ -120,6 +124,8 @@ const MULTIPART_PARSE_ERROR =
 
 /** Maps anything thrown while handling a request to a problem. */
 export function describeError(error: unknown): ProblemSpec {
+  // Whatever wrapped it (an aborted stream, a store's own error), running out of space is a 507.
+  if (isStorageFull(error)) return fromCode('insufficient-storage', GENERIC_5XX[507] ?? '');
   if (error instanceof KbError) {
     const entry = problemOf(error.code);
     const detail = entry.status >= 500 ? (GENERIC_5XX[entry.status] ?? GENERIC_5XX[500]!) : error.message;
@@ -243,7 +249,8 @@ async function problemPlugin(app: FastifyInstance, opts: ProblemPluginOptions) {
     if (spec.status >= 500) {
       request.log.error({ err: error, trace_id: request.id }, 'request failed');
     } else {
-      request.log.info({ trace_id: request.id, status: spec.status, kind: spec.kind }, spec.detail);
+      // The access log writes it (sampled: a flood of refusals must not fill the disk).
+      noteProblem(request, spec);
     }
     return sendProblem(request, reply, opts.problemBaseUrl, spec);
   });

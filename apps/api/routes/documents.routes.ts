@@ -62,7 +62,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
         description:
           'multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued for ingestion; poll the document until `status` is `completed`.',
         consumes: ['multipart/form-data'],
-        response: { 201: UploadResponse, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 413, 422) },
+        response: { 201: UploadResponse, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 413, 422, 507) },
       },
     },
     async (request, reply) => {
@@ -189,7 +189,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
           'multipart/form-data like the upload: the new file in `file`, optional `metadata` (replaces the metadata; omitted keeps it) and `change_reason` (a form field or a key of `metadata`). Creates version M+1, which is ingested again.',
         consumes: ['multipart/form-data'],
         params: DocumentIdParams,
-        response: { 200: Document, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 404, 413, 422) },
+        response: { 200: Document, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 404, 413, 422, 507) },
       },
     },
     async (request, reply) => {
@@ -226,7 +226,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
           'Creates version M+1 with the same content and the given metadata, without re-embedding. `change_reason` may be a member of the body or a key of `metadata`.',
         params: DocumentIdParams,
         body: PatchBody,
-        response: { 200: Document, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 404, 409, 422) },
+        response: { 200: Document, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 404, 409, 422, 507) },
       },
     },
     async (request) => {

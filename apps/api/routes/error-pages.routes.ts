@@ -88,6 +88,14 @@ export const ERROR_KIND_PAGES: Record<ProblemKind, KindPage> = {
     meaning: 'A backing engine (database, vector store, message log, object storage) is unavailable or busy.',
     remedy: 'Retry later with backoff; /health/ready shows which dependency is affected.',
   },
+  'insufficient-storage': {
+    status: 507,
+    title: 'Insufficient Storage',
+    meaning:
+      'The disk, database or bucket the service writes to is full (or read-only), or an upload would leave less free space than the operator keeps in reserve (KB_MIN_FREE_BYTES). Nothing of the request was stored; reads and search keep working.',
+    remedy:
+      'Free space (delete or purge documents; both work on a full disk) or ask the operator to add some, then retry; /health/ready reports the `disk` check.',
+  },
 };
 
 const escapeHtml = (s: string) =>

@@ -85,6 +85,7 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   422: 'The body failed validation; `errors` lists each failed field.',
   429: 'Rate limit exceeded; see `Retry-After`.',
   503: 'Service unavailable.',
+  507: 'Insufficient storage: the service is out of space (or would be left with less than it keeps free); nothing was stored. Deleting or purging documents works and frees space.',
 };
 
 /** OpenAPI response entries for the given error statuses, as problem+json. */

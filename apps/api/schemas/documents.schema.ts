@@ -7,6 +7,9 @@ export const VersionStatus = StringEnum(VERSION_STATUS_VALUES);
 export const DocumentListItem = Type.Object({
   id: Type.String({ format: 'uuid', description: 'Document id; the same value as `document_id`.' }),
   document_id: Type.String({ format: 'uuid' }),
+  name: Type.String({ description: 'File name of the latest version.' }),
+  mime_type: Type.String({ description: 'Detected type of the latest version.' }),
+  source: Type.String({ description: 'Where the document comes from (`upload` unless the upload named one).' }),
   status: VersionStatus,
   version: Type.Integer({ minimum: 1 }),
   metadata: Metadata,
@@ -19,13 +22,10 @@ export const Document = Type.Composite(
   [
     DocumentListItem,
     Type.Object({
-      name: Type.String(),
       workspace_id: Type.String(),
-      mime_type: Type.String(),
       size_bytes: Type.Integer(),
       content_hash: Type.String({ description: 'SHA-256 of the file, hex.' }),
       storage_url: Type.String(),
-      source: Type.String(),
       served_version: Nullable(Type.Integer({ description: 'Version current search serves, if any.' })),
       error: Nullable(IngestError),
       progress: Type.Optional(
@@ -77,7 +77,7 @@ export const UploadForm = Type.Object(
     file: Type.String({ format: 'binary', description: 'The file (up to 52428800 bytes).' }),
     metadata: Type.Optional(
       FormMetadata(
-        'The metadata, a JSON object: at most 64 keys, keys up to 128 characters, at most 16 KiB serialised, nested at most 32 levels. A `change_reason` key is moved to the version.',
+        'The metadata, a JSON object: at most 64 keys (a `change_reason` key counts), keys up to 128 characters, at most 16 KiB serialised, nested at most 32 levels. A `change_reason` key is moved to the version.',
       ),
     ),
     source: Type.Optional(
@@ -134,7 +134,7 @@ export const PatchBody = Type.Object(
       // JSON bodies holding a `__proto__` key are refused before validation (422 naming the key).
       propertyNames: { not: { const: '__proto__' } },
       description:
-        'The new metadata (replaces the current one). A `change_reason` key is moved to the version. No `__proto__` key, at any depth.',
+        'The new metadata (replaces the current one), with the limits of the upload form: at most 64 keys (a `change_reason` key counts), keys up to 128 characters, at most 16 KiB serialised, nested at most 32 levels. A `change_reason` key is moved to the version. No `__proto__` key, at any depth.',
     }),
     change_reason: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
   },

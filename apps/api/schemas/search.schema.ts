@@ -78,7 +78,10 @@ export const SearchResult = Type.Object({
   index: Type.Integer(),
   score: Type.Number(),
   content: Type.String(),
-  highlights: Type.Array(Type.String()),
+  highlights: Type.Array(Type.String(), {
+    description:
+      'Up to three snippets of `content` around the query terms. The text is HTML-escaped (`&`, `<`, `>`, `"` and `\'` as `&amp;`, `&lt;`, `&gt;`, `&quot;` and `&#39;`) and each matched term is wrapped in `<em>…</em>`, the only markup, so a snippet can be inserted as HTML.',
+  }),
   metadata: Metadata,
   page: Nullable(Type.Integer()),
 });

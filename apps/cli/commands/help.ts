@@ -1,3 +1,4 @@
+import { isKbError } from '../../../core/errors/kb-error.ts';
 import type { Command } from './command.ts';
 
 /** The help of one command: its summary and usage. */
@@ -37,4 +38,15 @@ export function suggestOption(unknown: string, usage: string): string {
 export function isUsageError(error: unknown): error is Error & { code: string } {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS_');
+}
+
+/** A command line the command cannot use: `kb` prints the message, then the usage, and exits 2. */
+export class CommandLineError extends Error {
+  override readonly name = 'CommandLineError';
+}
+
+/** Rethrows the service refusing a value given on the command line as a {@link CommandLineError}. */
+export function refusedArgument(error: unknown): never {
+  if (isKbError(error) && error.code === 'validation-error') throw new CommandLineError(error.message);
+  throw error;
 }

@@ -69,7 +69,7 @@ export const ingestCommand: Command = {
     'kb ingest <file|folder>... [--url http://127.0.0.1:8080] [--key ink_…] [--concurrency 4] [--metadata \'{"k":"v"}\'] [--source name] [--wait] [--json]\n\n' +
     `  Uploads ${INGEST_EXTENSIONS.join(' ')} files; other files, hidden entries (".name") and missing paths are skipped and listed.\n` +
     '  --url          the service (default KB_API_URL)\n' +
-    '  --key          an API key with write permission (default KB_API_KEY)\n' +
+    '  --key          an API key with write permission (default KB_API_KEY, else KB_KEY)\n' +
     '  --concurrency  uploads in flight, 1–64\n' +
     '  --metadata     a JSON object given to every document\n' +
     '  --wait         follow every document until it is completed or failed\n' +
@@ -90,7 +90,7 @@ export const ingestCommand: Command = {
     });
     const key = values.key ?? config.client.apiKey;
     if (!key) {
-      print(err, 'kb ingest needs an API key with write permission: --key ink_… or KB_API_KEY.');
+      print(err, 'kb ingest needs an API key with write permission: --key ink_…, KB_API_KEY or KB_KEY.');
       return 2;
     }
     if (positionals.length === 0) {

@@ -1,9 +1,9 @@
 import { parseArgs } from 'node:util';
-import { KbError } from '../../../core/errors/kb-error.ts';
 import { type Permission, PLANS, type Plan } from '../../../core/model/account-records.model.ts';
 import { silentLogger } from '../../../core/model/logger.model.ts';
 import { createRuntime } from '../../../core/runtime/runtime.ts';
 import { type Command, print, table } from './command.ts';
+import { CommandLineError, refusedArgument } from './help.ts';
 
 export const keysCommand: Command = {
   summary: 'Create, list and revoke API keys',
@@ -23,30 +23,26 @@ kb keys revoke <key-id> [--json]`,
         json: { type: 'boolean', default: false },
       },
     });
-    if (!action || !['create', 'list', 'revoke'].includes(action)) {
-      print(err, `Usage:\n${this.usage}`);
-      return 2;
+    if (!action) throw new CommandLineError('name an action: create, list or revoke.');
+    if (!['create', 'list', 'revoke'].includes(action)) {
+      throw new CommandLineError(`unknown action "${action}"; the actions are create, list and revoke.`);
+    }
+    if (action === 'create' && !PLANS.includes(values.plan as Plan)) {
+      throw new CommandLineError(`--plan must be one of ${PLANS.join(', ')}, not "${values.plan}".`);
     }
     const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
     try {
       if (action === 'create') {
         if (!values.workspace || !values.name || !values.permissions) {
-          print(err, 'kb keys create needs --workspace, --name and --permissions.');
-          return 2;
-        }
-        if (!PLANS.includes(values.plan as Plan)) {
-          throw new KbError('validation-error', `--plan must be one of ${PLANS.join(', ')}.`);
+          throw new CommandLineError('create needs --workspace, --name and --permissions.');
         }
         const permissions = values.permissions
           .split(',')
           .map((p) => p.trim())
           .filter(Boolean) as Permission[];
-        const { key, record } = await runtime.services.keys.create({
-          workspaceId: values.workspace,
-          name: values.name,
-          permissions,
-          plan: values.plan as Plan,
-        });
+        const { key, record } = await runtime.services.keys
+          .create({ workspaceId: values.workspace, name: values.name, permissions, plan: values.plan as Plan })
+          .catch(refusedArgument);
         if (values.json) {
           print(out, JSON.stringify({ ...record, key }));
         } else {
@@ -66,7 +62,7 @@ kb keys revoke <key-id> [--json]`,
           print(
             out,
             table([
-              ['ID', 'NAME', 'PREFIX', 'WORKSPACE', 'PERMISSIONS', 'PLAN', 'CREATED', 'REVOKED'],
+              ['ID', 'NAME', 'PREFIX', 'WORKSPACE', 'PERMISSIONS', 'PLAN', 'CREATED', 'REVOKED', 'LAST USED'],
               ...keys.map((k) => [
                 k.id,
                 k.name,
@@ -76,6 +72,7 @@ kb keys revoke <key-id> [--json]`,
                 k.plan,
                 k.created_at,
                 k.revoked_at ?? '-',
+                k.last_used_at ?? '-',
               ]),
             ]),
           );
@@ -83,10 +80,7 @@ kb keys revoke <key-id> [--json]`,
         return 0;
       }
       const id = positionals[0];
-      if (!id) {
-        print(err, 'kb keys revoke needs the key id (see kb keys list).');
-        return 2;
-      }
+      if (!id) throw new CommandLineError('revoke needs the key id (see kb keys list).');
       const before = (await runtime.services.keys.list()).find((k) => k.id === id);
       if (before?.revoked_at) {
         if (values.json) print(out, JSON.stringify({ ...before, already_revoked: true }));

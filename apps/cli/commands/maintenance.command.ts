@@ -2,29 +2,30 @@ import { parseArgs } from 'node:util';
 import { eventSchema, topicSpecs } from '../../../core/events/events.ts';
 import { silentLogger } from '../../../core/model/logger.model.ts';
 import { createRuntime } from '../../../core/runtime/runtime.ts';
-import { type Command, type CommandContext, print, table } from './command.ts';
+import type { ReindexReport } from '../../../core/services/reindex.service.ts';
+import { type Command, print, table } from './command.ts';
+import { CommandLineError } from './help.ts';
 import { progressBar } from './progress.ts';
 
-/** The options of `kb <command> <name> [--json]`, or null (the usage printed) for anything else. */
-function subcommandOptions(args: string[], name: string, usage: string, err: CommandContext['err']) {
+/** The options of `kb <command> <name> [--json]`; throws a {@link CommandLineError} for anything else. */
+function subcommandOptions(args: string[], name: string) {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
     options: { json: { type: 'boolean', default: false } },
   });
-  if (positionals[0] !== name || positionals.length > 1) {
-    print(err, `Usage: ${usage}`);
-    return null;
-  }
+  const [action, extra] = positionals;
+  if (action === undefined) throw new CommandLineError(`name the action: ${name}.`);
+  if (action !== name) throw new CommandLineError(`unknown action "${action}"; the action is ${name}.`);
+  if (extra !== undefined) throw new CommandLineError(`unexpected argument "${extra}" after ${name}.`);
   return values;
 }
 
 export const schemasCommand: Command = {
   summary: 'Register the Avro event schemas and create the topics',
   usage: 'kb schemas register [--json]',
-  async run(args, { config, out, err }) {
-    const values = subcommandOptions(args, 'register', this.usage, err);
-    if (!values) return 2;
+  async run(args, { config, out }) {
+    const values = subcommandOptions(args, 'register');
     // Creating the runtime ensures every topic and registers its schema (BACKWARD compatibility).
     const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
     try {
@@ -63,8 +64,9 @@ export const reindexCommand: Command = {
   usage:
     'kb reindex [--force] [--json]\n\n' +
     '  Moves the index to the configured model: every stored chunk gets a vector of it, from the vector\n' +
-    '  cache when that text was embedded by this model before, else embedded now.\n' +
-    '  --force  re-embed even when the index is already on the configured model\n' +
+    '  cache when that text was embedded by this model before, else embedded now. On an index already on\n' +
+    '  the configured model it only fills in what is missing.\n' +
+    '  --force  embed every chunk again with the model, ignoring the vector cache (and replacing it)\n' +
     '  --json   print the report as one JSON object',
   async run(args, { config, out }) {
     const { values } = parseArgs({
@@ -91,17 +93,12 @@ export const reindexCommand: Command = {
             chunks_from_cache: report.chunksCached,
             texts_embedded: report.textsEmbedded,
             versions: report.versions,
+            forced: report.forced,
           }),
         );
         return 0;
       }
-      const texts = report.textsEmbedded === 1 ? '1 distinct text' : `${report.textsEmbedded} distinct texts`;
-      print(
-        out,
-        `Index moved from ${report.fromModel ?? '(none)'} to ${report.toModel}: ${report.chunks} chunks, ` +
-          `${report.chunksEmbedded} embedded now and ${report.chunksCached} from the vector cache ` +
-          `(${texts} sent to the model); ${report.versions} versions now use ${report.toModel}.`,
-      );
+      print(out, reindexSummary(report));
       return 0;
     } finally {
       await runtime.close();
@@ -109,12 +106,26 @@ export const reindexCommand: Command = {
   },
 };
 
+/** What `kb reindex` did, in one sentence: moved, forced, or already on the model. */
+export function reindexSummary(report: ReindexReport): string {
+  const texts = report.textsEmbedded === 1 ? '1 distinct text' : `${report.textsEmbedded} distinct texts`;
+  const counts =
+    `${report.chunksEmbedded} embedded now and ${report.chunksCached} from the vector cache ` +
+    `(${texts} sent to the model); ${report.versions} versions use ${report.toModel}.`;
+  if (report.forced) {
+    return `Re-embedded the index with ${report.toModel} (--force): ${report.chunks} chunks, ${counts}`;
+  }
+  if (report.fromModel === report.toModel) {
+    return `The index is already on ${report.toModel}: ${report.chunks} chunks checked, ${counts}`;
+  }
+  return `Index moved from ${report.fromModel ?? '(none)'} to ${report.toModel}: ${report.chunks} chunks, ${counts}`;
+}
+
 export const retentionCommand: Command = {
   summary: "Archive versions older than the workspace plan's retention",
   usage: 'kb retention run [--json]',
-  async run(args, { config, out, err }) {
-    const values = subcommandOptions(args, 'run', this.usage, err);
-    if (!values) return 2;
+  async run(args, { config, out }) {
+    const values = subcommandOptions(args, 'run');
     const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
     try {
       const reports = await runtime.services.retention.run();

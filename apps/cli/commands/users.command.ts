@@ -1,15 +1,15 @@
 import { parseArgs } from 'node:util';
-import { KbError } from '../../../core/errors/kb-error.ts';
 import { ROLES, type Role } from '../../../core/model/account-records.model.ts';
 import { silentLogger } from '../../../core/model/logger.model.ts';
 import { createRuntime } from '../../../core/runtime/runtime.ts';
 import { type Command, print, table } from './command.ts';
+import { CommandLineError, refusedArgument } from './help.ts';
 
 export const usersCommand: Command = {
   summary: 'Create and list dashboard accounts',
   usage: `kb users create --email <address> --workspace <id>[,<id>…] [--role owner|member] [--json]
 kb users list [--json]`,
-  async run(args, { config, out, err }) {
+  async run(args, { config, out }) {
     const [action, ...rest] = args;
     const { values } = parseArgs({
       args: rest,
@@ -20,27 +20,28 @@ kb users list [--json]`,
         json: { type: 'boolean', default: false },
       },
     });
-    if (!action || !['create', 'list'].includes(action)) {
-      print(err, `Usage:\n${this.usage}`);
-      return 2;
+    if (!action) throw new CommandLineError('name an action: create or list.');
+    if (!['create', 'list'].includes(action)) {
+      throw new CommandLineError(`unknown action "${action}"; the actions are create and list.`);
     }
     if (action === 'create') {
       if (!values.email || !values.workspace) {
-        print(err, 'kb users create needs --email and --workspace.');
-        return 2;
+        throw new CommandLineError('create needs --email and --workspace.');
       }
       if (!ROLES.includes(values.role as Role)) {
-        throw new KbError('validation-error', `--role must be one of ${ROLES.join(', ')}.`);
+        throw new CommandLineError(`--role must be one of ${ROLES.join(', ')}, not "${values.role}".`);
       }
     }
     const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
     try {
       if (action === 'create') {
-        const { account, password } = await runtime.services.accounts.create({
-          email: values.email as string,
-          workspaceIds: (values.workspace as string).split(','),
-          role: values.role as Role,
-        });
+        const { account, password } = await runtime.services.accounts
+          .create({
+            email: values.email as string,
+            workspaceIds: (values.workspace as string).split(','),
+            role: values.role as Role,
+          })
+          .catch(refusedArgument);
         if (values.json) {
           print(out, JSON.stringify({ ...account, password }));
         } else {

@@ -11,7 +11,9 @@ export type { SqliteDocumentStoreOptions };
 /**
  * The embedded runtime's {@link DocumentStore}: SQLite with FTS5 (BM25 keyword search) and
  * sqlite-vec (exact cosine vector search over the served chunks), in one database file that
- * several processes may share (WAL; every read-modify-write runs in an IMMEDIATE transaction).
+ * several processes may share (WAL; every read-modify-write runs in an IMMEDIATE transaction),
+ * with optional indexes beside it that follow the file through change logs: LanceDB full-text
+ * (keywords) and HNSW (vectors).
  *
  * Adapter decisions beyond the port's contract:
  * - Timestamps are stored in canonical form (`Date#toISOString`): a record returns
@@ -24,8 +26,10 @@ export type { SqliteDocumentStoreOptions };
  * - `completeVersion` of a missing version resolves `{served: false}` (a late event of a purged
  *   document); `hasVectors` of a version without chunks is false (nothing to reuse).
  * - `archiveVersion` refuses (`conflict`) to archive the version search serves now.
- * - Keyword search ORs the words of the text (porter-stemmed, diacritics folded); the score is
- *   the negated FTS5 `bm25()`, higher is better.
+ * - Keyword search ORs the words of the text (stemmed, diacritics folded, no stop words removed).
+ *   With the keyword index (`keywordIndex`) the score is the index's BM25; on the exact FTS5 path
+ *   (no index, or one that cannot answer exactly now) it is the negated FTS5 `bm25()`. Either way
+ *   higher is better, and one query's scores all come from one of them.
  *
  * One connection and its shared statements (`sqlite/sqlite-context.ts`) serve every role; each
  * role is built in its own file under `sqlite/`.
@@ -51,7 +55,7 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
     },
 
     async close() {
-      context.close();
+      await context.close();
     },
   };
 }

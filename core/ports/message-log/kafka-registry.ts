@@ -52,6 +52,14 @@ export interface TopicSchemas {
 
 const CONTENT_TYPE = 'application/vnd.schemaregistry.v1+json';
 
+/** The level in a `GET /config[/subject]` answer (`compatibilityLevel`, or `compatibility` on some registries). */
+function levelOf(answer: unknown): string | null {
+  if (answer === null || typeof answer !== 'object') return null;
+  const { compatibilityLevel, compatibility } = answer as { compatibilityLevel?: unknown; compatibility?: unknown };
+  const level = compatibilityLevel ?? compatibility;
+  return typeof level === 'string' ? level.toUpperCase() : null;
+}
+
 /** avsc values of records are class instances; consumers get plain objects. */
 function toPlain(value: unknown): unknown {
   if (value === null || typeof value !== 'object' || Buffer.isBuffer(value)) return value;
@@ -114,6 +122,66 @@ export function createTopicSchemas(options: TopicSchemasOptions): TopicSchemas {
     return text ? (JSON.parse(text) as unknown) : null;
   }
 
+  /** The id the subject holds `schema` under, or undefined when it does not hold it. */
+  async function registeredId(name: string, schema: string): Promise<number | undefined> {
+    try {
+      const found = (await call('POST', `/subjects/${encodeURIComponent(name)}`, `look up a schema of ${name}`, {
+        schema,
+      })) as { id?: unknown } | null;
+      return typeof found?.id === 'number' ? found.id : undefined;
+    } catch (error) {
+      if (error instanceof KbError && error.code === 'not-found') return undefined;
+      throw error;
+    }
+  }
+
+  /** The subject's own compatibility level; null when it has none (404, or Apicurio's echo of the global level). */
+  async function ownLevel(name: string): Promise<string | null> {
+    let answer: unknown;
+    try {
+      answer = await call('GET', `/config/${encodeURIComponent(name)}`, `read the compatibility of subject ${name}`);
+    } catch (error) {
+      if (error instanceof KbError && error.code === 'not-found') return null;
+      throw error;
+    }
+    const level = levelOf(answer);
+    if (level === null) return null;
+    globalLevel ??= levelOf(await call('GET', '/config', 'read the global compatibility level'));
+    return level === globalLevel && level !== options.compatibility ? null : level;
+  }
+  let globalLevel: string | null | undefined;
+
+  function conflictingLevel(name: string, held: string): KbError {
+    return new KbError(
+      'config-invalid',
+      `Subject ${name} has compatibility ${held} in the schema registry, but this service sets ${options.compatibility}: ` +
+        `set the subject's level back to ${options.compatibility} (PUT /config/${name}) or delete it (DELETE /config/${name}), then start again.`,
+      { retriable: false },
+    );
+  }
+
+  /**
+   * Makes the subject's level the configured one. Idempotent under concurrency: a level already
+   * set (by this process earlier or by another starting at the same moment) is success; a
+   * different level someone chose is a `config-invalid` error naming both.
+   */
+  async function ensureLevel(name: string): Promise<void> {
+    const held = await ownLevel(name);
+    if (held === options.compatibility) return;
+    if (held !== null) throw conflictingLevel(name, held);
+    try {
+      await call('PUT', `/config/${encodeURIComponent(name)}`, `set the compatibility of subject ${name}`, {
+        compatibility: options.compatibility,
+      });
+    } catch (error) {
+      // Apicurio answers 409 "A rule named 'COMPATIBILITY' already exists" to the loser of two
+      // processes setting the level at once: what the winner set decides.
+      if (!(error instanceof KbError && error.code === 'conflict')) throw error;
+      const now = await ownLevel(name);
+      if (now !== options.compatibility) throw conflictingLevel(name, now ?? 'none');
+    }
+  }
+
   return {
     subject,
 
@@ -128,18 +196,14 @@ export function createTopicSchemas(options: TopicSchemasOptions): TopicSchemas {
       // Set the level first: the registry client compares the subject's level with the requested
       // one before registering, and Apicurio answers an existing subject without its own level
       // with the global default (NONE) instead of 404, which the client would reject.
-      await call('PUT', `/config/${encodeURIComponent(name)}`, `set the compatibility of subject ${name}`, {
-        compatibility: options.compatibility,
-      });
+      await ensureLevel(name);
+      const raw = { type: SchemaType.AVRO, schema: JSON.stringify(schema) } as const;
       let id: number | undefined;
       try {
         for (let attempt = 1; id === undefined; attempt += 1) {
           try {
             ({ id } = await timed(
-              registry.register(
-                { type: SchemaType.AVRO, schema: JSON.stringify(schema) },
-                { subject: name, compatibility: COMPATIBILITY[options.compatibility] },
-              ),
+              registry.register(raw, { subject: name, compatibility: COMPATIBILITY[options.compatibility] }),
               `register ${name}`,
             ));
           } catch (error) {
@@ -153,13 +217,19 @@ export function createTopicSchemas(options: TopicSchemasOptions): TopicSchemas {
       } catch (error) {
         const mapped = registryError(error, `register the schema of subject ${name}`);
         if (registryStatus(error) === 409) {
-          throw new KbError(
-            'conflict',
-            `The schema for topic ${topic} is not ${options.compatibility} compatible with the versions registered under ${name}: ${mapped.message}`,
-            { cause: error, retriable: false },
-          );
+          // Another process registering the same schema at the same moment can make this one's
+          // registration collide; the schema is then there, under the id it got.
+          id = await registeredId(name, raw.schema);
+          if (id === undefined) {
+            throw new KbError(
+              'conflict',
+              `The schema for topic ${topic} is not ${options.compatibility} compatible with the versions registered under ${name}: ${mapped.message}`,
+              { cause: error, retriable: false },
+            );
+          }
+        } else {
+          throw mapped;
         }
-        throw mapped;
       }
       const registered = { id, type };
       cache.set(topic, registered);

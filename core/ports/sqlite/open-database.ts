@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import path from 'node:path';
 import type { Database } from 'better-sqlite3';
 import BetterSqlite3 from 'better-sqlite3';
@@ -6,7 +6,9 @@ import BetterSqlite3 from 'better-sqlite3';
 export type { Database } from 'better-sqlite3';
 
 /**
- * Opens (creating if needed) the SQLite database file `file`, creating its parent directory.
+ * Opens (creating if needed) the SQLite database file `file`, creating its parent directory. What
+ * it creates is its owner's only: the directory 0700, the file 0600 (SQLite gives its `-wal` and
+ * `-shm` files the database file's mode); an existing directory or file keeps its mode.
  *
  * The connection is set up for several processes sharing one file: WAL journal,
  * `synchronous=NORMAL` (durable at checkpoints, never corrupt), `busy_timeout=5000` (a writer
@@ -14,7 +16,15 @@ export type { Database } from 'better-sqlite3';
  * `:memory:` opens a private in-memory database.
  */
 export function openDatabase(file: string): Database {
-  if (file !== ':memory:') mkdirSync(path.dirname(path.resolve(file)), { recursive: true });
+  if (file !== ':memory:') {
+    mkdirSync(path.dirname(path.resolve(file)), { recursive: true, mode: 0o700 });
+    // SQLite takes an empty file as a new database; creating it first decides its mode.
+    try {
+      closeSync(openSync(file, 'wx', 0o600));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
   const db = new BetterSqlite3(file);
   db.pragma('busy_timeout = 5000');
   if (file !== ':memory:') db.pragma('journal_mode = WAL');

@@ -94,13 +94,19 @@ describe('detectType', () => {
     });
   });
 
-  it('rejects text containing NUL bytes and UTF-16 text', () => {
+  it('rejects text containing NUL bytes', () => {
     expect(detect(Buffer.from('hello\0world'), { filename: 'a.txt' })).toEqual({
       rejected: 'application/octet-stream',
     });
-    expect(detect(Buffer.from('\ufeffhello', 'utf16le'), { filename: 'a.txt' })).toEqual({
-      rejected: 'text/plain; charset=utf-16',
-    });
+  });
+
+  it('takes UTF-16 with a byte order mark as text, Markdown or CSV by its hints', () => {
+    const le = Buffer.from('\ufeffhello, world\nsecond, line\n', 'utf16le');
+    const be = Buffer.from(le).swap16();
+    expect(detect(le, { filename: 'a.txt' })).toEqual({ mimeType: MIME.text });
+    expect(detect(be, { filename: 'a' })).toEqual({ mimeType: MIME.text });
+    expect(detect(le, { filename: 'a.md' })).toEqual({ mimeType: MIME.markdown });
+    expect(detect(be, { filename: 'a', declaredType: 'text/csv; charset=utf-16' })).toEqual({ mimeType: MIME.csv });
   });
 
   it('detects PDF, DOCX and XLSX from content even under a wrong name', () => {

@@ -47,6 +47,26 @@ describe('plain text', () => {
     expect(doc.text).toBe('one\n\ntwo');
   });
 
+  it('decodes UTF-16 (little or big endian) after its byte order mark', async () => {
+    const le = Buffer.from('\ufeffGrüße aus Köln\r\n\r\nzweiter Absatz 😀\r\n', 'utf16le');
+    for (const bytes of [le, Buffer.from(le).swap16()]) {
+      expect((await parseDocument(bytes, MIME.text)).text).toBe('Grüße aus Köln\n\nzweiter Absatz 😀');
+    }
+    const md = await parseDocument(Buffer.from('\ufeff# Title\n\nBody text.\n', 'utf16le'), MIME.markdown);
+    expect(md.text).toContain('Body text.');
+  });
+
+  it('calls UTF-16 with an odd byte, an unpaired surrogate or a NUL character corrupt', async () => {
+    const odd = Buffer.concat([Buffer.from('\ufeffabc', 'utf16le'), Buffer.from([0x41])]);
+    const lone = Buffer.concat([
+      Buffer.from('\ufeffab', 'utf16le'),
+      Buffer.from([0x00, 0xd8]),
+      Buffer.from('c', 'utf16le'),
+    ]);
+    const nul = Buffer.from('\ufeffa\0b', 'utf16le');
+    for (const bytes of [odd, lone, nul]) expect((await parseError(bytes, MIME.text)).code).toBe('corrupt-file');
+  });
+
   it('fails with no-text for whitespace only and corrupt-file for invalid UTF-8', async () => {
     expect((await parseError(Buffer.from(' \n\n\t\n'), MIME.text)).code).toBe('no-text');
     expect((await parseError(Buffer.from([0x66, 0xff, 0x66]), MIME.text)).code).toBe('corrupt-file');

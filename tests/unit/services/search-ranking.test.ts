@@ -158,6 +158,13 @@ describe('highlights', () => {
     expect(highlights('İstanbul and istanbul', ['istanbul'])).toEqual(['İstanbul and <em>istanbul</em>']);
   });
 
+  it('escapes the text for HTML, so only its own <em> markers are markup', () => {
+    const text = `<script>alert("x's")</script> the beta & <em>gamma</em> beta`;
+    expect(highlights(text, ['beta', 'script'])).toEqual([
+      '&lt;<em>script</em>&gt;alert(&quot;x&#39;s&quot;)&lt;/<em>script</em>&gt; the <em>beta</em> &amp; &lt;em&gt;gamma&lt;/em&gt; <em>beta</em>',
+    ]);
+  });
+
   it('does not treat regex characters in the query as patterns', () => {
     expect(queryTerms('c++ (beta)*')).toEqual(['beta']);
     expect(highlights('the beta release', ['beta'])).toEqual(['the <em>beta</em> release']);

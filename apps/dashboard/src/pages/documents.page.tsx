@@ -8,6 +8,9 @@ import { dateTime } from '../format.ts';
 import { Link } from '../router.tsx';
 import type { DocumentDetail, DocumentItem } from '../types.ts';
 
+/** A list item, with the error of a failed document (read from the document itself). */
+type Row = DocumentItem & Pick<DocumentDetail, 'error'>;
+
 const PAGE_SIZE = 20;
 const REFRESH_MS = 1500;
 
@@ -19,7 +22,7 @@ interface Filters {
 }
 
 interface Page {
-  documents: DocumentDetail[];
+  documents: Row[];
   total: number;
 }
 
@@ -39,7 +42,7 @@ export function DocumentsPage() {
   const [data, setData] = useState<Page | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [message, setMessage] = useState<string | null>(null);
-  const [confirm, setConfirm] = useState<{ doc: DocumentDetail; purge: boolean } | null>(null);
+  const [confirm, setConfirm] = useState<{ doc: Row; purge: boolean } | null>(null);
   const generation = useRef(0);
 
   const load = async () => {
@@ -49,12 +52,16 @@ export function DocumentsPage() {
         'GET',
         `/api/v1/documents?${listQuery(applied, page)}`,
       );
-      // The list has no names or errors: read each document (one page, at most 20).
+      // The list has names but no errors: read the failed documents for theirs.
       const details = await Promise.all(
-        list.documents.map((d) =>
-          api<DocumentDetail>('GET', `/api/v1/documents/${d.document_id}`).catch(
-            () => ({ ...d, name: d.document_id, error: null }) as DocumentDetail,
-          ),
+        list.documents.map(
+          async (d): Promise<Row> =>
+            d.status !== 'failed'
+              ? { ...d, error: null }
+              : api<DocumentDetail>('GET', `/api/v1/documents/${d.document_id}`).then(
+                  (detail) => ({ ...d, error: detail.error }),
+                  () => ({ ...d, error: null }),
+                ),
         ),
       );
       if (mine === generation.current) {

@@ -402,7 +402,13 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     maxResultWindow: resultWindow,
     documentsRefreshInterval: `${options.documentsRefreshMs ?? 250}ms`,
   };
-  for (const definition of indexDefinitions(names, layout)) {
+  /**
+   * Creates the index, or brings an existing one's mappings and result window up to date.
+   * Idempotent under concurrency: when another process creates it between the check and the
+   * creation, this one waits until the index's primary shard is active (the creator's request
+   * returns once it is; this one's does at once) and then updates it like any existing index.
+   */
+  async function ensureIndex(definition: ReturnType<typeof indexDefinitions>[number]): Promise<void> {
     const exists = await http.request('HEAD', `/${definition.name}`, undefined, { allow: [404] });
     if (exists.status === 404) {
       const created = await http.request<{ error?: { type?: string } }>(
@@ -411,24 +417,33 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
         { settings: definition.settings, mappings: definition.mappings },
         { allow: [400] },
       );
-      // Another process may have created it between the check and the creation.
-      if (created.status === 400 && created.body.error?.type !== 'resource_already_exists_exception') {
-        throw new KbError('internal-error', `Cannot create index ${definition.name}: ${JSON.stringify(created.body)}`);
+      if (created.status !== 400) return;
+      if (created.body.error?.type !== 'resource_already_exists_exception') {
+        throw new KbError('config-invalid', `Cannot create index ${definition.name}: ${JSON.stringify(created.body)}`);
       }
-    } else {
-      // New fields of a newer adapter, and the result window the adapter counts on.
-      await http.request('PUT', `/${definition.name}/_mapping`, { properties: definition.mappings.properties });
-      const refreshInterval = definition.name === names.documents ? layout.documentsRefreshInterval : undefined;
-      await http.request('PUT', `/${definition.name}/_settings`, {
-        index: {
-          max_result_window: resultWindow,
-          ...(refreshInterval === undefined ? {} : { refresh_interval: refreshInterval }),
-        },
+      await http.request('GET', `/_cluster/health/${definition.name}`, undefined, {
+        query: { wait_for_status: 'yellow', timeout: '30s' },
       });
     }
+    // New fields of a newer adapter, and the result window the adapter counts on.
+    await http.request('PUT', `/${definition.name}/_mapping`, { properties: definition.mappings.properties });
+    const refreshInterval = definition.name === names.documents ? layout.documentsRefreshInterval : undefined;
+    await http.request('PUT', `/${definition.name}/_settings`, {
+      index: {
+        max_result_window: resultWindow,
+        ...(refreshInterval === undefined ? {} : { refresh_interval: refreshInterval }),
+      },
+    });
   }
-  const startModel = await readIndexModel();
-  if (startModel !== null) await ensureVectorField(startModel.dimensions);
+
+  try {
+    for (const definition of indexDefinitions(names, layout)) await ensureIndex(definition);
+    const startModel = await readIndexModel();
+    if (startModel !== null) await ensureVectorField(startModel.dimensions);
+  } catch (error) {
+    await http.close();
+    throw error;
+  }
 
   return {
     http,

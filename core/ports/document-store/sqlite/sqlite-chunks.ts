@@ -3,6 +3,7 @@ import type { IndexModel } from '../../../model/document-records.model.ts';
 import type { ChunkIndex, ChunkInput, SearchHit, StoreSearchQuery } from '../document-store.port.ts';
 import { requireIndexModel, toStoredChunkFields, vectorBytes } from '../stored-records.ts';
 import type { SqliteContext } from './sqlite-context.ts';
+import { createIndexedKeywordSearch } from './sqlite-keyword-search.ts';
 import { CHUNK_COLUMNS, type ChunkRow, toChunkRecord } from './sqlite-rows.ts';
 import { ftsQuery, searchConditions, servedAt } from './sqlite-search.ts';
 
@@ -15,11 +16,13 @@ interface SearchRow extends ChunkRow {
 
 /**
  * The {@link ChunkIndex} role of the SQLite document store: chunk rows (with their vectors) and
- * search — FTS5 BM25 for keywords; for vectors an exact sqlite-vec cosine scan, or the HNSW
- * vector index when one is configured and the query is large enough to need it.
+ * search — for keywords the keyword index when one is configured and can answer exactly, else
+ * FTS5 BM25; for vectors an exact sqlite-vec cosine scan, or the HNSW vector index when one is
+ * configured and the query is large enough to need it.
  */
 export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
-  const { db, run, write, readIndexModel, ann, annOptions } = context;
+  const { db, run, write, readIndexModel, ann, annOptions, keywords } = context;
+  const indexedKeywordSearch = keywords === null ? null : createIndexedKeywordSearch(db, keywords, run);
   const statements = {
     upsertChunk: db.prepare(
       `INSERT INTO chunks (id, document_id, version, workspace_id, idx, content, content_hash, tokens, start_offset,
@@ -249,7 +252,8 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
     },
 
     async keywordSearch(query) {
-      return run(() => search(query, 'keyword'));
+      const indexed = indexedKeywordSearch === null ? null : await indexedKeywordSearch(query);
+      return indexed ?? run(() => search(query, 'keyword'));
     },
 
     async vectorSearch(query) {

@@ -2,6 +2,7 @@ import * as sqliteVec from 'sqlite-vec';
 import { KbError } from '../../../errors/kb-error.ts';
 import type { IndexModel } from '../../../model/document-records.model.ts';
 import { type Database, migrate, openDatabase } from '../../sqlite/open-database.ts';
+import { createKeywordIndex, type KeywordIndex } from './sqlite-keyword-index.ts';
 import type { VersionRow } from './sqlite-rows.ts';
 import { DOCUMENT_STORE_MIGRATIONS } from './sqlite-schema.ts';
 import { createVectorIndex, type VectorIndex, type VectorQuantization } from './sqlite-vector-index.ts';
@@ -15,6 +16,21 @@ export interface SqliteDocumentStoreOptions {
    * `expansionSearch`: the index's query beam width; `quantization`: how it stores vectors (`i8`).
    */
   readonly vectorIndex?: VectorIndexSettings | null;
+  /**
+   * The keyword index (LanceDB full-text, kept beside the database file as `<file>.keywords/`);
+   * absent or null, or a `:memory:` database: every keyword query is an exact FTS5 query.
+   */
+  readonly keywordIndex?: KeywordIndexSettings | null;
+}
+
+export interface KeywordIndexSettings {
+  /** Largest backlog of changes (or rebuild, in chunks) applied before a query rather than in the background. */
+  readonly syncBelow: number;
+  /** Threads of LanceDB's compute pool, at least 2 (default 2). */
+  readonly threads?: number;
+  /** Open the index at once and follow new changes in the background (the process that answers queries). */
+  readonly follow?: boolean;
+  readonly log?: (message: string) => void;
 }
 
 export interface VectorIndexSettings {
@@ -40,6 +56,8 @@ export interface SqliteContext {
   /** The approximate vector index, or null (every vector query is an exact scan). */
   readonly ann: VectorIndex | null;
   readonly annOptions: VectorIndexSettings | null;
+  /** The keyword index, or null (every keyword query is an exact FTS5 query). */
+  readonly keywords: KeywordIndex | null;
   /** Runs `body`, turning SQLite lock contention into a retriable `engine-unavailable`. */
   run<T>(body: () => T): T;
   /** Runs `body` in an IMMEDIATE transaction (takes the write lock first, so no upgrade deadlocks). */
@@ -48,8 +66,8 @@ export interface SqliteContext {
   writes(): number;
   readIndexModel(): IndexModel | null;
   versionRow(documentId: string, version: number): VersionRow | undefined;
-  /** Closes the vector index and the connection; calling it again changes nothing. */
-  close(): void;
+  /** Closes the keyword index, the vector index and the connection; calling it again changes nothing. */
+  close(): Promise<void>;
 }
 
 type SharedStatements = ReturnType<typeof prepareShared>;
@@ -95,6 +113,21 @@ export function openSqliteContext(options: SqliteDocumentStoreOptions): SqliteCo
     // falls this far behind rebuilds its index).
     db.prepare('DELETE FROM vector_changes WHERE id <= (SELECT max(id) - 100000 FROM vector_changes)').run();
   }
+  const keywordOptions = options.file === ':memory:' ? null : (options.keywordIndex ?? null);
+  const keywords: KeywordIndex | null =
+    keywordOptions === null
+      ? null
+      : createKeywordIndex(db, {
+          dir: `${options.file}.keywords`,
+          syncBelow: keywordOptions.syncBelow,
+          threads: keywordOptions.threads ?? 2,
+          follow: keywordOptions.follow ?? false,
+          ...(keywordOptions.log ? { log: keywordOptions.log } : {}),
+        });
+  if (keywords === null) {
+    // The same bound for the keyword index's log.
+    db.prepare('DELETE FROM keyword_changes WHERE id <= (SELECT max(id) - 100000 FROM keyword_changes)').run();
+  }
 
   function run<T>(body: () => T): T {
     try {
@@ -132,16 +165,21 @@ export function openSqliteContext(options: SqliteDocumentStoreOptions): SqliteCo
     statements,
     ann,
     annOptions,
+    keywords,
     run,
     write,
     writes: () => writes,
     readIndexModel,
     versionRow,
-    close() {
+    async close() {
       if (closed) return;
       closed = true;
-      ann?.close();
-      db.close();
+      try {
+        await keywords?.close();
+      } finally {
+        ann?.close();
+        db.close();
+      }
     },
   };
 }

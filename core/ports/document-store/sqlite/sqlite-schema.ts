@@ -10,6 +10,8 @@
  * - `vector_cache`: vectors by (model, chunk-content hash).
  * - `store_meta`: key/value settings (the index model).
  * - `vector_changes`: seqs of chunks whose vector may have changed, for the vector index.
+ * - `keyword_changes`: seqs of chunks whose text, workspace or document may have changed, for the
+ *   keyword index.
  *
  * All timestamps are ISO 8601 UTC strings with milliseconds, so string order is time order.
  */
@@ -121,5 +123,23 @@ export const DOCUMENT_STORE_MIGRATIONS: readonly { readonly name: string; readon
     // How far an unfinished version's ingestion is (IngestProgress as JSON).
     name: 'document-store-003-version-progress',
     statements: ['ALTER TABLE versions ADD COLUMN progress TEXT'],
+  },
+  {
+    // The change log the keyword index follows (sqlite-keyword-index.ts): every write that may change
+    // what the index holds for a chunk (its text, workspace or document) appends the chunk's seq, in
+    // the same transaction as the write.
+    name: 'document-store-004-keyword-changes',
+    statements: [
+      'CREATE TABLE keyword_changes (id INTEGER PRIMARY KEY AUTOINCREMENT, seq INTEGER NOT NULL)',
+      `CREATE TRIGGER chunks_keyword_after_insert AFTER INSERT ON chunks BEGIN
+          INSERT INTO keyword_changes (seq) VALUES (new.seq);
+        END`,
+      `CREATE TRIGGER chunks_keyword_after_update AFTER UPDATE OF content, workspace_id, document_id ON chunks BEGIN
+          INSERT INTO keyword_changes (seq) VALUES (new.seq);
+        END`,
+      `CREATE TRIGGER chunks_keyword_after_delete AFTER DELETE ON chunks BEGIN
+          INSERT INTO keyword_changes (seq) VALUES (old.seq);
+        END`,
+    ],
   },
 ];

@@ -11,21 +11,30 @@ export interface SqlPart {
 const MAX_QUERY_TERMS = 512;
 
 /**
- * Turns free text into a safe FTS5 query: the words of the text (letters, digits and combining
- * marks), each as a quoted string, joined with OR, so no character of the user's text is read as
- * FTS5 syntax. Returns null when the text has no words (the search then has no hits).
+ * The distinct words of free text (letters, digits and combining marks; the first spelling of
+ * each, case aside), at most {@link MAX_QUERY_TERMS}: what keyword search looks for.
  */
-export function ftsQuery(text: string): string | null {
+export function queryWords(text: string): string[] {
   const seen = new Set<string>();
-  const terms: string[] = [];
+  const words: string[] = [];
   for (const match of text.matchAll(/[\p{L}\p{N}\p{M}]+/gu)) {
     const word = match[0];
     const key = word.toLowerCase();
     if (seen.has(key)) continue;
     seen.add(key);
-    terms.push(`"${word.replaceAll('"', '""')}"`);
-    if (terms.length >= MAX_QUERY_TERMS) break;
+    words.push(word);
+    if (words.length >= MAX_QUERY_TERMS) break;
   }
+  return words;
+}
+
+/**
+ * Turns free text into a safe FTS5 query: the words of the text ({@link queryWords}), each as a
+ * quoted string, joined with OR, so no character of the user's text is read as FTS5 syntax.
+ * Returns null when the text has no words (the search then has no hits).
+ */
+export function ftsQuery(text: string): string | null {
+  const terms = queryWords(text).map((word) => `"${word.replaceAll('"', '""')}"`);
   return terms.length === 0 ? null : terms.join(' OR ');
 }
 

@@ -17,6 +17,8 @@ interface PartitionState {
   revoking: boolean;
   /** The lease went to another member (or the topic was deleted): stop without committing. */
   lost: boolean;
+  /** After a worker failed: not started again before this instant (epoch ms). */
+  notBefore?: number;
 }
 
 /**
@@ -150,8 +152,10 @@ export function createSqliteSubscriber(ctx: SqliteLogContext): (opts: SubscribeO
     }
 
     function startWorker(st: PartitionState): void {
+      let failed = false;
       st.worker = work(st)
         .catch((error: unknown) => {
+          failed = true;
           onError(error, { groupId, phase: 'poll' });
         })
         .finally(() => {
@@ -160,6 +164,9 @@ export function createSqliteSubscriber(ctx: SqliteLogContext): (opts: SubscribeO
           try {
             if (st.lost) held.delete(stateKey(st.topic, st.partition));
             else if (st.revoking) release(st);
+            // A worker that failed (its commit could not be written: a full disk, say) is started
+            // again after the retry delay, not at once, so a lasting failure is no hot loop.
+            else if (failed) st.notBefore = Date.now() + retryDelayMs;
             else if (!stopping) schedule(0);
           } catch (error) {
             onError(error, { groupId, phase: 'poll' });
@@ -209,21 +216,27 @@ export function createSqliteSubscriber(ctx: SqliteLogContext): (opts: SubscribeO
         }
         const heads = new Map(q.heads.all(topic).map((h) => [h.part, h.next_offset]));
         for (const st of held.values()) {
-          if (st.topic !== topic || st.worker || !active(st)) continue;
+          if (st.topic !== topic || st.worker || !active(st) || (st.notBefore ?? 0) > now) continue;
           if ((heads.get(st.partition) ?? 0) > st.position) startWorker(st);
         }
       }
     }
 
+    /** Polls in a row that failed (the database cannot be written: a full disk, say). */
+    let failedPolls = 0;
     function runTick(): void {
       timer = null;
       if (halted) return;
       try {
         tick();
+        failedPolls = 0;
       } catch (error) {
-        onError(error, { groupId, phase: 'poll' });
+        failedPolls += 1;
+        // Told once, then once in 20: a lasting failure is no flood of the log.
+        if (failedPolls % 20 === 1) onError(error, { groupId, phase: 'poll' });
       }
-      schedule(pollIntervalMs);
+      // A failing poll backs off (doubling up to the retry delay), so it is no hot loop either.
+      schedule(failedPolls === 0 ? pollIntervalMs : Math.min(retryDelayMs, pollIntervalMs * 2 ** failedPolls));
     }
 
     function schedule(delay: number): void {

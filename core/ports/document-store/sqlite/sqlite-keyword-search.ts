@@ -1,0 +1,72 @@
+import type { Database } from '../../sqlite/open-database.ts';
+import type { SearchHit, StoreSearchQuery } from '../document-store.port.ts';
+import type { KeywordIndex } from './sqlite-keyword-index.ts';
+import { CHUNK_COLUMNS, type ChunkRow, toChunkRecord } from './sqlite-rows.ts';
+import { queryWords, searchConditions, servedAt } from './sqlite-search.ts';
+
+/** Fewest candidates asked of the index, whatever the limit. */
+const MIN_CANDIDATES = 100;
+/** Most candidates asked of the index; a query that needs more takes the exact FTS5 path. */
+const MAX_CANDIDATES = 10_000;
+
+interface CandidateRow extends ChunkRow {
+  readonly seq: number;
+  readonly v_name: string;
+  readonly v_metadata: string;
+  readonly v_mime_type: string;
+}
+
+/**
+ * Keyword search through the keyword index: the best `k` chunks of the workspace (and of the
+ * filter's documents) from the index, then the served interval and every filter checked in SQL over
+ * just those. The index answers with every change logged before the query began (it catches up
+ * first), so every write that completed before the query is in the answer; a write landing while
+ * it runs is concurrent with it, as it is for an FTS5 query (its rows are checked as they are now,
+ * a chunk it adds may be missed). `k` starts at twice the limit (at least {@link MIN_CANDIDATES})
+ * and grows fourfold while too few candidates pass and the index holds more. The kept candidates
+ * are the best matching chunks, because a chunk the index did not return scores no higher than
+ * every one it did.
+ *
+ * Resolves null — take the exact FTS5 path — when the index cannot answer exactly now, or when
+ * `k` would pass {@link MAX_CANDIDATES} (a filter that keeps a small part of the matches): a
+ * filtered query never loses a matching result. Scores are the index's BM25 (higher is better).
+ */
+export function createIndexedKeywordSearch(db: Database, keywords: KeywordIndex, run: <T>(body: () => T) => T) {
+  return async function indexedKeywordSearch(query: StoreSearchQuery): Promise<SearchHit[] | null> {
+    const limit = Math.floor(query.limit);
+    if (!(limit > 0)) return [];
+    const words = queryWords(query.text);
+    if (words.length === 0) return [];
+    const served = servedAt(query.asOf);
+    const conditions = searchConditions(query.workspaceId, query.filters);
+    const check = db.prepare<unknown[], CandidateRow>(
+      `SELECT c.seq, ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type
+       FROM chunks c
+       JOIN versions v ON v.document_id = c.document_id AND v.version = c.version
+       JOIN documents d ON d.id = c.document_id
+       WHERE c.seq IN (SELECT value FROM json_each(?)) AND ${served.sql} AND ${conditions.sql}`,
+    );
+    let k = Math.max(limit * 2, MIN_CANDIDATES);
+    while (k <= MAX_CANDIDATES) {
+      const matches = await keywords.search(words.join(' '), query.workspaceId, query.filters.documentIds, k);
+      if (matches === null) return null;
+      const rows = run(() => check.all(JSON.stringify(matches.seqs), ...served.params, ...conditions.params));
+      if (rows.length >= limit || !matches.more) {
+        const scores = new Map(matches.seqs.map((seq, i) => [seq, matches.scores[i] as number]));
+        return rows
+          .map((row) => ({ row, score: scores.get(row.seq) as number }))
+          .sort((a, b) => b.score - a.score || (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0))
+          .slice(0, limit)
+          .map(({ row, score }) => ({
+            chunk: toChunkRecord(row),
+            score,
+            documentName: row.v_name,
+            documentMetadata: JSON.parse(row.v_metadata) as Record<string, unknown>,
+            mimeType: row.v_mime_type,
+          }));
+      }
+      k *= 4;
+    }
+    return null;
+  };
+}
