@@ -20,6 +20,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as lancedb from '@lancedb/lancedb';
 import BetterSqlite3 from 'better-sqlite3';
+import { KEYWORD_ANALYSIS } from '../core/ports/document-store/sqlite/sqlite-keyword-index.ts';
 import { createRandom } from './lib/random.ts';
 import { quantile } from './lib/stats.ts';
 import { chunks, queries, vocabulary, zipfTable } from './lib/zipf-text.ts';
@@ -92,15 +93,7 @@ async function probe(size: number, queryCount: number, root: string): Promise<vo
   const ftsOptimizeMs = performance.now() - started;
   started = performance.now();
   await table.createIndex('content', {
-    config: lancedb.Index.fts({
-      withPosition: false,
-      baseTokenizer: 'simple',
-      language: 'English',
-      stem: true,
-      removeStopWords: true,
-      lowercase: true,
-      asciiFolding: true,
-    }),
+    config: lancedb.Index.fts({ ...KEYWORD_ANALYSIS, removeStopWords: true }),
   });
   await table.createIndex('workspace_id', { config: lancedb.Index.bitmap() });
   const lanceIndexMs = performance.now() - started;

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import * as lancedb from '@lancedb/lancedb';
 import BetterSqlite3 from 'better-sqlite3';
+import { KEYWORD_ANALYSIS } from '../core/ports/document-store/sqlite/sqlite-keyword-index.ts';
 import { ftsQuery, queryWords } from '../core/ports/document-store/sqlite/sqlite-search.ts';
 import { documentText, readBeir } from './lib/beir.ts';
 import { mean, ndcgAt } from './lib/metrics.ts';
@@ -58,16 +59,7 @@ try {
   for (const removeStopWords of [false, true]) {
     const table = await connection.createTable(`docs_${removeStopWords}`, rows);
     await table.createIndex('content', {
-      config: lancedb.Index.fts({
-        withPosition: false,
-        baseTokenizer: 'simple',
-        language: 'English',
-        stem: true,
-        removeStopWords,
-        lowercase: true,
-        asciiFolding: true,
-        maxTokenLength: 256,
-      }),
+      config: lancedb.Index.fts({ ...KEYWORD_ANALYSIS, removeStopWords }),
     });
     const score = await ndcg(async (text) => {
       const words = queryWords(text);

@@ -10,7 +10,7 @@ import type { Database } from '../../sqlite/open-database.ts';
  * English (Snowball) stems, no stop words removed (FTS5 removes none: a query of common words
  * still matches).
  */
-const ANALYSIS = {
+export const KEYWORD_ANALYSIS = {
   withPosition: false,
   baseTokenizer: 'simple',
   language: 'English',
@@ -20,7 +20,7 @@ const ANALYSIS = {
   asciiFolding: true,
   maxTokenLength: 256,
 } as const;
-/** Bumped when {@link ANALYSIS} or the table's columns change: a saved index of another one is rebuilt. */
+/** Bumped when {@link KEYWORD_ANALYSIS} or the table's columns change: a saved index of another one is rebuilt. */
 const FORMAT = 1;
 /** Rows read from SQLite and written to the index per step of a rebuild or catch-up. */
 const BATCH = 20_000;
@@ -238,7 +238,7 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
   }
 
   async function createIndexes(table: lancedb.Table): Promise<void> {
-    await table.createIndex('content', { config: lancedb.Index.fts(ANALYSIS) });
+    await table.createIndex('content', { config: lancedb.Index.fts(KEYWORD_ANALYSIS) });
     await table.createIndex('workspace_id', { config: lancedb.Index.bitmap() });
   }
 
