@@ -258,7 +258,7 @@ export interface StoreConnection {
    * Rejects when the store cannot be used. Resolves `{degraded}` when it answers but a part of it
    * is not at full speed yet (the embedded keyword index while it is built or catches up).
    */
-  ping(): Promise<void | { readonly degraded: string }>;
+  ping(): Promise<undefined | { readonly degraded: string }>;
   /** Releases the connection; calling it again changes nothing. */
   close(): Promise<void>;
 }
