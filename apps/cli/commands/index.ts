@@ -4,6 +4,7 @@ import { type Command, print } from './command.ts';
 import { ingestCommand } from './ingest.command.ts';
 import { keysCommand } from './keys.command.ts';
 import { reindexCommand, retentionCommand, schemasCommand } from './maintenance.command.ts';
+import { mcpCommand } from './mcp.command.ts';
 import { modelsCommand } from './models.command.ts';
 import { serveCommand, workerCommand } from './serve.command.ts';
 import { usersCommand } from './users.command.ts';
@@ -44,6 +45,7 @@ export const COMMANDS: Record<string, Command> = {
   retention: retentionCommand,
   config: configCommand,
   models: modelsCommand,
+  mcp: mcpCommand,
 };
 
 export function usage(): string {
