@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { CONFIG_VARIABLES } from '../../../core/config/config.ts';
+import { configTableMarkdown } from '../../../core/config/config-docs.ts';
 import { type Command, print } from './command.ts';
 import { ingestCommand } from './ingest.command.ts';
 import { keysCommand } from './keys.command.ts';
@@ -23,10 +24,7 @@ const configCommand: Command = {
         JSON.stringify(CONFIG_VARIABLES.map((v) => ({ name: v.name, default: v.default, description: v.description }))),
       );
     } else if (values.markdown) {
-      print(out, '| Variable | Default | Meaning |\n|---|---|---|');
-      for (const v of CONFIG_VARIABLES) {
-        print(out, `| \`${v.name}\` | ${v.default === '' ? '(empty)' : `\`${v.default}\``} | ${v.description} |`);
-      }
+      print(out, configTableMarkdown());
     } else {
       for (const v of CONFIG_VARIABLES) print(out, `${v.name}=${v.default}\n    ${v.description}`);
     }
