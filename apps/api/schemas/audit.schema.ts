@@ -10,6 +10,12 @@ export const AuditQuery = Type.Object({
   until: Type.Optional(DateTime('Entries before this instant.')),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  order: Type.Optional(
+    StringEnum(['asc', 'desc'] as const, {
+      default: 'asc',
+      description: '`asc`: oldest first; `desc`: newest first. A `cursor` pages on in the order it came from.',
+    }),
+  ),
 });
 
 const Snapshot = Nullable(

@@ -287,7 +287,7 @@ export interface paths {
         };
         /**
          * Audit log of the workspace
-         * @description Every create, update, rollback, delete and purge, with cursor paging.
+         * @description Every create, update, rollback, delete and purge, oldest first (`order=desc`: newest first), with cursor paging.
          */
         get: operations["listAuditLogs"];
         put?: never;
@@ -2206,6 +2206,8 @@ export interface operations {
                 until?: string;
                 cursor?: string;
                 limit?: number;
+                /** @description `asc`: oldest first; `desc`: newest first. A `cursor` pages on in the order it came from. */
+                order?: "asc" | "desc";
             };
             header?: never;
             path?: never;

@@ -23,6 +23,7 @@ from .ingest_error import IngestError
 from .ingest_progress import IngestProgress
 from .ingest_progress_stage import IngestProgressStage
 from .list_audit_logs_action import ListAuditLogsAction
+from .list_audit_logs_order import ListAuditLogsOrder
 from .liveness import Liveness
 from .liveness_status import LivenessStatus
 from .metadata import Metadata
@@ -85,6 +86,7 @@ __all__ = (
     "IngestProgress",
     "IngestProgressStage",
     "ListAuditLogsAction",
+    "ListAuditLogsOrder",
     "Liveness",
     "LivenessStatus",
     "Metadata",

@@ -9,6 +9,7 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.audit_log import AuditLog
 from ...models.list_audit_logs_action import ListAuditLogsAction
+from ...models.list_audit_logs_order import ListAuditLogsOrder
 from ...models.problem import Problem
 from ...types import UNSET, Response, Unset
 
@@ -21,6 +22,7 @@ def _get_kwargs(
     until: datetime.datetime | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = 20,
+    order: ListAuditLogsOrder | Unset = ListAuditLogsOrder.ASC,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -49,6 +51,12 @@ def _get_kwargs(
     params["cursor"] = cursor
 
     params["limit"] = limit
+
+    json_order: str | Unset = UNSET
+    if not isinstance(order, Unset):
+        json_order = order.value
+
+    params["order"] = json_order
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -120,10 +128,12 @@ def sync_detailed(
     until: datetime.datetime | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = 20,
+    order: ListAuditLogsOrder | Unset = ListAuditLogsOrder.ASC,
 ) -> Response[AuditLog | Problem]:
     """Audit log of the workspace
 
-     Every create, update, rollback, delete and purge, with cursor paging.
+     Every create, update, rollback, delete and purge, oldest first (`order=desc`: newest first), with
+    cursor paging.
 
     Args:
         document_id (UUID | Unset):
@@ -132,6 +142,7 @@ def sync_detailed(
         until (datetime.datetime | Unset):
         cursor (str | Unset):
         limit (int | Unset):  Default: 20.
+        order (ListAuditLogsOrder | Unset):  Default: ListAuditLogsOrder.ASC.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -148,6 +159,7 @@ def sync_detailed(
         until=until,
         cursor=cursor,
         limit=limit,
+        order=order,
     )
 
     response = client.get_httpx_client().request(
@@ -166,10 +178,12 @@ def sync(
     until: datetime.datetime | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = 20,
+    order: ListAuditLogsOrder | Unset = ListAuditLogsOrder.ASC,
 ) -> AuditLog | Problem | None:
     """Audit log of the workspace
 
-     Every create, update, rollback, delete and purge, with cursor paging.
+     Every create, update, rollback, delete and purge, oldest first (`order=desc`: newest first), with
+    cursor paging.
 
     Args:
         document_id (UUID | Unset):
@@ -178,6 +192,7 @@ def sync(
         until (datetime.datetime | Unset):
         cursor (str | Unset):
         limit (int | Unset):  Default: 20.
+        order (ListAuditLogsOrder | Unset):  Default: ListAuditLogsOrder.ASC.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -195,6 +210,7 @@ def sync(
         until=until,
         cursor=cursor,
         limit=limit,
+        order=order,
     ).parsed
 
 
@@ -207,10 +223,12 @@ async def asyncio_detailed(
     until: datetime.datetime | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = 20,
+    order: ListAuditLogsOrder | Unset = ListAuditLogsOrder.ASC,
 ) -> Response[AuditLog | Problem]:
     """Audit log of the workspace
 
-     Every create, update, rollback, delete and purge, with cursor paging.
+     Every create, update, rollback, delete and purge, oldest first (`order=desc`: newest first), with
+    cursor paging.
 
     Args:
         document_id (UUID | Unset):
@@ -219,6 +237,7 @@ async def asyncio_detailed(
         until (datetime.datetime | Unset):
         cursor (str | Unset):
         limit (int | Unset):  Default: 20.
+        order (ListAuditLogsOrder | Unset):  Default: ListAuditLogsOrder.ASC.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -235,6 +254,7 @@ async def asyncio_detailed(
         until=until,
         cursor=cursor,
         limit=limit,
+        order=order,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -251,10 +271,12 @@ async def asyncio(
     until: datetime.datetime | Unset = UNSET,
     cursor: str | Unset = UNSET,
     limit: int | Unset = 20,
+    order: ListAuditLogsOrder | Unset = ListAuditLogsOrder.ASC,
 ) -> AuditLog | Problem | None:
     """Audit log of the workspace
 
-     Every create, update, rollback, delete and purge, with cursor paging.
+     Every create, update, rollback, delete and purge, oldest first (`order=desc`: newest first), with
+    cursor paging.
 
     Args:
         document_id (UUID | Unset):
@@ -263,6 +285,7 @@ async def asyncio(
         until (datetime.datetime | Unset):
         cursor (str | Unset):
         limit (int | Unset):  Default: 20.
+        order (ListAuditLogsOrder | Unset):  Default: ListAuditLogsOrder.ASC.
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -281,5 +304,6 @@ async def asyncio(
             until=until,
             cursor=cursor,
             limit=limit,
+            order=order,
         )
     ).parsed
