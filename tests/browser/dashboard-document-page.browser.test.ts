@@ -25,6 +25,7 @@ describe.skipIf(!hasBrowser)(title, () => {
   let page: Page;
   let owner: { email: string; password: string };
   let tideId = '';
+  let long: Awaited<ReturnType<TestService['upload']>>;
 
   /** Whether the element's box lies inside the viewport (0 … width), as the page is scrolled now. */
   const inViewport = async (locator: ReturnType<Page['locator']>, width: number) => {
@@ -38,7 +39,7 @@ describe.skipIf(!hasBrowser)(title, () => {
     owner.password = (
       await svc.runtime.services.accounts.create({ email: owner.email, workspaceIds: [svc.workspaceId], role: 'owner' })
     ).password;
-    const long = await svc.upload(LONG_NAME, '# Minutes\n\nThe board met.\n', { type: 'text/markdown' });
+    long = await svc.upload(LONG_NAME, '# Minutes\n\nThe board met.\n', { type: 'text/markdown' });
     const tide = await svc.upload('tide-table.md', V1, { type: 'text/markdown', metadata: { team: 'harbour' } });
     tideId = tide.body.document_id;
     await svc.waitForStatus(long.body.document_id, 'completed');
@@ -143,5 +144,22 @@ describe.skipIf(!hasBrowser)(title, () => {
     expect(versions.body.versions[0].change_reason).toBe('reviewed by the harbour master');
     await page.locator('tbody tr', { hasText: 'reviewed by the harbour master' }).waitFor();
     await page.getByRole('heading', { name: 'Version 4' }).waitFor();
+  });
+
+  it('lists the audit log newest first, with document names and what a delete did', async () => {
+    const deleted = await svc.request('DELETE', `/api/v1/documents/${long.body.document_id}`);
+    expect(deleted.status).toBe(204);
+    await page.getByRole('link', { name: 'Audit log' }).click();
+    const rows = page.locator('table tbody tr');
+    await rows.first().waitFor();
+    await page.getByText('entries, newest first').waitFor();
+    const actions = await rows.locator('td:nth-child(2)').allTextContents();
+    expect(actions).toEqual(['delete', 'update', 'rollback', 'update', 'create', 'create']);
+    const first = rows.first();
+    await first.getByText('deleted document').waitFor();
+    expect(await first.locator('td:nth-child(4)').textContent()).toBe('deleted (version 1 was the latest)');
+    await expect.poll(() => rows.nth(1).getByRole('link', { name: 'tide-table.md' }).count()).toBe(1);
+    expect(await rows.nth(1).locator('td:nth-child(5)').textContent()).toBe('reviewed by the harbour master');
+    expect(await rows.nth(2).locator('td:nth-child(4)').textContent()).toBe('version 2 → 3 (rolled back)');
   });
 });
