@@ -25,7 +25,7 @@ describe.skipIf(!hasBrowser)(title, () => {
   let page: Page;
   let owner: { email: string; password: string };
   let tideId = '';
-  let long: Awaited<ReturnType<TestService['upload']>>;
+  let longId = '';
 
   /** Whether the element's box lies inside the viewport (0 … width), as the page is scrolled now. */
   const inViewport = async (locator: ReturnType<Page['locator']>, width: number) => {
@@ -39,10 +39,11 @@ describe.skipIf(!hasBrowser)(title, () => {
     owner.password = (
       await svc.runtime.services.accounts.create({ email: owner.email, workspaceIds: [svc.workspaceId], role: 'owner' })
     ).password;
-    long = await svc.upload(LONG_NAME, '# Minutes\n\nThe board met.\n', { type: 'text/markdown' });
+    const long = await svc.upload(LONG_NAME, '# Minutes\n\nThe board met.\n', { type: 'text/markdown' });
     const tide = await svc.upload('tide-table.md', V1, { type: 'text/markdown', metadata: { team: 'harbour' } });
     tideId = tide.body.document_id;
-    await svc.waitForStatus(long.body.document_id, 'completed');
+    longId = long.body.document_id;
+    await svc.waitForStatus(longId, 'completed');
     await svc.waitForStatus(tideId, 'completed');
     await svc.runtime.services.keys.create({
       workspaceId: svc.workspaceId,
@@ -147,7 +148,7 @@ describe.skipIf(!hasBrowser)(title, () => {
   });
 
   it('lists the audit log newest first, with document names and what a delete did', async () => {
-    const deleted = await svc.request('DELETE', `/api/v1/documents/${long.body.document_id}`);
+    const deleted = await svc.request('DELETE', `/api/v1/documents/${longId}`);
     expect(deleted.status).toBe(204);
     await page.getByRole('link', { name: 'Audit log' }).click();
     const rows = page.locator('table tbody tr');
