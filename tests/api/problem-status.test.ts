@@ -24,6 +24,9 @@ const STATUS: Record<ErrorCode, number> = {
   'engine-unavailable': 503,
   timeout: 503,
   'insufficient-storage': 507,
+  'outbound-refused': 422,
+  'outbound-too-large': 422,
+  'outbound-failed': 503,
   'config-invalid': 500,
   'unsupported-content': 422,
   'corrupt-file': 422,
@@ -37,6 +40,7 @@ const STATUS: Record<ErrorCode, number> = {
   'model-mismatch': 409,
   'invalid-event': 422,
   superseded: 409,
+  'document-deleted': 409,
 };
 
 describe('problem status', () => {
