@@ -26,6 +26,7 @@ import dashboardPagesRoutes, { redirectBrowsersToDashboard } from './routes/dash
 import dashboardSessionRoutes from './routes/dashboard-session.routes.ts';
 import errorPagesRoutes from './routes/error-pages.routes.ts';
 import healthRoutes from './routes/health.routes.ts';
+import mcpRoutes from './routes/mcp.routes.ts';
 import v1Routes from './routes/v1.routes.ts';
 
 export interface AppDeps {
@@ -59,7 +60,7 @@ const KEEP_ALIVE_TIMEOUT_MS = 72_000;
 /**
  * Builds the application: request ids, problem details, multipart, validation, OpenAPI, health,
  * error pages, the dashboard (pages and its session, keys, usage and pipeline endpoints under
- * `/dashboard`), and the resource routes under both `/api/v1` and `/v1`. Does not listen.
+ * `/dashboard`), the MCP endpoint (`/mcp`), and the resource routes under both `/api/v1` and `/v1`. Does not listen.
  */
 export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   const { config, services } = deps;
@@ -132,6 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(dashboardKeysRoutes, { services, config });
   await app.register(dashboardInsightsRoutes, { services, config });
   await app.register(dashboardPagesRoutes, deps.dashboardDir === undefined ? {} : { dir: deps.dashboardDir });
+  await app.register(mcpRoutes, { services, version: deps.version });
   const uploadSlots = createUploadSlots(config.maxConcurrentUploads);
   for (const prefix of API_PREFIXES) {
     await app.register(v1Routes, { prefix, services, uploadSlots });

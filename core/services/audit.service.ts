@@ -1,11 +1,16 @@
+import { KbError } from '../errors/kb-error.ts';
 import type { AuditEntry } from '../model/account-records.model.ts';
 import type { AuditEntryView } from '../model/response-views.model.ts';
 import type { AccountStore } from '../ports/account-store/account-store.port.ts';
 import { decodeCursor, encodeCursor } from '../util/cursor.ts';
 import type { AuditService } from './services.ts';
 
-const isAfter = (v: unknown): v is { a: string } =>
-  typeof v === 'object' && v !== null && typeof (v as { a: unknown }).a === 'string';
+/** A page's cursor: the id of its last entry, as `a` (oldest first) or `b` (newest first). */
+type AuditCursor = { a: string } | { b: string };
+const isCursor = (v: unknown): v is AuditCursor =>
+  typeof v === 'object' &&
+  v !== null &&
+  (typeof (v as { a?: unknown }).a === 'string' || typeof (v as { b?: unknown }).b === 'string');
 
 export function auditEntryView(e: AuditEntry): AuditEntryView {
   return {
@@ -23,11 +28,17 @@ export function auditEntryView(e: AuditEntry): AuditEntryView {
   };
 }
 
-/** Audit entries oldest first (ids are time-ordered UUID v7), cursor-paged. */
+/** Audit entries oldest first (ids are time-ordered UUID v7) or newest first, cursor-paged. */
 export function createAuditService(deps: { accountStore: AccountStore }): AuditService {
   return {
     async list(ctx, query) {
-      const afterId = query.cursor ? decodeCursor(query.cursor, isAfter).a : undefined;
+      const order = query.order ?? 'asc';
+      const cursor = query.cursor ? decodeCursor(query.cursor, isCursor) : undefined;
+      if (cursor && ('a' in cursor ? order !== 'asc' : order !== 'desc')) {
+        throw new KbError('bad-request', '`cursor` belongs to a listing in the other `order`; pass the same `order`.');
+      }
+      const afterId = cursor && 'a' in cursor ? cursor.a : undefined;
+      const beforeId = cursor && 'b' in cursor ? cursor.b : undefined;
       const { entries, total } = await deps.accountStore.listAudit({
         workspaceId: ctx.workspaceId,
         ...(query.documentId ? { documentId: query.documentId } : {}),
@@ -35,6 +46,8 @@ export function createAuditService(deps: { accountStore: AccountStore }): AuditS
         ...(query.since ? { since: query.since } : {}),
         ...(query.until ? { until: query.until } : {}),
         ...(afterId ? { afterId } : {}),
+        ...(beforeId ? { beforeId } : {}),
+        order,
         limit: query.limit + 1,
       });
       const page = entries.slice(0, query.limit);
@@ -42,7 +55,11 @@ export function createAuditService(deps: { accountStore: AccountStore }): AuditS
       const last = page.at(-1);
       return {
         entries: page.map(auditEntryView),
-        pagination: { has_more: hasMore, next_cursor: hasMore && last ? encodeCursor({ a: last.id }) : null, total },
+        pagination: {
+          has_more: hasMore,
+          next_cursor: hasMore && last ? encodeCursor(order === 'asc' ? { a: last.id } : { b: last.id }) : null,
+          total,
+        },
       };
     },
   };

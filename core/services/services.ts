@@ -63,6 +63,8 @@ export interface AuditService {
       since?: string;
       until?: string;
       cursor?: string;
+      /** `asc` (default): oldest first; `desc`: newest first. */
+      order?: 'asc' | 'desc';
       limit: number;
     },
   ): Promise<{ entries: AuditEntryView[]; pagination: PaginationView }>;

@@ -16,7 +16,7 @@ function operations(): Array<{ path: string; method: string; op: Json }> {
   );
 }
 
-/** Resolves `#/components/...` references (one level is all the document uses). */
+/** Resolves a `#/components/...` reference (one level). */
 function resolve(node: Json): Json {
   if (typeof node?.$ref !== 'string') return node;
   return (node.$ref as string)
@@ -25,15 +25,22 @@ function resolve(node: Json): Json {
     .reduce((at: Json, key) => at[key], spec);
 }
 
+/** A schema with every reference replaced by what it names, at any depth (the document has no cycles). */
+function deref(node: unknown): Json {
+  if (Array.isArray(node)) return node.map(deref);
+  if (node === null || typeof node !== 'object') return node as Json;
+  const target = resolve(node as Json);
+  if (target !== node) return deref(target);
+  return Object.fromEntries(Object.entries(node).map(([key, value]) => [key, deref(value)]));
+}
+
 /** Validates a value against a schema of the document with the same Ajv the service validates with. */
 function validator() {
   const compile = AjvCompiler()({}, { customOptions: { strict: false, allErrors: true } }) as unknown as (input: {
     schema: Json;
   }) => ((value: unknown) => boolean) & { errors?: Array<{ instancePath: string; message?: string }> };
-  const problem = JSON.stringify(spec.components.schemas.Problem);
   return (schema: Json, value: unknown): string | null => {
-    const inlined = JSON.parse(JSON.stringify(schema).replaceAll('{"$ref":"#/components/schemas/Problem"}', problem));
-    const validate = compile({ schema: inlined });
+    const validate = compile({ schema: deref(schema) });
     return validate(value) ? null : JSON.stringify(validate.errors);
   };
 }
@@ -89,6 +96,63 @@ describe('the OpenAPI document', () => {
     }
   });
 
+  it('names every request and response body: a $ref to a schema in components.schemas, for generated clients', () => {
+    const schemas = spec.components.schemas as Record<string, Json>;
+    let bodies = 0;
+    for (const { path, method, op } of operations()) {
+      const media = [
+        ...Object.entries((op.requestBody?.content ?? {}) as Record<string, Json>).map(([t, m]) => [`request ${t}`, m]),
+        ...Object.entries(op.responses as Record<string, Json>).flatMap(([status, response]) =>
+          Object.entries((resolve(response).content ?? {}) as Record<string, Json>)
+            .filter(([type]) => type !== 'text/html')
+            .map(([t, m]) => [`${status} ${t}`, m]),
+        ),
+      ] as Array<[string, Json]>;
+      for (const [what, m] of media) {
+        const target = /^#\/components\/schemas\/([A-Za-z0-9]+)$/.exec(m.schema?.$ref ?? '')?.[1];
+        expect(target, `${method} ${path} ${what}`).toBeDefined();
+        expect(schemas[target as string], `${method} ${path} ${what}`).toBeDefined();
+        bodies++;
+      }
+    }
+    expect(bodies).toBeGreaterThan(100);
+    expect(Object.keys(schemas)).toEqual(
+      expect.arrayContaining([
+        'Document',
+        'DocumentListItem',
+        'DocumentList',
+        'DocumentPage',
+        'UploadForm',
+        'UploadResult',
+        'MetadataUpdate',
+        'Version',
+        'VersionList',
+        'VersionDetail',
+        'VersionComparison',
+        'DiffEntry',
+        'RollbackRequest',
+        'RollbackResult',
+        'Chunk',
+        'ChunkList',
+        'DocumentContext',
+        'SearchRequest',
+        'SearchResult',
+        'SearchResponse',
+        'AuditEntry',
+        'AuditLog',
+        'Problem',
+        'Readiness',
+      ]),
+    );
+    // Nested named schemas are references too, so a generator names them once.
+    expect(schemas.SearchResponse?.properties.results.items).toEqual({ $ref: '#/components/schemas/SearchResult' });
+    expect(schemas.DocumentList?.properties.documents.items).toEqual({
+      $ref: '#/components/schemas/DocumentListItem',
+    });
+    const text = JSON.stringify(spec.paths);
+    expect(text).not.toMatch(/"title":"[A-Z][A-Za-z0-9]*"/);
+  });
+
   it('lists the statuses the code paths answer: 409 on compare and context, 503 on every authenticated operation', () => {
     const statuses = (path: string, method: string) => Object.keys(spec.paths[path][method].responses);
     expect(statuses('/api/v1/documents/{id}/versions/compare', 'get')).toContain('409');
@@ -108,7 +172,7 @@ describe('the OpenAPI document', () => {
         if (type === 'application/json') {
           expect(check(media.schema, media.example), `${method} ${path} request`).toBeNull();
         } else {
-          expect(Object.keys(media.example).every((k) => k in media.schema.properties)).toBe(true);
+          expect(Object.keys(media.example).every((k) => k in deref(media.schema).properties)).toBe(true);
         }
         checked++;
       }
@@ -127,17 +191,17 @@ describe('the OpenAPI document', () => {
 
   it('describes upload forms as strictly as the server reads them', () => {
     const form = spec.paths['/api/v1/documents'].post.requestBody.content['multipart/form-data'];
-    expect(form.schema.additionalProperties).toBe(false);
-    expect(form.schema.required).toEqual(['file']);
+    expect(deref(form.schema).additionalProperties).toBe(false);
+    expect(deref(form.schema).required).toEqual(['file']);
     expect(form.encoding.file.contentType).toContain('application/pdf');
     const replace = spec.paths['/api/v1/documents/{id}'].put.requestBody.content['multipart/form-data'];
-    expect(Object.keys(replace.schema.properties).sort()).toEqual(['change_reason', 'file', 'metadata']);
-    expect(replace.schema.additionalProperties).toBe(false);
+    expect(Object.keys(deref(replace.schema).properties).sort()).toEqual(['change_reason', 'file', 'metadata']);
+    expect(deref(replace.schema).additionalProperties).toBe(false);
   });
 
   it('says that search highlights are HTML-escaped around their <em> markers', () => {
     const ok = spec.paths['/api/v1/search'].post.responses['200'].content['application/json'];
-    const highlights = ok.schema.properties.results.items.properties.highlights;
+    const highlights = deref(ok.schema).properties.results.items.properties.highlights;
     expect(highlights.description).toMatch(/HTML-escaped/);
     expect(highlights.description).toContain('<em>');
   });

@@ -244,12 +244,18 @@ describe('error pages and the OpenAPI document', () => {
       expect.arrayContaining(['documents', 'versions', 'chunks', 'search', 'audit', 'health']),
     );
     const upload = spec.paths['/api/v1/documents'].post;
-    expect(upload.requestBody.content['multipart/form-data'].schema.properties.file).toMatchObject({
+    expect(upload.requestBody.content['multipart/form-data'].schema).toEqual({
+      $ref: '#/components/schemas/UploadForm',
+    });
+    expect(spec.components.schemas.UploadForm.properties.file).toMatchObject({
       type: 'string',
       format: 'binary',
     });
     expect(upload.responses['413']).toEqual({ $ref: '#/components/responses/PayloadTooLarge' });
     const search = spec.paths['/api/v1/search'].post;
-    expect(search.requestBody.content['application/json'].schema.required).toEqual(['query']);
+    expect(search.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/SearchRequest',
+    });
+    expect(spec.components.schemas.SearchRequest.required).toEqual(['query']);
   });
 });

@@ -294,6 +294,21 @@ describe('GET /audit-logs', () => {
     expect(new Set(seen).size).toBe(4);
   });
 
+  it('lists newest first with order=desc, paging on in that order; a cursor of the other order is refused', async () => {
+    const oldestFirst = (await audit(`?document_id=${id}`)).body.entries.map((e: AuditEntryView) => e.id);
+    const first = await audit(`?document_id=${id}&order=desc&limit=3`);
+    expect(first.body.entries.map((e: AuditEntryView) => e.action)).toEqual(['rollback', 'update', 'update']);
+    expect(first.body.pagination).toMatchObject({ has_more: true, total: 4 });
+    const cursor = encodeURIComponent(first.body.pagination.next_cursor);
+    const rest = await audit(`?document_id=${id}&order=desc&limit=3&cursor=${cursor}`);
+    expect(rest.body.entries.map((e: AuditEntryView) => e.action)).toEqual(['create']);
+    expect([...first.body.entries, ...rest.body.entries].map((e: AuditEntryView) => e.id)).toEqual(
+      [...oldestFirst].reverse(),
+    );
+    expectProblem(await audit(`?document_id=${id}&limit=3&cursor=${cursor}`), 400, 'bad-request');
+    expectProblem(await audit('?order=newest'), 400, 'bad-request');
+  });
+
   it('shows nothing of another workspace', async () => {
     const res = await audit(`?document_id=${id}`, svc.keys.otherWorkspace);
     expect(res.status).toBe(200);

@@ -220,7 +220,7 @@ function scenario(runtime: string, start: () => Promise<BrowserTarget>): void {
     const table = page.locator('table');
     await table.waitFor();
     const actions = await table.locator('tbody tr td:nth-child(2)').allTextContents();
-    expect(actions).toEqual(['key_create', 'key_revoke', 'create', 'update', 'rollback']);
+    expect(actions).toEqual(['rollback', 'update', 'create', 'key_revoke', 'key_create']);
     expect(await table.textContent()).toContain('colour of the storms corrected');
     expect(await table.locator('tbody tr').first().textContent()).toContain(`you (${svc.owner.email})`);
     await shot('08-audit');

@@ -342,6 +342,21 @@ export function describeAccountStoreContract(name: string, make: () => Promise<A
         });
       });
 
+      it('lists newest first with order desc, paging with beforeId; total ignores paging', async () => {
+        const workspaceId = `ws-${randomUUID()}`;
+        const entries = Array.from({ length: 5 }, () => auditEntry(workspaceId));
+        for (const entry of entries) await store.appendAudit(entry);
+        const newestFirst = [...entries].reverse().map((e) => e.id);
+        const all = await store.listAudit({ workspaceId, order: 'desc', limit: 100 });
+        expect(all.entries.map((e) => e.id)).toEqual(newestFirst);
+        const first = await store.listAudit({ workspaceId, order: 'desc', limit: 2 });
+        expect(first.entries.map((e) => e.id)).toEqual(newestFirst.slice(0, 2));
+        expect(first.total).toBe(5);
+        const next = await store.listAudit({ workspaceId, order: 'desc', beforeId: newestFirst[1], limit: 2 });
+        expect(next.entries.map((e) => e.id)).toEqual(newestFirst.slice(2, 4));
+        expect(next.total).toBe(5);
+      });
+
       it('pages with afterId and limit; total ignores paging', async () => {
         const workspaceId = `ws-${randomUUID()}`;
         const entries = Array.from({ length: 7 }, () => auditEntry(workspaceId));

@@ -175,6 +175,38 @@ describe('kb ingest, before anything is uploaded', { timeout: 180_000 }, () => {
     expect(presented).toEqual(['ink_fromkbkey', 'ink_fromapikey']);
   });
 
+  it('stops at a refused key before its progress bar starts and before any other upload goes out', async () => {
+    const data = await tempDir('kb-ingest-refused-');
+    cleanups.push(data.remove);
+    for (const name of ['a.md', 'b.md', 'c.md', 'd.md', 'e.md', 'f.md']) {
+      await writeFile(path.join(data.path, name), `# ${name}\n`);
+    }
+    let uploads = 0;
+    const fake = createServer((req, res) => {
+      if (req.url === '/health/live') {
+        res.writeHead(200, { 'content-type': 'application/json' }).end('{"service":"kb-document-service"}');
+        return;
+      }
+      uploads += 1;
+      req.resume();
+      req.on('end', () =>
+        res
+          .writeHead(403, { 'content-type': 'application/json' })
+          .end('{"detail":"This API key lacks the \'write\' permission."}'),
+      );
+    });
+    await new Promise<void>((resolve) => fake.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => fake.close(() => resolve())));
+    const url = `http://127.0.0.1:${(fake.address() as AddressInfo).port}`;
+
+    const result = await ingest([data.path, '--url', url, '--key', 'ink_readonly', '--concurrency', '4']);
+    expect(result.code).toBe(1);
+    expect(result.stderr.trim()).toBe(
+      "kb ingest: the service refused the API key (403 This API key lacks the 'write' permission.); use a key with write permission.",
+    );
+    expect(uploads).toBe(1);
+  });
+
   it('lists the paths it skips and why, and reports the run as JSON with --json', async () => {
     const { data, key, server } = await serveWithKey(cleanups, 'kb-ingest-skip-', {
       workspace: 'skip',

@@ -1,9 +1,12 @@
 /**
  * Finishes the OpenAPI document @fastify/swagger generates from the route schemas, so that tools
- * can use it: one `Problem` schema and one response per error status in `components`, referenced
+ * can use it: every schema the route schemas name (a `title` in PascalCase, such as `Document` or
+ * `SearchRequest`) moved to `components.schemas` and referenced with `$ref` wherever it is used, so
+ * generated clients get those names; one response per error status in `components`, referenced
  * from every operation; the response headers (`X-Request-Id`, `X-RateLimit-*`, `Retry-After`);
  * every status each operation can answer; an example for every request and response body.
  */
+import { isDeepStrictEqual } from 'node:util';
 import { Problem } from '../schemas/common.schema.ts';
 import { OPERATION_EXAMPLES, PROBLEM_EXAMPLES } from './openapi-examples.ts';
 
@@ -131,7 +134,7 @@ function components(): Json {
       content: { 'application/problem+json': { schema: ref('schemas', 'Problem'), example: PROBLEM_EXAMPLES[status] } },
     };
   }
-  return { schemas: { Problem: plain(Problem) }, headers: plain(HEADERS), responses };
+  return { schemas: {}, headers: plain(HEADERS), responses };
 }
 
 function finishOperation(operation: Json, globalSecurity: unknown): void {
@@ -175,6 +178,34 @@ function finishOperation(operation: Json, globalSecurity: unknown): void {
   }
 }
 
+/** A schema's `title` that names a component: one PascalCase word. */
+const COMPONENT_NAME = /^[A-Z][A-Za-z0-9]*$/;
+
+/** Keys whose values are examples (data, not schemas): nothing under them is a named schema. */
+const EXAMPLE_KEYS = new Set(['example', 'examples']);
+
+/**
+ * Replaces every schema whose `title` names a component with a `$ref` to it, innermost first, and
+ * collects the schemas (themselves with their named parts as `$ref`s) into `schemas`. Two different
+ * schemas under one name are a mistake in the route schemas and throw.
+ */
+function hoistNamedSchemas(node: unknown, schemas: Record<string, Json>): unknown {
+  if (Array.isArray(node)) return node.map((item) => hoistNamedSchemas(item, schemas));
+  if (node === null || typeof node !== 'object') return node;
+  const out: Json = {};
+  for (const [key, value] of Object.entries(node as Json)) {
+    out[key] = EXAMPLE_KEYS.has(key) ? value : hoistNamedSchemas(value, schemas);
+  }
+  const name = out.title;
+  if (typeof name !== 'string' || !COMPONENT_NAME.test(name)) return out;
+  const known = schemas[name];
+  if (known !== undefined && !isDeepStrictEqual(known, out)) {
+    throw new Error(`Two different schemas are named ${name} in the route schemas; give one another title.`);
+  }
+  schemas[name] = out;
+  return ref('schemas', name);
+}
+
 /** Returns the finished document (the input is not changed). */
 export function finishOpenApiDocument(document: Json): Json {
   const doc = plain(document);
@@ -182,5 +213,9 @@ export function finishOpenApiDocument(document: Json): Json {
   for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Json>>)) {
     for (const operation of Object.values(item)) finishOperation(operation, doc.security);
   }
+  const schemas: Record<string, Json> = {};
+  hoistNamedSchemas(plain(Problem), schemas);
+  doc.paths = hoistNamedSchemas(doc.paths, schemas);
+  (doc.components as Json).schemas = Object.fromEntries(Object.entries(schemas).sort(([a], [b]) => a.localeCompare(b)));
   return doc;
 }

@@ -13,7 +13,7 @@
  * `lib/dashboard-session.ts`): the signed-in person acts with every permission on one of their
  * workspaces, state changes need the session's CSRF token, and no rate limit applies.
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { KbError } from '../../../core/errors/kb-error.ts';
 import type { ApiKeyRecord, Permission } from '../../../core/model/account-records.model.ts';
@@ -62,8 +62,40 @@ export function requestContext(request: FastifyRequest): RequestContext {
   return { workspaceId: key.workspaceId, keyId: key.id, traceId: request.id };
 }
 
+/**
+ * Steps 1 and 2 for a presented key (see the file's comment): the active key record, with the
+ * rate-limit headers set on the reply; `unauthorized` for an unusable key, `rate-limit-exceeded`
+ * over the plan's limit. Shared with the MCP endpoint, which checks permissions per tool.
+ */
+export async function authenticateKey(
+  presented: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  services: Pick<Services, 'keys' | 'rateLimiter'>,
+): Promise<ApiKeyRecord> {
+  const { keys, rateLimiter } = services;
+  const key = presented === '' ? null : await keys.authenticate(presented);
+  if (!key) throw new KbError('unauthorized', 'The API key is invalid or has been revoked.');
+  noteKey(request, key);
+
+  const decision = rateLimiter.hit(key);
+  reply.header('x-ratelimit-limit', String(decision.limit));
+  reply.header('x-ratelimit-remaining', String(Math.max(0, decision.remaining)));
+  reply.header('x-ratelimit-reset', String(decision.reset));
+  if (!decision.allowed) {
+    const retryAfter = Math.max(1, Math.ceil(decision.retryAfter));
+    throw new KbError(
+      'rate-limit-exceeded',
+      `Rate limit of ${decision.limit} requests per minute exceeded for this key; retry in ${retryAfter} s.`,
+      { retryAfter },
+    );
+  }
+
+  return key;
+}
+
 async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions) {
-  const { keys, rateLimiter, accounts } = opts.services;
+  const { accounts } = opts.services;
   if (!app.hasRequestDecorator('apiKey')) app.decorateRequest('apiKey', null);
   if (!app.hasRequestDecorator('account')) app.decorateRequest('account', null);
 
@@ -83,22 +115,7 @@ async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions) {
       }
       throw new KbError('unauthorized', 'Missing API key: send it in X-API-Key or as Authorization: Bearer <key>.');
     }
-    const key = presented === '' ? null : await keys.authenticate(presented);
-    if (!key) throw new KbError('unauthorized', 'The API key is invalid or has been revoked.');
-    noteKey(request, key);
-
-    const decision = rateLimiter.hit(key);
-    reply.header('x-ratelimit-limit', String(decision.limit));
-    reply.header('x-ratelimit-remaining', String(Math.max(0, decision.remaining)));
-    reply.header('x-ratelimit-reset', String(decision.reset));
-    if (!decision.allowed) {
-      const retryAfter = Math.max(1, Math.ceil(decision.retryAfter));
-      throw new KbError(
-        'rate-limit-exceeded',
-        `Rate limit of ${decision.limit} requests per minute exceeded for this key; retry in ${retryAfter} s.`,
-        { retryAfter },
-      );
-    }
+    const key = await authenticateKey(presented, request, reply, opts.services);
 
     const permission = request.routeOptions.config.permission;
     if (!permission || !key.permissions.includes(permission)) {

@@ -13,7 +13,8 @@ const auditRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { serv
         tags: ['audit'],
         operationId: 'listAuditLogs',
         summary: 'Audit log of the workspace',
-        description: 'Every create, update, rollback, delete and purge, with cursor paging.',
+        description:
+          'Every create, update, rollback, delete and purge, oldest first (`order=desc`: newest first), with cursor paging.',
         querystring: AuditQuery,
         response: { 200: AuditResponse, ...problemResponses(400, ...AUTHENTICATED_ERRORS) },
       },
@@ -27,6 +28,7 @@ const auditRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { serv
         ...(q.since !== undefined ? { since: q.since } : {}),
         ...(q.until !== undefined ? { until: q.until } : {}),
         ...(q.cursor !== undefined ? { cursor: q.cursor } : {}),
+        ...(q.order !== undefined ? { order: q.order } : {}),
       });
     },
   );

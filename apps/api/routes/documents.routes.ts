@@ -13,8 +13,7 @@ import { AUTHENTICATED_ERRORS, DocumentIdParams, problemResponses } from '../sch
 import {
   DeleteQuery,
   Document,
-  DocumentListCursor,
-  DocumentListOffset,
+  DocumentListResponse,
   ListDocumentsQuery as ListQuerySchema,
   PatchBody,
   ReplaceForm,
@@ -112,9 +111,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
           'Newest first (`created_at` desc, then id). Cursor paging by default (`limit`, `cursor`); offset paging when `page` or `page_size` is given. `cursor` cannot be combined with `page`/`page_size`, nor `limit` with offset paging.',
         querystring: ListQuerySchema,
         response: {
-          200: Type.Union([DocumentListCursor, DocumentListOffset], {
-            description: 'A page of documents, newest first.',
-          }),
+          200: DocumentListResponse,
           ...problemResponses(400, ...AUTHENTICATED_ERRORS),
         },
       },

@@ -10,25 +10,36 @@ export const AuditQuery = Type.Object({
   until: Type.Optional(DateTime('Entries before this instant.')),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048 })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+  order: Type.Optional(
+    StringEnum(['asc', 'desc'] as const, {
+      default: 'asc',
+      description: '`asc`: oldest first; `desc`: newest first. A `cursor` pages on in the order it came from.',
+    }),
+  ),
 });
 
-const Snapshot = Nullable(Type.Object({ version: Nullable(Type.Integer()), metadata: Nullable(Metadata) }));
+const Snapshot = Nullable(
+  Type.Object({ version: Nullable(Type.Integer()), metadata: Nullable(Metadata) }, { title: 'AuditSnapshot' }),
+);
 
-export const AuditEntry = Type.Object({
-  id: Type.String(),
-  action: Type.String(),
-  workspace_id: Type.String(),
-  document_id: Type.String(),
-  actor: Type.Object({ type: StringEnum(['api_key', 'user'] as const), id: Type.String() }),
-  timestamp: DateTime(),
-  version: Nullable(Type.Integer()),
-  before: Snapshot,
-  after: Snapshot,
-  change_reason: Nullable(Type.String()),
-  trace_id: Type.String(),
-});
+export const AuditEntry = Type.Object(
+  {
+    id: Type.String(),
+    action: Type.String(),
+    workspace_id: Type.String(),
+    document_id: Type.String(),
+    actor: Type.Object({ type: StringEnum(['api_key', 'user'] as const), id: Type.String() }, { title: 'AuditActor' }),
+    timestamp: DateTime(),
+    version: Nullable(Type.Integer()),
+    before: Snapshot,
+    after: Snapshot,
+    change_reason: Nullable(Type.String()),
+    trace_id: Type.String(),
+  },
+  { title: 'AuditEntry', description: 'One change, who made it and when.' },
+);
 
 export const AuditResponse = Type.Object(
   { entries: Type.Array(AuditEntry), pagination: Pagination },
-  { description: 'Audit entries.' },
+  { title: 'AuditLog', description: 'Audit entries.' },
 );

@@ -5,16 +5,19 @@ export const ChunkParams = Type.Object({
   document_id: Type.String({ description: 'Document id (UUID).' }),
 });
 
-export const Chunk = Type.Object({
-  id: Type.String({ description: '`<document_id>:<version>:<index>`' }),
-  index: Type.Integer(),
-  content: Type.String(),
-  tokens: Type.Integer(),
-  start_offset: Type.Integer(),
-  end_offset: Type.Integer(),
-  page: Nullable(Type.Integer()),
-  metadata: Metadata,
-});
+export const Chunk = Type.Object(
+  {
+    id: Type.String({ description: '`<document_id>:<version>:<index>`' }),
+    index: Type.Integer(),
+    content: Type.String(),
+    tokens: Type.Integer(),
+    start_offset: Type.Integer(),
+    end_offset: Type.Integer(),
+    page: Nullable(Type.Integer()),
+    metadata: Metadata,
+  },
+  { title: 'Chunk', description: 'One chunk of a version, with its place in the text.' },
+);
 
 export const ChunksQuery = Type.Object({
   version: Type.Optional(Type.Integer({ minimum: 1, description: 'Another version than the current one.' })),
@@ -29,7 +32,7 @@ export const ChunksResponse = Type.Object(
     chunks: Type.Array(Chunk),
     pagination: Pagination,
   },
-  { description: 'Chunks in index order.' },
+  { title: 'ChunkList', description: 'Chunks in index order.' },
 );
 
 export const ContextQuery = Type.Object({
@@ -52,7 +55,7 @@ export const ContextResponse = Type.Union(
         tokens: Type.Integer(),
         chunk_count: Type.Integer(),
       },
-      { title: 'Full context' },
+      { title: 'DocumentText', description: 'The whole extracted text of the version.' },
     ),
     Type.Object(
       {
@@ -62,8 +65,8 @@ export const ContextResponse = Type.Union(
         window: Type.Integer(),
         chunks: Type.Array(Chunk),
       },
-      { title: 'Chunk window' },
+      { title: 'ChunkWindow', description: 'A chunk with its neighbours.' },
     ),
   ],
-  { description: 'The extracted text, or a chunk with its neighbours.' },
+  { title: 'DocumentContext', description: 'The extracted text, or a chunk with its neighbours.' },
 );

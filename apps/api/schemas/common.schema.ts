@@ -8,7 +8,7 @@ import { type TSchema, Type } from '@sinclair/typebox';
 /** A string restricted to a list of values, as one JSON-schema `enum` (one clear error message). */
 export function StringEnum<const T extends readonly string[]>(
   values: T,
-  options: { description?: string; default?: T[number] } = {},
+  options: { description?: string; default?: T[number]; title?: string } = {},
 ) {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
@@ -21,6 +21,7 @@ export const DateTime = (description?: string) =>
   Type.String({ format: 'date-time', ...(description ? { description } : {}) });
 
 export const Metadata = Type.Record(Type.String(), Type.Unknown(), {
+  title: 'Metadata',
   description: 'Free-form key-value pairs (JSON object).',
 });
 
@@ -32,20 +33,23 @@ export const IngestError = Type.Object(
     attempts: Type.Integer(),
     at: DateTime(),
   },
-  { description: 'Why ingestion failed.' },
+  { title: 'IngestError', description: 'Why ingestion failed.' },
 );
 
-export const Pagination = Type.Object({
-  has_more: Type.Boolean(),
-  next_cursor: Nullable(Type.String({ description: 'Pass as `cursor` to get the next page.' })),
-  total: Type.Integer({ description: 'Items matching the filters, over all pages.' }),
-});
+export const Pagination = Type.Object(
+  {
+    has_more: Type.Boolean(),
+    next_cursor: Nullable(Type.String({ description: 'Pass as `cursor` to get the next page.' })),
+    total: Type.Integer({ description: 'Items matching the filters, over all pages.' }),
+  },
+  { title: 'Pagination' },
+);
 
 export const DocumentIdParams = Type.Object({
   id: Type.String({ description: 'Document id (UUID). An id that is not a UUID is simply not found.' }),
 });
 
-export const FieldErrorSchema = Type.Object({ field: Type.String(), message: Type.String() });
+export const FieldErrorSchema = Type.Object({ field: Type.String(), message: Type.String() }, { title: 'FieldError' });
 
 /** RFC 7807 problem details, with the members this service adds. */
 export const Problem = Type.Object(
@@ -68,11 +72,11 @@ export const Problem = Type.Object(
           message: Type.String(),
           retry_after: Type.Optional(Type.Integer({ description: 'Seconds to wait (429).' })),
         },
-        { description: 'Alternative error member on 401, 403 and 429.' },
+        { title: 'ProblemError', description: 'Alternative error member on 401, 403 and 429.' },
       ),
     ),
   },
-  { description: 'RFC 7807 problem details (`application/problem+json`).' },
+  { title: 'Problem', description: 'RFC 7807 problem details (`application/problem+json`).' },
 );
 
 const PROBLEM_DESCRIPTIONS: Record<number, string> = {

@@ -2,21 +2,24 @@ import { Type } from '@sinclair/typebox';
 import { DateTime, IngestError, Metadata, Nullable, Pagination, StringEnum } from './common.schema.ts';
 
 export const VERSION_STATUS_VALUES = ['pending', 'processing', 'completed', 'failed'] as const;
-export const VersionStatus = StringEnum(VERSION_STATUS_VALUES);
+export const VersionStatus = StringEnum(VERSION_STATUS_VALUES, { title: 'VersionStatus' });
 
-export const DocumentListItem = Type.Object({
-  id: Type.String({ format: 'uuid', description: 'Document id; the same value as `document_id`.' }),
-  document_id: Type.String({ format: 'uuid' }),
-  name: Type.String({ description: 'File name of the latest version.' }),
-  mime_type: Type.String({ description: 'Detected type of the latest version.' }),
-  source: Type.String({ description: 'Where the document comes from (`upload` unless the upload named one).' }),
-  status: VersionStatus,
-  version: Type.Integer({ minimum: 1 }),
-  metadata: Metadata,
-  stats: Type.Object({ chunks: Type.Integer(), tokens: Type.Integer() }),
-  created_at: DateTime(),
-  updated_at: DateTime(),
-});
+export const DocumentListItem = Type.Object(
+  {
+    id: Type.String({ format: 'uuid', description: 'Document id; the same value as `document_id`.' }),
+    document_id: Type.String({ format: 'uuid' }),
+    name: Type.String({ description: 'File name of the latest version.' }),
+    mime_type: Type.String({ description: 'Detected type of the latest version.' }),
+    source: Type.String({ description: 'Where the document comes from (`upload` unless the upload named one).' }),
+    status: VersionStatus,
+    version: Type.Integer({ minimum: 1 }),
+    metadata: Metadata,
+    stats: Type.Object({ chunks: Type.Integer(), tokens: Type.Integer() }, { title: 'DocumentStats' }),
+    created_at: DateTime(),
+    updated_at: DateTime(),
+  },
+  { title: 'DocumentListItem', description: 'A document as lists show it.' },
+);
 
 export const Document = Type.Composite(
   [
@@ -35,12 +38,15 @@ export const Document = Type.Composite(
             chunks_done: Type.Integer({ minimum: 0, description: 'Chunks the stage has finished.' }),
             chunks_total: Type.Integer({ minimum: 0, description: 'Chunks of the version; 0 until it is chunked.' }),
           },
-          { description: 'Present while the version is `processing`: how far its ingestion is.' },
+          {
+            title: 'IngestProgress',
+            description: 'Present while the version is `processing`: how far its ingestion is.',
+          },
         ),
       ),
     }),
   ],
-  { description: 'The document with its current version.' },
+  { title: 'Document', description: 'The document with its current version.' },
 );
 
 export const UploadResponse = Type.Object(
@@ -56,7 +62,7 @@ export const UploadResponse = Type.Object(
     version: Type.Integer(),
     message: Type.String(),
   },
-  { description: 'Stored and queued for ingestion.' },
+  { title: 'UploadResult', description: 'Stored and queued for ingestion.' },
 );
 
 /**
@@ -85,7 +91,12 @@ export const UploadForm = Type.Object(
     ),
     change_reason: Type.Optional(Type.String({ maxLength: 2000 })),
   },
-  { required: ['file'], additionalProperties: false, description: 'Unknown form fields are refused (422).' },
+  {
+    title: 'UploadForm',
+    required: ['file'],
+    additionalProperties: false,
+    description: 'Unknown form fields are refused (422).',
+  },
 );
 
 export const ReplaceForm = Type.Object(
@@ -96,7 +107,12 @@ export const ReplaceForm = Type.Object(
     ),
     change_reason: Type.Optional(Type.String({ maxLength: 2000 })),
   },
-  { required: ['file'], additionalProperties: false, description: 'Unknown form fields are refused (422).' },
+  {
+    title: 'ReplaceForm',
+    required: ['file'],
+    additionalProperties: false,
+    description: 'Unknown form fields are refused (422).',
+  },
 );
 
 export const ListDocumentsQuery = Type.Object({
@@ -120,13 +136,18 @@ export const ListDocumentsQuery = Type.Object({
 
 export const DocumentListCursor = Type.Object(
   { documents: Type.Array(DocumentListItem), pagination: Pagination },
-  { title: 'Cursor page' },
+  { title: 'DocumentList', description: 'Cursor paging: a page of documents and where the next one starts.' },
 );
 
 export const DocumentListOffset = Type.Object(
   { documents: Type.Array(DocumentListItem), total: Type.Integer(), page: Type.Integer(), page_size: Type.Integer() },
-  { title: 'Offset page' },
+  { title: 'DocumentPage', description: 'Offset paging: one numbered page of documents.' },
 );
+
+export const DocumentListResponse = Type.Union([DocumentListCursor, DocumentListOffset], {
+  title: 'DocumentListResponse',
+  description: 'A page of documents, newest first.',
+});
 
 export const PatchBody = Type.Object(
   {
@@ -138,7 +159,7 @@ export const PatchBody = Type.Object(
     }),
     change_reason: Type.Optional(Nullable(Type.String({ maxLength: 2000 }))),
   },
-  { additionalProperties: false },
+  { title: 'MetadataUpdate', additionalProperties: false },
 );
 
 export const DeleteQuery = Type.Object({

@@ -1,18 +1,17 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable, StringEnum } from './common.schema.ts';
 
-const CheckStatus = StringEnum(['healthy', 'degraded', 'unhealthy'] as const);
+const CheckStatus = StringEnum(['healthy', 'degraded', 'unhealthy'] as const, { title: 'CheckStatus' });
 
 export const Liveness = Type.Object(
   { status: Type.Literal('healthy'), service: Type.String() },
-  { description: 'The process is up.' },
+  { title: 'Liveness', description: 'The process is up.' },
 );
 
-const Check = Type.Object({
-  status: CheckStatus,
-  latency_ms: Nullable(Type.Number()),
-  message: Type.String(),
-});
+const Check = Type.Object(
+  { status: CheckStatus, latency_ms: Nullable(Type.Number()), message: Type.String() },
+  { title: 'HealthCheck' },
+);
 
 export const Readiness = Type.Object(
   {
@@ -24,5 +23,5 @@ export const Readiness = Type.Object(
       description: '`database`, `vector_store`, and the message log and object store.',
     }),
   },
-  { description: 'Dependency checks.' },
+  { title: 'Readiness', description: 'Dependency checks.' },
 );

@@ -31,6 +31,7 @@ export const SearchBody = Type.Object(
           semantic: Type.Number({ minimum: 0, maximum: 1, description: 'Weight of the semantic ranking.' }),
         },
         {
+          title: 'SearchWeights',
           additionalProperties: false,
           // Not both 0: there would be nothing to rank by.
           not: { properties: { keyword: { const: 0 }, semantic: { const: 0 } } },
@@ -62,29 +63,32 @@ export const SearchBody = Type.Object(
           created_after: Type.Optional(DateTime()),
           created_before: Type.Optional(DateTime()),
         },
-        { additionalProperties: false },
+        { title: 'SearchFilters', additionalProperties: false },
       ),
     ),
     min_score: Type.Optional(Type.Number({ description: 'Drop results scoring below this.' })),
   },
-  { additionalProperties: false },
+  { title: 'SearchRequest', additionalProperties: false },
 );
 
-export const SearchResult = Type.Object({
-  chunk_id: Type.String(),
-  document_id: Type.String(),
-  document_name: Type.String(),
-  version: Type.Integer(),
-  index: Type.Integer(),
-  score: Type.Number(),
-  content: Type.String(),
-  highlights: Type.Array(Type.String(), {
-    description:
-      'Up to three snippets of `content` around the query terms. The text is HTML-escaped (`&`, `<`, `>`, `"` and `\'` as `&amp;`, `&lt;`, `&gt;`, `&quot;` and `&#39;`) and each matched term is wrapped in `<em>…</em>`, the only markup, so a snippet can be inserted as HTML.',
-  }),
-  metadata: Metadata,
-  page: Nullable(Type.Integer()),
-});
+export const SearchResult = Type.Object(
+  {
+    chunk_id: Type.String(),
+    document_id: Type.String(),
+    document_name: Type.String(),
+    version: Type.Integer(),
+    index: Type.Integer(),
+    score: Type.Number(),
+    content: Type.String(),
+    highlights: Type.Array(Type.String(), {
+      description:
+        'Up to three snippets of `content` around the query terms. The text is HTML-escaped (`&`, `<`, `>`, `"` and `\'` as `&amp;`, `&lt;`, `&gt;`, `&quot;` and `&#39;`) and each matched term is wrapped in `<em>…</em>`, the only markup, so a snippet can be inserted as HTML.',
+    }),
+    metadata: Metadata,
+    page: Nullable(Type.Integer()),
+  },
+  { title: 'SearchResult', description: 'One passage (chunk), with its document and version.' },
+);
 
 export const SearchResponse = Type.Object(
   {
@@ -95,5 +99,5 @@ export const SearchResponse = Type.Object(
     took_ms: Type.Number(),
     warnings: Type.Optional(Type.Array(Type.String())),
   },
-  { description: 'Results, best first.' },
+  { title: 'SearchResponse', description: 'Results, best first.' },
 );

@@ -7,35 +7,36 @@ export const VersionParams = Type.Object({
   version: Type.Integer({ minimum: 1 }),
 });
 
-export const Version = Type.Object({
-  version: Type.Integer(),
-  created_at: DateTime(),
-  created_by: Type.String({ description: 'Id of the API key that created the version.' }),
-  size_bytes: Type.Integer(),
-  chunk_count: Type.Integer(),
-  status: VersionStatus,
-  change_reason: Nullable(Type.String()),
-  restored_from: Nullable(Type.Integer()),
-  content_hash: Type.String(),
-  name: Type.String(),
-  mime_type: Type.String(),
-  tokens: Type.Integer(),
-  served_from: Nullable(DateTime()),
-  served_until: Nullable(DateTime()),
-  archived: Type.Boolean(),
-  error: Nullable(IngestError),
-});
+export const Version = Type.Object(
+  {
+    version: Type.Integer(),
+    created_at: DateTime(),
+    created_by: Type.String({ description: 'Id of the API key that created the version.' }),
+    size_bytes: Type.Integer(),
+    chunk_count: Type.Integer(),
+    status: VersionStatus,
+    change_reason: Nullable(Type.String()),
+    restored_from: Nullable(Type.Integer()),
+    content_hash: Type.String(),
+    name: Type.String(),
+    mime_type: Type.String(),
+    tokens: Type.Integer(),
+    served_from: Nullable(DateTime()),
+    served_until: Nullable(DateTime()),
+    archived: Type.Boolean(),
+    error: Nullable(IngestError),
+  },
+  { title: 'Version', description: 'One version of a document.' },
+);
 
 export const VersionList = Type.Object(
   { document_id: Type.String(), versions: Type.Array(Version) },
-  { description: 'Versions, newest first.' },
+  { title: 'VersionList', description: 'Versions, newest first.' },
 );
 
 export const VersionDetail = Type.Composite(
   [Version, Type.Object({ metadata: Metadata, storage_url: Type.String() })],
-  {
-    description: 'One version with its metadata.',
-  },
+  { title: 'VersionDetail', description: 'One version with its metadata.' },
 );
 
 export const CompareQuery = Type.Object({
@@ -43,47 +44,52 @@ export const CompareQuery = Type.Object({
   to: Type.Integer({ minimum: 1 }),
 });
 
-const DiffEntry = Type.Union([
-  Type.Object({
-    type: Type.Literal('added'),
-    from_index: Type.Null(),
-    to_index: Type.Integer(),
-    content: Type.String(),
-  }),
-  Type.Object({
-    type: Type.Literal('removed'),
-    from_index: Type.Integer(),
-    to_index: Type.Null(),
-    content: Type.String(),
-  }),
-  Type.Object({
-    type: Type.Literal('modified'),
-    from_index: Type.Integer(),
-    to_index: Type.Integer(),
-    old_content: Type.String(),
-    new_content: Type.String(),
-  }),
-]);
+const DiffEntry = Type.Union(
+  [
+    Type.Object(
+      { type: Type.Literal('added'), from_index: Type.Null(), to_index: Type.Integer(), content: Type.String() },
+      { title: 'AddedChunk' },
+    ),
+    Type.Object(
+      { type: Type.Literal('removed'), from_index: Type.Integer(), to_index: Type.Null(), content: Type.String() },
+      { title: 'RemovedChunk' },
+    ),
+    Type.Object(
+      {
+        type: Type.Literal('modified'),
+        from_index: Type.Integer(),
+        to_index: Type.Integer(),
+        old_content: Type.String(),
+        new_content: Type.String(),
+      },
+      { title: 'ModifiedChunk' },
+    ),
+  ],
+  { title: 'DiffEntry', description: 'One difference between the two versions, by chunk.' },
+);
 
 export const CompareResponse = Type.Object(
   {
     document_id: Type.String(),
     from_version: Type.Integer(),
     to_version: Type.Integer(),
-    changes: Type.Object({
-      added_chunks: Type.Integer(),
-      removed_chunks: Type.Integer(),
-      modified_chunks: Type.Integer(),
-      unchanged_chunks: Type.Integer(),
-      diff: Type.Array(DiffEntry),
-    }),
+    changes: Type.Object(
+      {
+        added_chunks: Type.Integer(),
+        removed_chunks: Type.Integer(),
+        modified_chunks: Type.Integer(),
+        unchanged_chunks: Type.Integer(),
+        diff: Type.Array(DiffEntry),
+      },
+      { title: 'VersionChanges' },
+    ),
   },
-  { description: 'Chunk-level differences.' },
+  { title: 'VersionComparison', description: 'Chunk-level differences.' },
 );
 
 export const RollbackBody = Type.Object(
   { target_version: Type.Integer({ minimum: 1, description: 'The version whose content and metadata come back.' }) },
-  { additionalProperties: false },
+  { title: 'RollbackRequest', additionalProperties: false },
 );
 
 export const RollbackResponse = Type.Object(
@@ -93,5 +99,5 @@ export const RollbackResponse = Type.Object(
     restored_from: Type.Integer(),
     status: VersionStatus,
   },
-  { description: 'The new version, queued.' },
+  { title: 'RollbackResult', description: "The new version (with version N's content, chunks and vectors)." },
 );

@@ -1,9 +1,11 @@
 import { parseArgs } from 'node:util';
 import { CONFIG_VARIABLES } from '../../../core/config/config.ts';
+import { configTableMarkdown } from '../../../core/config/config-docs.ts';
 import { type Command, print } from './command.ts';
 import { ingestCommand } from './ingest.command.ts';
 import { keysCommand } from './keys.command.ts';
 import { reindexCommand, retentionCommand, schemasCommand } from './maintenance.command.ts';
+import { mcpCommand } from './mcp.command.ts';
 import { modelsCommand } from './models.command.ts';
 import { serveCommand, workerCommand } from './serve.command.ts';
 import { usersCommand } from './users.command.ts';
@@ -22,10 +24,7 @@ const configCommand: Command = {
         JSON.stringify(CONFIG_VARIABLES.map((v) => ({ name: v.name, default: v.default, description: v.description }))),
       );
     } else if (values.markdown) {
-      print(out, '| Variable | Default | Meaning |\n|---|---|---|');
-      for (const v of CONFIG_VARIABLES) {
-        print(out, `| \`${v.name}\` | ${v.default === '' ? '(empty)' : `\`${v.default}\``} | ${v.description} |`);
-      }
+      print(out, configTableMarkdown());
     } else {
       for (const v of CONFIG_VARIABLES) print(out, `${v.name}=${v.default}\n    ${v.description}`);
     }
@@ -44,6 +43,7 @@ export const COMMANDS: Record<string, Command> = {
   retention: retentionCommand,
   config: configCommand,
   models: modelsCommand,
+  mcp: mcpCommand,
 };
 
 export function usage(): string {

@@ -121,25 +121,35 @@ export const ingestCommand: Command = {
     }
 
     const bar = progressBar('Uploading');
-    bar.start(files.length);
     const uploaded: Uploaded[] = [];
     const failed: Failed[] = [];
     let refused: string | null = null;
-    let next = 0;
+    const record = (file: string, outcome: UploadOutcome) => {
+      if ('documentId' in outcome) uploaded.push({ file, document_id: outcome.documentId });
+      else {
+        failed.push({ file, reason: outcome.reason });
+        if (outcome.keyRefused) refused = outcome.reason;
+      }
+    };
+    // The first file goes alone: a refused key stops the run before the progress bar starts and
+    // before any other upload goes out.
+    const first = files[0] as string;
+    record(first, await uploadOne(first, options));
+    let next = 1;
     const worker = async () => {
       while (next < files.length && refused === null) {
         const file = files[next++] as string;
         const outcome = await uploadOne(file, options);
-        if ('documentId' in outcome) uploaded.push({ file, document_id: outcome.documentId });
-        else {
-          failed.push({ file, reason: outcome.reason });
-          if (outcome.keyRefused) refused = outcome.reason;
-        }
-        bar.increment(path.basename(file));
+        record(file, outcome);
+        if (refused === null) bar.increment(path.basename(file));
       }
     };
-    await Promise.all(Array.from({ length: options.concurrency }, worker));
-    bar.stop();
+    if (refused === null) {
+      bar.start(files.length);
+      bar.increment(path.basename(first));
+      await Promise.all(Array.from({ length: options.concurrency }, worker));
+      bar.stop();
+    }
     if (refused !== null) {
       print(err, `kb ingest: the service refused the API key (${refused}); use a key with write permission.`);
       if (values.json) print(out, JSON.stringify({ uploaded, skipped, failed }));

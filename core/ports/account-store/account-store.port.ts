@@ -15,6 +15,10 @@ export interface AuditQuery {
   readonly until?: string;
   /** Return entries with `id` greater than this (ascending order by id = by time). */
   readonly afterId?: string;
+  /** Return entries with `id` less than this (for paging newest first). */
+  readonly beforeId?: string;
+  /** `asc` (default): oldest first; `desc`: newest first. */
+  readonly order?: 'asc' | 'desc';
   readonly limit: number;
 }
 
@@ -28,7 +32,8 @@ export interface AuditQuery {
  *   `revokedAt`; it returns false for an unknown id.
  * - `touchKeys` records last use; it may be applied late or coalesced, never moves a time back.
  * - `appendAudit` is idempotent by entry id. `listAudit` returns entries in ascending id order
- *   (ids are UUID v7, so that is time order) and the total matching the filters without paging.
+ *   (ids are UUID v7, so that is time order), or descending with `order: 'desc'`, and the total
+ *   matching the filters without paging (`afterId`/`beforeId`).
  * - `recordUsage` adds counts under an instance id; re-sending the same (instance, key, second)
  *   replaces rather than adds, so a retried sync does not double count. `readUsage` sums over all
  *   instances except `excludeInstance` for seconds ≥ `sinceSecond`.

@@ -44,13 +44,23 @@ export function createClickHouseAudit({
         params.until = instant(query.until, 'until');
       }
       const filter = where.join(' AND ');
-      const pageFilter = query.afterId === undefined ? filter : `${filter} AND id > {afterId:String}`;
+      const bounds = [
+        ...(query.afterId === undefined ? [] : ['id > {afterId:String}']),
+        ...(query.beforeId === undefined ? [] : ['id < {beforeId:String}']),
+      ];
+      const pageFilter = [filter, ...bounds].join(' AND ');
       const limit = Math.max(0, Math.floor(query.limit));
+      const order = query.order === 'desc' ? 'DESC' : 'ASC';
       const [rows, totals] = await Promise.all([
         select<AuditRow>(
           'listing audit entries',
-          `SELECT ${AUDIT_COLUMNS} FROM audit_log FINAL WHERE ${pageFilter} ORDER BY id LIMIT {limit:UInt32}`,
-          { ...params, ...(query.afterId === undefined ? {} : { afterId: query.afterId }), limit },
+          `SELECT ${AUDIT_COLUMNS} FROM audit_log FINAL WHERE ${pageFilter} ORDER BY id ${order} LIMIT {limit:UInt32}`,
+          {
+            ...params,
+            ...(query.afterId === undefined ? {} : { afterId: query.afterId }),
+            ...(query.beforeId === undefined ? {} : { beforeId: query.beforeId }),
+            limit,
+          },
         ),
         select<{ n: number }>(
           'counting audit entries',

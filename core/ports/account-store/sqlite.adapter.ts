@@ -363,11 +363,19 @@ export function createSqliteAccountStore(options: SqliteAccountStoreOptions): Ac
       const total = db.prepare<Record<string, string | number>, { n: number }>(
         `SELECT COUNT(*) AS n FROM cs_audit WHERE ${filter}`,
       );
-      const pageFilter = query.afterId === undefined ? filter : `${filter} AND id > @afterId`;
-      const pageParams = query.afterId === undefined ? params : { ...params, afterId: query.afterId };
+      const bounds = [
+        ...(query.afterId === undefined ? [] : ['id > @afterId']),
+        ...(query.beforeId === undefined ? [] : ['id < @beforeId']),
+      ];
+      const pageFilter = [filter, ...bounds].join(' AND ');
+      const pageParams = {
+        ...params,
+        ...(query.afterId === undefined ? {} : { afterId: query.afterId }),
+        ...(query.beforeId === undefined ? {} : { beforeId: query.beforeId }),
+      };
       const limit = Math.max(0, Math.floor(query.limit));
       const page = db.prepare<Record<string, string | number>, AuditRow>(
-        `SELECT * FROM cs_audit WHERE ${pageFilter} ORDER BY id LIMIT @limit`,
+        `SELECT * FROM cs_audit WHERE ${pageFilter} ORDER BY id ${query.order === 'desc' ? 'DESC' : 'ASC'} LIMIT @limit`,
       );
       const read = db.transaction(() => ({
         entries: page.all({ ...pageParams, limit }).map(toAuditEntry),

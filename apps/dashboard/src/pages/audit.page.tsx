@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api.ts';
 import { useActorNames } from '../components/actor-names.ts';
 import { DataTable } from '../components/data-table.tsx';
+import { useDocumentNames } from '../components/document-names.ts';
 import { Empty, Loading, Notice } from '../components/feedback.tsx';
 import { dateTime, shortId } from '../format.ts';
 import { Link } from '../router.tsx';
@@ -17,7 +18,7 @@ interface Filters {
 }
 
 function query(f: Filters, cursor: string | null): string {
-  const q = new URLSearchParams({ limit: '50' });
+  const q = new URLSearchParams({ limit: '50', order: 'desc' });
   if (f.documentId.trim()) q.set('document_id', f.documentId.trim());
   if (f.action) q.set('action', f.action);
   if (f.since) q.set('since', new Date(f.since).toISOString());
@@ -33,6 +34,11 @@ function describe(e: AuditEntry): string {
   }
   const from = e.before?.version;
   const to = e.after?.version;
+  if (e.action === 'delete') return from != null ? `deleted (version ${from} was the latest)` : 'deleted';
+  if (e.action === 'purge') return 'purged: every version, file, chunk and vector removed';
+  if (e.action === 'rollback' && e.after?.version != null && from != null) {
+    return `version ${from} → ${to} (rolled back)`;
+  }
   if (from != null && to != null) return `version ${from} → ${to}`;
   if (to != null) return `version ${to}`;
   return '';
@@ -46,6 +52,7 @@ export function AuditPage(props: { query: URLSearchParams; account: Account }) {
   const [entries, setEntries] = useState<AuditEntry[] | null>(null);
   const [page, setPage] = useState<Pagination | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const documentNames = useDocumentNames((entries ?? []).map((e) => e.document_id));
 
   const load = async (cursor: string | null) => {
     try {
@@ -123,7 +130,7 @@ export function AuditPage(props: { query: URLSearchParams; account: Account }) {
       ) : (
         <>
           <p class="muted">
-            {page?.total ?? entries.length} entr{(page?.total ?? entries.length) === 1 ? 'y' : 'ies'}, oldest first
+            {page?.total ?? entries.length} entr{(page?.total ?? entries.length) === 1 ? 'y' : 'ies'}, newest first
           </p>
           <DataTable caption="Audit entries" columns={['Time', 'Action', 'Document', 'What', 'Change reason', 'By']}>
             {entries.map((e) => (
@@ -133,12 +140,16 @@ export function AuditPage(props: { query: URLSearchParams; account: Account }) {
                   <span class="tag">{e.action}</span>
                 </td>
                 <td>
-                  {e.document_id ? (
-                    <Link href={`/documents/${e.document_id}`}>
-                      <code>{shortId(e.document_id)}</code>
-                    </Link>
-                  ) : (
+                  {!e.document_id ? (
                     '—'
+                  ) : documentNames.get(e.document_id) === null ? (
+                    <span class="muted">
+                      deleted document <code>{shortId(e.document_id)}</code>
+                    </span>
+                  ) : (
+                    <Link href={`/documents/${e.document_id}`}>
+                      {documentNames.get(e.document_id) ?? <code>{shortId(e.document_id)}</code>}
+                    </Link>
                   )}
                 </td>
                 <td>{describe(e)}</td>

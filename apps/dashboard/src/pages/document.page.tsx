@@ -11,7 +11,7 @@ import type { Account, Chunk, Compare, DocumentDetail, Version } from '../types.
 
 const REFRESH_MS = 1500;
 
-function NewVersion(props: { id: string; onDone: (message: string) => void; onError: (e: string) => void }) {
+function NewVersion(props: { id: string; onDone: (version: number) => void; onError: (e: string) => void }) {
   const [file, setFile] = useState<File | null>(null);
   const [reason, setReason] = useState('');
   const [progress, setProgress] = useState<number | null>(null);
@@ -25,7 +25,7 @@ function NewVersion(props: { id: string; onDone: (message: string) => void; onEr
     setProgress(0);
     try {
       const doc = await uploadWithProgress<DocumentDetail>('PUT', `/api/v1/documents/${props.id}`, form, setProgress);
-      props.onDone(`Version ${doc.version} uploaded; it is being ingested.`);
+      props.onDone(doc.version);
       formElement.reset();
       setFile(null);
       setReason('');
@@ -50,6 +50,75 @@ function NewVersion(props: { id: string; onDone: (message: string) => void; onEr
         Upload version
       </button>
       {progress !== null && <progress max={1} value={progress} aria-label="Upload progress" />}
+    </form>
+  );
+}
+
+/**
+ * The metadata of the latest version as editable JSON: saving makes a new version with it (PATCH),
+ * served at once when the latest version's chunks and vectors can be reused, else ingested again.
+ */
+function MetadataEditor(props: {
+  id: string;
+  metadata: Record<string, unknown>;
+  onDone: (doc: DocumentDetail) => void;
+  onError: (e: string) => void;
+}) {
+  const [text, setText] = useState(JSON.stringify(props.metadata, null, 2));
+  const [reason, setReason] = useState('');
+  const [invalid, setInvalid] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  useEffect(() => setText(JSON.stringify(props.metadata, null, 2)), [JSON.stringify(props.metadata)]);
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    let metadata: unknown;
+    try {
+      metadata = JSON.parse(text);
+    } catch (err) {
+      setInvalid(`The metadata is not valid JSON: ${(err as Error).message}`);
+      return;
+    }
+    if (metadata === null || typeof metadata !== 'object' || Array.isArray(metadata)) {
+      setInvalid('The metadata must be a JSON object, such as {"team": "docs"}.');
+      return;
+    }
+    setInvalid(null);
+    setSaving(true);
+    try {
+      const body = { metadata, ...(reason.trim() ? { change_reason: reason.trim() } : {}) };
+      props.onDone(await api<DocumentDetail>('PATCH', `/api/v1/documents/${props.id}`, body));
+      setReason('');
+    } catch (err) {
+      props.onError(errorText(err));
+    } finally {
+      setSaving(false);
+    }
+  };
+  return (
+    <form class="card inline-form" onSubmit={submit} aria-labelledby="metadata-title">
+      <h2 id="metadata-title">Edit the metadata</h2>
+      <label>
+        Metadata (JSON object)
+        <textarea
+          rows={Math.min(12, Math.max(3, text.split('\n').length))}
+          spellcheck={false}
+          value={text}
+          aria-invalid={invalid !== null}
+          onInput={(e) => setText(e.currentTarget.value)}
+        />
+      </label>
+      <label>
+        Why (optional)
+        <input value={reason} maxLength={500} onInput={(e) => setReason(e.currentTarget.value)} />
+      </label>
+      {invalid && (
+        <p class="error-text" role="alert">
+          {invalid}
+        </p>
+      )}
+      <button type="submit" class="primary" disabled={saving}>
+        Save metadata
+      </button>
     </form>
   );
 }
@@ -133,6 +202,8 @@ export function DocumentPage(props: { id: string; query: URLSearchParams; accoun
   const [shown, setShown] = useState<number | null>(null);
   const [view, setView] = useState<'chunks' | 'text'>('chunks');
   const [rollback, setRollback] = useState<number | null>(null);
+  /** The version the page said is being ingested, until it completes or fails. */
+  const [ingesting, setIngesting] = useState<number | null>(null);
 
   const load = async () => {
     try {
@@ -168,13 +239,30 @@ export function DocumentPage(props: { id: string; query: URLSearchParams; accoun
     return () => clearInterval(timer);
   }, [busy, id]);
 
-  const refreshAfter = async (text: string) => {
+  // A version announced as being ingested: say so once it is served, and show it; clear on failure.
+  useEffect(() => {
+    if (ingesting === null || !doc || doc.version < ingesting) return;
+    if (doc.status === 'completed') {
+      setMessage(`Version ${ingesting} is ingested; searches serve it now.`);
+      setShown(doc.served_version ?? doc.version);
+      setIngesting(null);
+    } else if (doc.status === 'failed') {
+      setMessage(null);
+      setIngesting(null);
+    }
+  }, [doc, ingesting]);
+
+  /** After a write: the message, fresh data, and every selection moved off what the write made stale. */
+  const refreshAfter = async (text: string, pendingVersion: number | null = null) => {
     setMessage(text);
     setError(null);
+    setIngesting(pendingVersion);
+    setCompare(null);
     const r = await load();
     if (r) {
       setTo(r.v[0]?.version ?? null);
       setFrom(r.v[1]?.version ?? null);
+      setShown(r.d.served_version ?? r.d.version);
     }
   };
 
@@ -199,6 +287,9 @@ export function DocumentPage(props: { id: string; query: URLSearchParams; accoun
       setError(errorText(err));
     }
   };
+
+  // The panel reloads when the shown version's status changes (e.g. it finishes ingesting).
+  const shownStatus = versions.find((v) => v.version === shown)?.status ?? '';
 
   if (!doc) {
     return (
@@ -277,7 +368,24 @@ export function DocumentPage(props: { id: string; query: URLSearchParams; accoun
         <Link href={`/audit?document_id=${doc.document_id}`}>Audit entries of this document</Link>
       </p>
 
-      <NewVersion id={id} onDone={(m) => void refreshAfter(m)} onError={setError} />
+      <NewVersion
+        id={id}
+        onDone={(v) => void refreshAfter(`Version ${v} uploaded; it is being ingested.`, v)}
+        onError={setError}
+      />
+      <MetadataEditor
+        id={id}
+        metadata={doc.metadata}
+        onDone={(d) =>
+          void refreshAfter(
+            d.status === 'completed'
+              ? `Metadata saved as version ${d.version}; searches serve it now.`
+              : `Metadata saved as version ${d.version}; it is being ingested.`,
+            d.status === 'completed' ? null : d.version,
+          )
+        }
+        onError={setError}
+      />
 
       <h2>Versions</h2>
       <DataTable
@@ -339,9 +447,9 @@ export function DocumentPage(props: { id: string; query: URLSearchParams; accoun
             </button>
           </fieldset>
           {view === 'chunks' ? (
-            <Chunks id={id} version={shown} focus={props.query.get('chunk')} />
+            <Chunks key={`${shown}:${shownStatus}`} id={id} version={shown} focus={props.query.get('chunk')} />
           ) : (
-            <ExtractedText id={id} version={shown} />
+            <ExtractedText key={`${shown}:${shownStatus}`} id={id} version={shown} />
           )}
         </>
       )}

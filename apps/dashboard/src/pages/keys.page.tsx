@@ -159,7 +159,7 @@ export function KeysPage(props: { account: Account }) {
               <td>{k.last_used_at ? dateTime(k.last_used_at) : 'never'}</td>
               <td>{k.revoked_at ? dateTime(k.revoked_at) : '—'}</td>
               {owner && (
-                <td>
+                <td class="row-actions">
                   {!k.revoked_at && (
                     <button type="button" class="danger" onClick={() => setRevoking(k)}>
                       Revoke<span class="sr-only"> {k.name}</span>

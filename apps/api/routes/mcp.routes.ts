@@ -1,0 +1,72 @@
+/**
+ * The MCP server over Streamable HTTP at `/mcp`, stateless: every POST carries one JSON-RPC
+ * message (or batch) and is answered on its own, so any number of API processes can serve it.
+ * The caller authenticates exactly as on the resource routes (`X-API-Key` or `Authorization:
+ * Bearer`, the same keys, the same rate limit); each tool then checks the permission it needs.
+ * GET (a server-to-client stream) and DELETE (ending a session) have nothing to do without
+ * sessions and answer 405. Not part of the OpenAPI document: MCP clients describe it themselves.
+ */
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { FastifyInstance } from 'fastify';
+import { KbError } from '../../../core/errors/kb-error.ts';
+import type { Services } from '../../../core/services/services.ts';
+import { createKbMcpServer, type McpAccess } from '../../mcp/mcp-server.ts';
+import { authenticateKey, presentedKey } from '../plugins/auth.plugin.ts';
+
+export interface McpRoutesOptions {
+  readonly services: Services;
+  readonly version: string;
+}
+
+export const MCP_PATH = '/mcp';
+
+export default async function mcpRoutes(app: FastifyInstance, opts: McpRoutesOptions): Promise<void> {
+  const { services } = opts;
+
+  app.post(MCP_PATH, { schema: { hide: true } }, async (request, reply) => {
+    const presented = presentedKey(request.headers);
+    if (presented === null) {
+      throw new KbError('unauthorized', 'Missing API key: send it in X-API-Key or as Authorization: Bearer <key>.');
+    }
+    const key = await authenticateKey(presented, request, reply, services);
+    const access: McpAccess = async (permission) => {
+      if (!key.permissions.includes(permission)) {
+        throw new KbError('forbidden', `This API key lacks the '${permission}' permission.`);
+      }
+      return { workspaceId: key.workspaceId, keyId: key.id, traceId: request.id };
+    };
+    const server = createKbMcpServer({
+      services,
+      version: opts.version,
+      access,
+      onInternalError: (error) => request.log.error({ err: error }, 'MCP tool failed'),
+    });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    reply.raw.on('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    // The transport writes the response itself: carry over the headers set so far (request id, rate limit).
+    for (const [name, value] of Object.entries(reply.getHeaders())) {
+      if (value !== undefined) reply.raw.setHeader(name, value);
+    }
+    reply.hijack();
+    await transport.handleRequest(request.raw, reply.raw, request.body);
+  });
+
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: MCP_PATH,
+      schema: { hide: true },
+      handler: async (_request, reply) => {
+        reply.header('allow', 'POST');
+        throw new KbError(
+          'method-not-allowed',
+          `${method} ${MCP_PATH} is not served: this MCP endpoint is stateless, so every message is a POST.`,
+        );
+      },
+    });
+  }
+}

@@ -1,0 +1,9 @@
+from enum import StrEnum
+
+
+class AuditActorType(StrEnum):
+    API_KEY = "api_key"
+    USER = "user"
+
+    def __str__(self) -> str:
+        return str(self.value)

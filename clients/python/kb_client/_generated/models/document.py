@@ -1,0 +1,248 @@
+from __future__ import annotations
+
+import datetime
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
+from uuid import UUID
+
+from attrs import define as _attrs_define
+from attrs import field as _attrs_field
+
+from ..models.version_status import VersionStatus
+from ..types import UNSET, Unset
+
+if TYPE_CHECKING:
+    from ..models.document_stats import DocumentStats
+    from ..models.ingest_error import IngestError
+    from ..models.ingest_progress import IngestProgress
+    from ..models.metadata import Metadata
+
+
+T = TypeVar("T", bound="Document")
+
+
+@_attrs_define
+class Document:
+    """The document with its current version.
+
+    Attributes:
+        id (UUID): Document id; the same value as `document_id`.
+        document_id (UUID):
+        name (str): File name of the latest version.
+        mime_type (str): Detected type of the latest version.
+        source (str): Where the document comes from (`upload` unless the upload named one).
+        status (VersionStatus):
+        version (int):
+        metadata (Metadata): Free-form key-value pairs (JSON object).
+        stats (DocumentStats):
+        created_at (datetime.datetime):
+        updated_at (datetime.datetime):
+        workspace_id (str):
+        size_bytes (int):
+        content_hash (str): SHA-256 of the file, hex.
+        storage_url (str):
+        served_version (int | None):
+        error (IngestError | None):
+        progress (IngestProgress | Unset): Present while the version is `processing`: how far its ingestion is.
+    """
+
+    id: UUID
+    document_id: UUID
+    name: str
+    mime_type: str
+    source: str
+    status: VersionStatus
+    version: int
+    metadata: Metadata
+    stats: DocumentStats
+    created_at: datetime.datetime
+    updated_at: datetime.datetime
+    workspace_id: str
+    size_bytes: int
+    content_hash: str
+    storage_url: str
+    served_version: int | None
+    error: IngestError | None
+    progress: IngestProgress | Unset = UNSET
+    additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        from ..models.ingest_error import IngestError
+
+        id = str(self.id)
+
+        document_id = str(self.document_id)
+
+        name = self.name
+
+        mime_type = self.mime_type
+
+        source = self.source
+
+        status = self.status.value
+
+        version = self.version
+
+        metadata = self.metadata.to_dict()
+
+        stats = self.stats.to_dict()
+
+        created_at = self.created_at.isoformat()
+
+        updated_at = self.updated_at.isoformat()
+
+        workspace_id = self.workspace_id
+
+        size_bytes = self.size_bytes
+
+        content_hash = self.content_hash
+
+        storage_url = self.storage_url
+
+        served_version: int | None
+        served_version = self.served_version
+
+        error: dict[str, Any] | None
+        if isinstance(self.error, IngestError):
+            error = self.error.to_dict()
+        else:
+            error = self.error
+
+        progress: dict[str, Any] | Unset = UNSET
+        if not isinstance(self.progress, Unset):
+            progress = self.progress.to_dict()
+
+        field_dict: dict[str, Any] = {}
+        field_dict.update(self.additional_properties)
+        field_dict.update(
+            {
+                "id": id,
+                "document_id": document_id,
+                "name": name,
+                "mime_type": mime_type,
+                "source": source,
+                "status": status,
+                "version": version,
+                "metadata": metadata,
+                "stats": stats,
+                "created_at": created_at,
+                "updated_at": updated_at,
+                "workspace_id": workspace_id,
+                "size_bytes": size_bytes,
+                "content_hash": content_hash,
+                "storage_url": storage_url,
+                "served_version": served_version,
+                "error": error,
+            }
+        )
+        if progress is not UNSET:
+            field_dict["progress"] = progress
+
+        return field_dict
+
+    @classmethod
+    def from_dict(cls, src_dict: Mapping[str, Any]) -> Self:
+        from ..models.document_stats import DocumentStats
+        from ..models.ingest_error import IngestError
+        from ..models.ingest_progress import IngestProgress
+        from ..models.metadata import Metadata
+
+        d = dict(src_dict)
+        id = UUID(d.pop("id"))
+
+        document_id = UUID(d.pop("document_id"))
+
+        name = d.pop("name")
+
+        mime_type = d.pop("mime_type")
+
+        source = d.pop("source")
+
+        status = VersionStatus(d.pop("status"))
+
+        version = d.pop("version")
+
+        metadata = Metadata.from_dict(d.pop("metadata"))
+
+        stats = DocumentStats.from_dict(d.pop("stats"))
+
+        created_at = datetime.datetime.fromisoformat(d.pop("created_at"))
+
+        updated_at = datetime.datetime.fromisoformat(d.pop("updated_at"))
+
+        workspace_id = d.pop("workspace_id")
+
+        size_bytes = d.pop("size_bytes")
+
+        content_hash = d.pop("content_hash")
+
+        storage_url = d.pop("storage_url")
+
+        def _parse_served_version(data: object) -> int | None:
+            if data is None:
+                return data
+            return cast(int | None, data)
+
+        served_version = _parse_served_version(d.pop("served_version"))
+
+        def _parse_error(data: object) -> IngestError | None:
+            if data is None:
+                return data
+            try:
+                if not isinstance(data, dict):
+                    raise TypeError()
+                error_type_0 = IngestError.from_dict(data)
+
+                return error_type_0
+            except (TypeError, ValueError, AttributeError, KeyError):
+                pass
+            return cast(IngestError | None, data)
+
+        error = _parse_error(d.pop("error"))
+
+        _progress = d.pop("progress", UNSET)
+        progress: IngestProgress | Unset
+        if isinstance(_progress, Unset):
+            progress = UNSET
+        else:
+            progress = IngestProgress.from_dict(_progress)
+
+        document = cls(
+            id=id,
+            document_id=document_id,
+            name=name,
+            mime_type=mime_type,
+            source=source,
+            status=status,
+            version=version,
+            metadata=metadata,
+            stats=stats,
+            created_at=created_at,
+            updated_at=updated_at,
+            workspace_id=workspace_id,
+            size_bytes=size_bytes,
+            content_hash=content_hash,
+            storage_url=storage_url,
+            served_version=served_version,
+            error=error,
+            progress=progress,
+        )
+
+        document.additional_properties = d
+        return document
+
+    @property
+    def additional_keys(self) -> list[str]:
+        return list(self.additional_properties.keys())
+
+    def __getitem__(self, key: str) -> Any:
+        return self.additional_properties[key]
+
+    def __setitem__(self, key: str, value: Any) -> None:
+        self.additional_properties[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self.additional_properties[key]
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.additional_properties

@@ -1,0 +1,139 @@
+/**
+ * The knowledge-base document service's TypeScript client. `api` is the generated part: every
+ * operation of the service's OpenAPI document, typed from it (openapi-typescript types over
+ * openapi-fetch). Around it, only what generation cannot give: a multipart upload with metadata,
+ * waiting until a version is ingested, iterating over every page of a list, and retrying a request
+ * answered 429 after its `Retry-After`.
+ */
+import createClient from 'openapi-fetch';
+/** An answer of the service that is not a success: its status and RFC 7807 problem. */
+export class KbApiError extends Error {
+    status;
+    problem;
+    constructor(status, problem, fallback) {
+        super(problem ? `${status} ${problem.title}: ${problem.detail}` : `${status} ${fallback}`);
+        this.name = 'KbApiError';
+        this.status = status;
+        this.problem = problem;
+    }
+}
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Seconds a `Retry-After` header asks for (delta-seconds or an HTTP date); 1 when absent or unreadable. */
+export function retryAfterSeconds(header, now = Date.now()) {
+    if (header === null)
+        return 1;
+    const seconds = Number(header);
+    if (Number.isFinite(seconds) && seconds >= 0)
+        return seconds;
+    const at = Date.parse(header);
+    return Number.isNaN(at) ? 1 : Math.max(0, (at - now) / 1000);
+}
+/** A fetch that sends a request answered 429 again after its `Retry-After`, up to `maxRetries` times. */
+export function retryingFetch(inner, options) {
+    return async (request) => {
+        for (let attempt = 0;; attempt++) {
+            const response = await inner(attempt < options.maxRetries ? request.clone() : request);
+            if (response.status !== 429 || attempt >= options.maxRetries)
+                return response;
+            const wait = Math.min(retryAfterSeconds(response.headers.get('retry-after')), options.maxRetryAfterSeconds);
+            await response.body?.cancel();
+            await sleep(wait * 1000);
+        }
+    };
+}
+/** The data of a successful answer, or a {@link KbApiError}. */
+function unwrap(result) {
+    if (result.response.ok && result.data !== undefined)
+        return result.data;
+    const problem = result.error;
+    throw new KbApiError(result.response.status, problem && typeof problem === 'object' && 'detail' in problem ? problem : undefined, result.response.statusText);
+}
+function uploadForm(file, options) {
+    const form = new FormData();
+    if (options.metadata !== undefined)
+        form.append('metadata', JSON.stringify(options.metadata));
+    if (options.source !== undefined)
+        form.append('source', options.source);
+    if (options.changeReason !== undefined)
+        form.append('change_reason', options.changeReason);
+    const fileName = options.name ?? (typeof File !== 'undefined' && file instanceof File ? file.name : 'upload');
+    form.append('file', file, fileName);
+    return form;
+}
+export function createKbClient(options) {
+    const inner = options.fetch ?? ((request) => globalThis.fetch(request));
+    const api = createClient({
+        baseUrl: options.baseUrl.replace(/\/+$/, ''),
+        headers: { 'X-API-Key': options.apiKey },
+        fetch: retryingFetch(inner, {
+            maxRetries: options.maxRetries ?? 5,
+            maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? 60,
+        }),
+    });
+    const asForm = (form) => ({ body: {}, bodySerializer: () => form });
+    const client = {
+        api,
+        async upload(file, uploadOptions = {}) {
+            return unwrap(await api.POST('/api/v1/documents', asForm(uploadForm(file, uploadOptions))));
+        },
+        async replace(documentId, file, uploadOptions = {}) {
+            return unwrap(await api.PUT('/api/v1/documents/{id}', {
+                params: { path: { id: documentId } },
+                ...asForm(uploadForm(file, uploadOptions)),
+            }));
+        },
+        async getDocument(documentId) {
+            return unwrap(await api.GET('/api/v1/documents/{id}', { params: { path: { id: documentId } } }));
+        },
+        async waitForDocument(documentId, waitOptions = {}) {
+            const deadline = Date.now() + (waitOptions.timeoutMs ?? 120_000);
+            let version = waitOptions.version;
+            for (;;) {
+                const doc = await client.getDocument(documentId);
+                version ??= doc.version;
+                if (doc.version >= version && doc.status === 'completed')
+                    return doc;
+                if (doc.version === version && doc.status === 'failed') {
+                    throw new Error(`Version ${version} of ${documentId} failed: ${doc.error?.message ?? 'no reason given'}`);
+                }
+                if (Date.now() > deadline) {
+                    throw new Error(`Version ${version} of ${documentId} is still ${doc.status} after waiting.`);
+                }
+                await sleep(waitOptions.intervalMs ?? 500);
+            }
+        },
+        async *documents(filters = {}) {
+            let cursor;
+            for (;;) {
+                const page = unwrap(await api.GET('/api/v1/documents', { params: { query: { ...filters, ...(cursor ? { cursor } : {}) } } }));
+                if (!('pagination' in page))
+                    throw new Error('The service answered an offset page to a cursor request.');
+                yield* page.documents;
+                if (!page.pagination.has_more || !page.pagination.next_cursor)
+                    return;
+                cursor = page.pagination.next_cursor;
+            }
+        },
+        async search(request) {
+            return unwrap(await api.POST('/api/v1/search', { body: request }));
+        },
+        async versions(documentId) {
+            return unwrap(await api.GET('/api/v1/documents/{id}/versions', { params: { path: { id: documentId } } }));
+        },
+        async compareVersions(documentId, from, to) {
+            const answer = await api.GET('/api/v1/documents/{id}/versions/compare', {
+                params: { path: { id: documentId }, query: { from, to } },
+            });
+            // openapi-fetch's data type drops members whose only type is null (`from_index` of an
+            // added chunk); the body is the schema's VersionComparison.
+            return unwrap(answer);
+        },
+        async rollback(documentId, targetVersion) {
+            return unwrap(await api.POST('/api/v1/documents/{id}/rollback', {
+                params: { path: { id: documentId } },
+                body: { target_version: targetVersion },
+            }));
+        },
+    };
+    return client;
+}

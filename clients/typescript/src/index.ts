@@ -1,0 +1,222 @@
+/**
+ * The knowledge-base document service's TypeScript client. `api` is the generated part: every
+ * operation of the service's OpenAPI document, typed from it (openapi-typescript types over
+ * openapi-fetch). Around it, only what generation cannot give: a multipart upload with metadata,
+ * waiting until a version is ingested, iterating over every page of a list, and retrying a request
+ * answered 429 after its `Retry-After`.
+ */
+import createClient, { type Client } from 'openapi-fetch';
+import type { components, paths } from './schema.js';
+
+export type { components, operations, paths } from './schema.js';
+
+type Schemas = components['schemas'];
+export type Document = Schemas['Document'];
+export type DocumentListItem = Schemas['DocumentListItem'];
+export type UploadResult = Schemas['UploadResult'];
+export type Version = Schemas['Version'];
+export type VersionList = Schemas['VersionList'];
+export type VersionComparison = Schemas['VersionComparison'];
+export type RollbackResult = Schemas['RollbackResult'];
+export type SearchRequest = Schemas['SearchRequest'];
+export type SearchResponse = Schemas['SearchResponse'];
+export type SearchResult = Schemas['SearchResult'];
+export type ChunkList = Schemas['ChunkList'];
+export type AuditEntry = Schemas['AuditEntry'];
+export type Problem = Schemas['Problem'];
+export type Metadata = Schemas['Metadata'];
+
+export interface KbClientOptions {
+  /** The service's address, e.g. `http://127.0.0.1:8080`. */
+  readonly baseUrl: string;
+  /** An API key (`ink_…`), sent as `X-API-Key`. */
+  readonly apiKey: string;
+  /** Retries of a request answered 429, each after its `Retry-After` (default 5). */
+  readonly maxRetries?: number;
+  /** The longest `Retry-After` honoured, in seconds; a longer one is waited this long (default 60). */
+  readonly maxRetryAfterSeconds?: number;
+  /** The fetch to use (default: the global one). */
+  readonly fetch?: (request: Request) => Promise<Response>;
+}
+
+/** An answer of the service that is not a success: its status and RFC 7807 problem. */
+export class KbApiError extends Error {
+  readonly status: number;
+  readonly problem: Problem | undefined;
+  constructor(status: number, problem: Problem | undefined, fallback: string) {
+    super(problem ? `${status} ${problem.title}: ${problem.detail}` : `${status} ${fallback}`);
+    this.name = 'KbApiError';
+    this.status = status;
+    this.problem = problem;
+  }
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Seconds a `Retry-After` header asks for (delta-seconds or an HTTP date); 1 when absent or unreadable. */
+export function retryAfterSeconds(header: string | null, now = Date.now()): number {
+  if (header === null) return 1;
+  const seconds = Number(header);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
+  const at = Date.parse(header);
+  return Number.isNaN(at) ? 1 : Math.max(0, (at - now) / 1000);
+}
+
+/** A fetch that sends a request answered 429 again after its `Retry-After`, up to `maxRetries` times. */
+export function retryingFetch(
+  inner: (request: Request) => Promise<Response>,
+  options: { maxRetries: number; maxRetryAfterSeconds: number },
+): (request: Request) => Promise<Response> {
+  return async (request) => {
+    for (let attempt = 0; ; attempt++) {
+      const response = await inner(attempt < options.maxRetries ? request.clone() : request);
+      if (response.status !== 429 || attempt >= options.maxRetries) return response;
+      const wait = Math.min(retryAfterSeconds(response.headers.get('retry-after')), options.maxRetryAfterSeconds);
+      await response.body?.cancel();
+      await sleep(wait * 1000);
+    }
+  };
+}
+
+/** What an upload sends beside the file. */
+export interface UploadOptions {
+  /** The file name (default: the Blob's name when it is a File, else `upload`). */
+  readonly name?: string;
+  readonly metadata?: Metadata;
+  readonly source?: string;
+  readonly changeReason?: string;
+}
+
+export interface WaitOptions {
+  /** Wait for this version (default: the latest when the call is made). */
+  readonly version?: number;
+  readonly timeoutMs?: number;
+  readonly intervalMs?: number;
+}
+
+/** The query of a document list, without paging. */
+export type ListFilters = Omit<
+  NonNullable<paths['/api/v1/documents']['get']['parameters']['query']>,
+  'cursor' | 'page' | 'page_size'
+>;
+
+export interface KbClient {
+  /** Every operation of the API, typed from the OpenAPI document (openapi-fetch). */
+  readonly api: Client<paths>;
+  /** Uploads a file (multipart, with its metadata): version 1 of a new document, `pending`. */
+  upload(file: Blob, options?: UploadOptions): Promise<UploadResult>;
+  /** New content for a document: its next version, ingested again. */
+  replace(documentId: string, file: Blob, options?: UploadOptions): Promise<Document>;
+  /** Polls the document until the version is `completed`; rejects when it failed or on timeout. */
+  waitForDocument(documentId: string, options?: WaitOptions): Promise<Document>;
+  /** Every document of the workspace, newest first, page after page. */
+  documents(filters?: ListFilters): AsyncIterableIterator<DocumentListItem>;
+  getDocument(documentId: string): Promise<Document>;
+  search(request: SearchRequest): Promise<SearchResponse>;
+  versions(documentId: string): Promise<VersionList>;
+  compareVersions(documentId: string, from: number, to: number): Promise<VersionComparison>;
+  rollback(documentId: string, targetVersion: number): Promise<RollbackResult>;
+}
+
+/** The data of a successful answer, or a {@link KbApiError}. */
+function unwrap<T>(result: { data?: T; error?: unknown; response: Response }): T {
+  if (result.response.ok && result.data !== undefined) return result.data;
+  const problem = result.error as Problem | undefined;
+  throw new KbApiError(
+    result.response.status,
+    problem && typeof problem === 'object' && 'detail' in problem ? problem : undefined,
+    result.response.statusText,
+  );
+}
+
+function uploadForm(file: Blob, options: UploadOptions): FormData {
+  const form = new FormData();
+  if (options.metadata !== undefined) form.append('metadata', JSON.stringify(options.metadata));
+  if (options.source !== undefined) form.append('source', options.source);
+  if (options.changeReason !== undefined) form.append('change_reason', options.changeReason);
+  const fileName = options.name ?? (typeof File !== 'undefined' && file instanceof File ? file.name : 'upload');
+  form.append('file', file, fileName);
+  return form;
+}
+
+export function createKbClient(options: KbClientOptions): KbClient {
+  const inner = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const api = createClient<paths>({
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    headers: { 'X-API-Key': options.apiKey },
+    fetch: retryingFetch(inner, {
+      maxRetries: options.maxRetries ?? 5,
+      maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? 60,
+    }),
+  });
+  const asForm = (form: FormData) => ({ body: {} as never, bodySerializer: () => form });
+
+  const client: KbClient = {
+    api,
+    async upload(file, uploadOptions = {}) {
+      return unwrap(await api.POST('/api/v1/documents', asForm(uploadForm(file, uploadOptions))));
+    },
+    async replace(documentId, file, uploadOptions = {}) {
+      return unwrap(
+        await api.PUT('/api/v1/documents/{id}', {
+          params: { path: { id: documentId } },
+          ...asForm(uploadForm(file, uploadOptions)),
+        }),
+      );
+    },
+    async getDocument(documentId) {
+      return unwrap(await api.GET('/api/v1/documents/{id}', { params: { path: { id: documentId } } }));
+    },
+    async waitForDocument(documentId, waitOptions = {}) {
+      const deadline = Date.now() + (waitOptions.timeoutMs ?? 120_000);
+      let version = waitOptions.version;
+      for (;;) {
+        const doc = await client.getDocument(documentId);
+        version ??= doc.version;
+        if (doc.version >= version && doc.status === 'completed') return doc;
+        if (doc.version === version && doc.status === 'failed') {
+          throw new Error(`Version ${version} of ${documentId} failed: ${doc.error?.message ?? 'no reason given'}`);
+        }
+        if (Date.now() > deadline) {
+          throw new Error(`Version ${version} of ${documentId} is still ${doc.status} after waiting.`);
+        }
+        await sleep(waitOptions.intervalMs ?? 500);
+      }
+    },
+    async *documents(filters = {}) {
+      let cursor: string | undefined;
+      for (;;) {
+        const page = unwrap(
+          await api.GET('/api/v1/documents', { params: { query: { ...filters, ...(cursor ? { cursor } : {}) } } }),
+        );
+        if (!('pagination' in page)) throw new Error('The service answered an offset page to a cursor request.');
+        yield* page.documents;
+        if (!page.pagination.has_more || !page.pagination.next_cursor) return;
+        cursor = page.pagination.next_cursor;
+      }
+    },
+    async search(request) {
+      return unwrap(await api.POST('/api/v1/search', { body: request }));
+    },
+    async versions(documentId) {
+      return unwrap(await api.GET('/api/v1/documents/{id}/versions', { params: { path: { id: documentId } } }));
+    },
+    async compareVersions(documentId, from, to) {
+      const answer = await api.GET('/api/v1/documents/{id}/versions/compare', {
+        params: { path: { id: documentId }, query: { from, to } },
+      });
+      // openapi-fetch's data type drops members whose only type is null (`from_index` of an
+      // added chunk); the body is the schema's VersionComparison.
+      return unwrap(answer) as unknown as VersionComparison;
+    },
+    async rollback(documentId, targetVersion) {
+      return unwrap(
+        await api.POST('/api/v1/documents/{id}/rollback', {
+          params: { path: { id: documentId } },
+          body: { target_version: targetVersion },
+        }),
+      );
+    },
+  };
+  return client;
+}
