@@ -33,6 +33,7 @@ import { retryStartUp } from '../util/start-up-retry.ts';
 import { createDistributedPorts } from './distributed-ports.ts';
 import { createEmbeddedPorts } from './embedded-ports.ts';
 import type { Ports } from './runtime-ports.ts';
+import { createSourceParts } from './source-parts.ts';
 
 export type { Ports } from './runtime-ports.ts';
 
@@ -67,6 +68,11 @@ export interface RuntimeOptions {
    * and apply new chunk changes to it as they come (`kb serve` does: it answers the queries).
    */
   readonly followKeywordIndex?: boolean;
+  /**
+   * Run sources on their schedules, and restart at start-up the syncs a stopped process left
+   * running (`kb serve` and `kb worker` do).
+   */
+  readonly scheduleSources?: boolean;
 }
 
 export function serviceVersion(): string {
@@ -123,7 +129,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     log: ports.log,
     topics,
   };
-  const documents = createDocumentsService({ documents: ports.documents, objects: ports.objects });
+  const documents = createDocumentsService({
+    documents: ports.documents,
+    objects: ports.objects,
+    sourceItems: (ids) => ports.sources.itemKeysOf(ids),
+  });
   const health = createHealthService({
     version: serviceVersion(),
     checks: [
@@ -134,17 +144,21 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       ...(disk ? [{ name: 'disk', engine: 'data volume', ping: disk.probe }] : []),
     ],
   });
+  const uploads = createUploadStagingService({
+    objects: ports.objects,
+    maxUploadBytes: config.maxUploadBytes,
+    ...(disk ? { admit: disk.admit } : {}),
+  });
+  const documentWrites = createDocumentWritesService({
+    ...writeDeps,
+    ...(disk ? { freeing: disk.freeing } : {}),
+  });
+  const sourceParts = createSourceParts({ config, ports, uploads, documentWrites, logger });
   const services: Services = {
-    uploads: createUploadStagingService({
-      objects: ports.objects,
-      maxUploadBytes: config.maxUploadBytes,
-      ...(disk ? { admit: disk.admit } : {}),
-    }),
+    uploads,
     documents,
-    documentWrites: createDocumentWritesService({
-      ...writeDeps,
-      ...(disk ? { freeing: disk.freeing } : {}),
-    }),
+    documentWrites,
+    sources: sourceParts.sources,
     versions: createVersionsService(writeDeps),
     chunks: createChunksService({ documents: ports.documents, objects: ports.objects }),
     search: createSearchService({
@@ -225,6 +239,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     }
   }
 
+  if (options.scheduleSources) await sourceParts.startSchedules();
+
   let closed = false;
   const runtime: Runtime = {
     config,
@@ -240,6 +256,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       if (closed) return;
       closed = true;
       clearInterval(sweepTimer);
+      await sourceParts.close();
       await Promise.allSettled(running.map((s) => s.stop()));
       await sweeping;
       await rateLimiter.close();

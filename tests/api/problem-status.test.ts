@@ -37,6 +37,11 @@ const STATUS: Record<ErrorCode, number> = {
   'model-mismatch': 409,
   'invalid-event': 422,
   superseded: 409,
+  'path-refused': 422,
+  'source-unreachable': 503,
+  'sync-running': 409,
+  'deletions-held': 409,
+  'sync-interrupted': 503,
 };
 
 describe('problem status', () => {

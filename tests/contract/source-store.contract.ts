@@ -200,7 +200,7 @@ export function describeSourceStoreContract(name: string, open: () => Promise<So
       expect(await store.claimRun(fresh, iso(now - 60_000))).toEqual({ started: fresh });
       const taken = await store.getRun(s.id, old.id);
       expect(taken?.status).toBe('failed');
-      expect(taken?.errors.map((e) => e.code)).toEqual(['interrupted']);
+      expect(taken?.errors.map((e) => e.code)).toEqual(['sync-interrupted']);
       // The process that ran the old one can no longer write to it.
       expect(await store.updateRun(old.id, { counts: ZERO_COUNTS, errors: [], heartbeatAt: iso(now) })).toBe(false);
     });

@@ -113,7 +113,7 @@ export type SourcePatch = Partial<
  * - One run per source: `claimRun` is atomic across every process sharing the store. It starts
  *   `run` only when no run of the source is `running`, or when the running one's heartbeat is
  *   older than `staleBefore` (its process is gone: that run is marked `failed` with an error of
- *   code `interrupted` and the new one starts). Otherwise it starts nothing and returns the
+ *   code `sync-interrupted` and the new one starts). Otherwise it starts nothing and returns the
  *   running one.
  * - `updateRun` and `finishRun` change only a `running` run and return false for any other (a
  *   run another process took over, or one already finished): the caller stops working on it.

@@ -220,7 +220,7 @@ export function createSqliteSourceStore(options: SqliteSourceStoreOptions): Sour
       if (running.heartbeat_at >= staleBefore) return { running: toRun(running) };
       const errors = [
         ...(JSON.parse(running.errors_json) as RunError[]),
-        { item: null, code: 'interrupted', detail: 'The process running this sync stopped before it finished.' },
+        { item: null, code: 'sync-interrupted', detail: 'The process running this sync stopped before it finished.' },
       ];
       endRun.run('failed', running.counts_json, JSON.stringify(errors), run.startedAt, running.id);
     }
