@@ -3,6 +3,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import type { Config } from '../config/config.ts';
 import { STAGE_NAMES, type StageName, type Topics, topicNames, topicSpecs } from '../events/events.ts';
+import { sourceTopicSpecs } from '../events/source-events.ts';
 import type { Metrics } from '../metrics/metrics.port.ts';
 import { observeDeadLetters, observeEmbeddings, observeRateLimiter, observeStage } from '../metrics/observed-ports.ts';
 import { createPrometheusMetrics } from '../metrics/prometheus.metrics.ts';
@@ -69,10 +70,12 @@ export interface RuntimeOptions {
    */
   readonly followKeywordIndex?: boolean;
   /**
-   * Run sources on their schedules, and restart at start-up the syncs a stopped process left
-   * running (`kb serve` and `kb worker` do).
+   * Run sync runs of sources: on their schedules, and on the distributed runtime the sync
+   * requests of the message log; on the embedded one, resume at start-up the syncs the last
+   * process left going (`kb serve` and `kb worker` do). Sync requests made through this
+   * process's API run in it on the embedded runtime whatever this says.
    */
-  readonly scheduleSources?: boolean;
+  readonly runSources?: boolean;
 }
 
 export function serviceVersion(): string {
@@ -97,7 +100,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     await retryStartUp(
       ports.log.kind === 'Kafka' ? 'Kafka or the schema registry' : 'The message log',
       'create the topics and register their schemas',
-      () => ports.log.ensureTopics(topicSpecs(config.topicPrefix, config.kafka.partitions)),
+      () =>
+        ports.log.ensureTopics([
+          ...topicSpecs(config.topicPrefix, config.kafka.partitions),
+          ...sourceTopicSpecs(config.topicPrefix, config.kafka.partitions),
+        ]),
       { boundMs: config.startupTimeoutMs },
     );
   } catch (error) {
@@ -239,7 +246,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     }
   }
 
-  if (options.scheduleSources) await sourceParts.startSchedules();
+  if (options.runSources) await sourceParts.start();
 
   let closed = false;
   const runtime: Runtime = {

@@ -1,5 +1,8 @@
+import { v7 as uuidv7 } from 'uuid';
 import type { Config } from '../config/config.ts';
+import { type SourceSyncRequested, sourceSyncTopics } from '../events/source-events.ts';
 import type { Logger } from '../model/logger.model.ts';
+import type { Subscription } from '../ports/message-log/message-log.port.ts';
 import type { SourceRecord } from '../ports/source-store/source-store.port.ts';
 import type { DocumentWritesService } from '../services/document-writes.service.ts';
 import { createSourceScheduler, type SourceScheduler } from '../services/source-scheduler.service.ts';
@@ -10,6 +13,8 @@ import { createFolderReader } from '../sources/folder.reader.ts';
 import { createItemMatcher } from '../sources/item-matcher.ts';
 import { createLocationChecker } from '../sources/source-locations.ts';
 import type { SourceReader } from '../sources/source-reader.ts';
+import { retryStartUp } from '../util/start-up-retry.ts';
+import { isoNow } from '../util/time.ts';
 import type { Ports } from './runtime-ports.ts';
 
 /** How often a process that runs schedules looks for due sources. */
@@ -18,8 +23,11 @@ const SCHEDULE_TICK_MS = 1000;
 export interface SourceParts {
   readonly sources: SourcesService;
   readonly sync: SourceSyncService;
-  /** Restarts interrupted syncs, then runs schedules until `close`. */
-  startSchedules(): Promise<void>;
+  /**
+   * Makes this process run syncs until `close`: schedules, and on the embedded runtime the syncs
+   * its previous run left going; on the distributed runtime, the sync requests of the message log.
+   */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -33,6 +41,21 @@ export function createSourceParts(deps: {
 }): SourceParts {
   const { config, ports, logger } = deps;
   const settings = config.sources;
+  const distributed = config.runtime === 'distributed';
+  const syncTopics = sourceSyncTopics(config.topicPrefix);
+
+  /** Distributed: a claimed run goes on the log, keyed by its source, for any process of the group. */
+  async function publishRun(source: SourceRecord, run: { id: string }): Promise<void> {
+    const event: SourceSyncRequested = {
+      event_id: uuidv7(),
+      occurred_at: isoNow(),
+      trace_id: run.id,
+      workspace_id: source.workspaceId,
+      source_id: source.id,
+      run_id: run.id,
+    };
+    await ports.log.publish(syncTopics.topic, [{ key: source.id, value: { ...event } }]);
+  }
 
   function readerFor(source: SourceRecord): SourceReader {
     const matcher = createItemMatcher(source.include, source.exclude);
@@ -55,6 +78,7 @@ export function createSourceParts(deps: {
     heartbeatMs: Math.max(250, Math.floor(settings.runStaleMs / 4)),
     staleMs: settings.runStaleMs,
     logger,
+    ...(distributed ? { dispatch: publishRun } : {}),
   });
   const sources = createSourcesService({
     store: ports.sources,
@@ -64,19 +88,44 @@ export function createSourceParts(deps: {
     checkLocation: createLocationChecker({ folderRoots: settings.folderRoots }),
   });
   let scheduler: SourceScheduler | null = null;
+  let consumer: Subscription | null = null;
 
   return {
     sources,
     sync,
-    async startSchedules() {
-      // Whatever was running when this process started and has not beaten since is orphaned.
-      await sync.restartInterrupted(new Date(Date.now() - settings.runStaleMs).toISOString());
+    async start() {
+      if (distributed) {
+        consumer = await retryStartUp(
+          ports.log.kind,
+          "start the source syncs' consumer",
+          () =>
+            ports.log.subscribe({
+              groupId: syncTopics.group,
+              topics: [syncTopics.topic],
+              handler: async (message) => {
+                const request = message.value as unknown as SourceSyncRequested;
+                await sync.runClaimed({
+                  workspaceId: request.workspace_id,
+                  sourceId: request.source_id,
+                  runId: request.run_id,
+                });
+              },
+            }),
+          { boundMs: config.startupTimeoutMs },
+        );
+      } else {
+        // The one process of the embedded runtime stopped while these were going.
+        await sync.resumeInterrupted();
+      }
       scheduler = createSourceScheduler({ store: ports.sources, sync, tickMs: SCHEDULE_TICK_MS, logger });
       scheduler.start();
     },
     async close() {
       await scheduler?.stop();
-      await sync.close();
+      // Going runs stop at their next item; their requests stay uncommitted and are delivered again.
+      const stopping = sync.close();
+      await consumer?.stop();
+      await stopping;
     },
   };
 }

@@ -36,8 +36,19 @@ export interface SourceSyncService {
   start(source: SourceRecord, options: { readonly allowMassDelete: boolean }): Promise<RunRecord>;
   /** Claims a run, or returns null when one is going (the scheduler's way in). */
   tryStart(source: SourceRecord, options: { readonly allowMassDelete: boolean }): Promise<RunRecord | null>;
-  /** Restarts the runs left `running` by a process that stopped (their heartbeat is older than `staleBefore`). */
-  restartInterrupted(staleBefore: string): Promise<void>;
+  /**
+   * Runs a claimed run in this process until it ends (a sync request taken from the message log).
+   * While another process's heartbeat on it is fresh it waits; then it resumes the run. Resolves
+   * at once for a run that ended or does not exist; rejects when this process stops before the
+   * run ended (so that the request is delivered again).
+   */
+  runClaimed(request: {
+    readonly workspaceId: string;
+    readonly sourceId: string;
+    readonly runId: string;
+  }): Promise<void>;
+  /** Resumes in the background every run left `running` (the embedded runtime's start-up: its one process stopped). */
+  resumeInterrupted(): Promise<void>;
   /** Resolves when every run this process started has ended. */
   idle(): Promise<void>;
   /** Stops starting runs and waits for those going. */
@@ -58,6 +69,11 @@ export interface SourceSyncDeps {
   /** A run whose heartbeat is older than this is taken over by the next claim. */
   readonly staleMs: number;
   readonly logger: Logger;
+  /**
+   * Hands a claimed run to whichever process will run it (the distributed runtime publishes it
+   * on the message log). Absent: the run runs in this process, in the background.
+   */
+  readonly dispatch?: (source: SourceRecord, run: RunRecord) => Promise<void>;
   /**
    * Called once when a run ends, completed or failed, after it is recorded (the one place where
    * a run's end is known, e.g. to publish an event). Its errors are logged, never fatal.
@@ -101,6 +117,8 @@ const errorOf = (item: string | null, error: unknown): RunError =>
     ? { item, code: error.code, detail: error.message }
     : { item, code: 'internal-error', detail: error instanceof Error ? error.message : String(error) };
 
+type Ending = 'ended' | 'taken-over' | 'left';
+
 class RunTakenOver extends Error {}
 /** The process is shutting down: the run stays `running` and is restarted at the next start. */
 class RunLeft extends Error {}
@@ -123,6 +141,8 @@ class RunLeft extends Error {}
  */
 export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService {
   const { store, documents, documentWrites, uploads, logger } = deps;
+  // A run resumed after a crash goes through every item again: those written before the crash
+  // are found unchanged (or, written but not recorded, recorded without a second version).
   const going = new Set<Promise<unknown>>();
   let closed = false;
 
@@ -144,20 +164,35 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
 
   const staleBefore = () => new Date(Date.now() - deps.staleMs).toISOString();
 
+  /** Runs `run` in this process, counted among the going ones. */
+  function track(source: SourceRecord, run: RunRecord): Promise<Ending> {
+    const work = execute(source, run);
+    going.add(work);
+    void work.finally(() => going.delete(work)).catch(() => {});
+    return work;
+  }
+
   function launch(source: SourceRecord, run: RunRecord): void {
-    const work = execute(source, run).catch((error: unknown) =>
+    track(source, run).catch((error: unknown) =>
       logger.error({ err: String(error), source: source.id, run: run.id }, 'a source sync stopped unexpectedly'),
     );
-    going.add(work);
-    void work.finally(() => going.delete(work));
   }
 
   async function tryStart(source: SourceRecord, { allowMassDelete }: { allowMassDelete: boolean }): Promise<RunClaim> {
     if (closed) throw new KbError('service-unavailable', 'The service is shutting down.');
     const claim = await store.claimRun(newRun(source, allowMassDelete), staleBefore());
     if ('running' in claim) return { running: claim.running };
-    launch(source, claim.started);
-    return { started: claim.started };
+    if (!deps.dispatch) {
+      launch(source, claim.started);
+      return claim;
+    }
+    try {
+      await deps.dispatch(source, claim.started);
+    } catch (error) {
+      await recordEnd(source, claim.started, 'failed', ZERO_COUNTS, [errorOf(null, error)]).catch(() => {});
+      throw error;
+    }
+    return claim;
   }
 
   /** Records a run's end: the one place a run's completion or failure is known. */
@@ -184,7 +219,7 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
     return ended;
   }
 
-  async function execute(source: SourceRecord, run: RunRecord): Promise<RunRecord | null> {
+  async function execute(source: SourceRecord, run: RunRecord): Promise<Ending> {
     const ctx: RequestContext = { workspaceId: source.workspaceId, keyId: `source:${source.id}`, traceId: run.id };
     const counts = { ...ZERO_COUNTS };
     const errors: RunError[] = [];
@@ -198,6 +233,8 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
         lost = true;
       }
     };
+    // Taking the run: a fresh heartbeat tells other processes it is being run.
+    if (!(await store.updateRun(run.id, { counts, errors, heartbeatAt: isoNow() }))) return 'taken-over';
     const beat = setInterval(() => {
       progress().catch((error: unknown) => logger.warn({ err: String(error), run: run.id }, 'a sync heartbeat failed'));
     }, deps.heartbeatMs);
@@ -237,18 +274,25 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
         counts,
         errors,
       );
-      return await recordEnd(source, run, 'completed', counts, errors);
+      await recordEnd(source, run, 'completed', counts, errors);
+      return 'ended';
     } catch (error) {
       if (error instanceof RunTakenOver) {
         logger.warn({ source: source.id, run: run.id }, 'another process took this source sync over; stopping');
-        return null;
+        return 'taken-over';
       }
       if (error instanceof RunLeft) {
-        logger.info({ source: source.id, run: run.id }, 'shutting down: this source sync restarts at the next start');
-        return null;
+        logger.info({ source: source.id, run: run.id }, 'shutting down: this source sync resumes later');
+        return 'left';
       }
       const reason = errorOf(null, error);
-      return await recordEnd(source, run, 'failed', counts, [reason, ...errors].slice(0, MAX_RUN_ERRORS));
+      try {
+        await recordEnd(source, run, 'failed', counts, [reason, ...errors].slice(0, MAX_RUN_ERRORS));
+      } catch (ending) {
+        if (ending instanceof RunTakenOver) return 'taken-over';
+        throw ending;
+      }
+      return 'ended';
     } finally {
       clearInterval(beat);
     }
@@ -380,19 +424,30 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
       return 'started' in outcome ? outcome.started : null;
     },
 
-    async restartInterrupted(before) {
+    async runClaimed({ workspaceId, sourceId, runId }) {
+      const pollMs = Math.max(100, Math.min(1000, Math.floor(deps.staleMs / 4)));
+      for (;;) {
+        const run = await store.getRun(sourceId, runId);
+        if (!run || run.status !== 'running') return;
+        // Being run elsewhere: its heartbeat moved past its start and is fresh.
+        const busy = run.heartbeatAt > run.startedAt && run.heartbeatAt >= staleBefore();
+        if (!busy) {
+          const source = await store.getSource(workspaceId, sourceId);
+          if (!source) return;
+          if ((await track(source, run)) === 'left') throw new Error(`Stopped before run ${runId} ended.`);
+          return;
+        }
+        if (closed) throw new Error(`Stopped before run ${runId} ended.`);
+        await new Promise((resolve) => setTimeout(resolve, pollMs));
+      }
+    },
+
+    async resumeInterrupted() {
       for (const run of await store.listRunningRuns()) {
-        if (run.heartbeatAt >= before) continue;
         const source = await store.getSource(run.workspaceId, run.sourceId);
         if (!source) continue;
-        const claim = await store.claimRun(newRun(source, run.allowMassDelete), before);
-        if ('started' in claim) {
-          logger.info(
-            { source: source.id, interrupted: run.id, run: claim.started.id },
-            'restarting an interrupted source sync',
-          );
-          launch(source, claim.started);
-        }
+        logger.info({ source: source.id, run: run.id }, 'resuming an interrupted source sync');
+        launch(source, run);
       }
     },
 
@@ -401,7 +456,7 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
     },
 
     async close() {
-      // Going runs stop at their next item and are restarted at the next start.
+      // Going runs stop at their next item and are resumed later (see `runClaimed`, `resumeInterrupted`).
       closed = true;
       while (going.size > 0) await Promise.allSettled([...going]);
     },
