@@ -81,7 +81,8 @@ export const serveCommand: Command = {
       stages,
       sweepLeftovers: true,
       followKeywordIndex: true,
-      runSources: true,
+      // Sync runs are pipeline work: processes running stages run them (and the schedules).
+      runSources: stages.length > 0,
     });
     try {
       await warnOnModelChange(runtime, err);
