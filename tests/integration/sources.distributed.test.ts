@@ -8,8 +8,8 @@ import { createOpenSearchSourceStore } from '../../core/ports/source-store/opens
 import { ZERO_COUNTS } from '../../core/ports/source-store/source-store.port.ts';
 import { type ChildService, createKey, startChild, stopChild } from '../../support/child-service.ts';
 import { type DistributedEnv, distributedEnv } from '../support/distributed-env.ts';
-import { page, syncAndWait, waitForRun, writeFiles } from '../support/source-client.ts';
-import { parseBody, type TestClient, testClient } from '../support/test-client.ts';
+import { fetchClient, page, syncAndWait, waitForRun, writeFiles } from '../support/source-client.ts';
+import type { TestClient } from '../support/test-client.ts';
 import { expectProblem } from '../support/test-service.ts';
 
 /**
@@ -29,24 +29,6 @@ let folder: string;
 let sourceId: string;
 
 const TOPICS = ['aurora', 'basalt', 'cypress', 'dolomite', 'estuary', 'fjord', 'glacier', 'heathland'];
-
-function fetchClient(url: string, key: string): TestClient {
-  const keys = { all: key, read: key, search: key, write: key, otherWorkspace: key };
-  return testClient(async (method, pathname, opts = {}) => {
-    const k = opts.key === undefined ? key : opts.key;
-    const headers: Record<string, string> = { ...opts.headers, ...(k ? { 'X-API-Key': k } : {}) };
-    if (opts.json !== undefined) headers['content-type'] = 'application/json';
-    const body = opts.json !== undefined ? JSON.stringify(opts.json) : opts.body;
-    const res = await fetch(`${url}${pathname}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-    const text = await res.text();
-    return {
-      status: res.status,
-      headers: res.headers,
-      body: parseBody(res.headers.get('content-type') ?? '', text),
-      text,
-    };
-  }, keys);
-}
 
 /** Every document of a source (all pages), once the API's list shows `expected` of them. */
 async function sourceDocuments(name: string, expected?: number): Promise<DocumentListItemView[]> {

@@ -5,7 +5,26 @@
 import { mkdir, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { RunView } from '../../core/model/source-views.model.ts';
-import type { TestClient } from './test-client.ts';
+import { parseBody, type TestClient, testClient } from './test-client.ts';
+
+/** A client of a service in another process, every request with `key` (an `enterprise` key avoids 429s while polling). */
+export function fetchClient(url: string, key: string): TestClient {
+  const keys = { all: key, read: key, search: key, write: key, otherWorkspace: key };
+  return testClient(async (method, pathname, opts = {}) => {
+    const k = opts.key === undefined ? key : opts.key;
+    const headers: Record<string, string> = { ...opts.headers, ...(k ? { 'X-API-Key': k } : {}) };
+    if (opts.json !== undefined) headers['content-type'] = 'application/json';
+    const body = opts.json !== undefined ? JSON.stringify(opts.json) : opts.body;
+    const res = await fetch(`${url}${pathname}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const text = await res.text();
+    return {
+      status: res.status,
+      headers: res.headers,
+      body: parseBody(res.headers.get('content-type') ?? '', text),
+      text,
+    };
+  }, keys);
+}
 
 /** Starts a sync of `sourceId` (202 expected) and polls its run until it ends. */
 export async function syncAndWait(
