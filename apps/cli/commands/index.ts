@@ -6,6 +6,7 @@ import { keysCommand } from './keys.command.ts';
 import { reindexCommand, retentionCommand, schemasCommand } from './maintenance.command.ts';
 import { modelsCommand } from './models.command.ts';
 import { serveCommand, workerCommand } from './serve.command.ts';
+import { sourcesCommand } from './sources.command.ts';
 import { usersCommand } from './users.command.ts';
 
 const configCommand: Command = {
@@ -39,6 +40,7 @@ export const COMMANDS: Record<string, Command> = {
   keys: keysCommand,
   users: usersCommand,
   ingest: ingestCommand,
+  sources: sourcesCommand,
   schemas: schemasCommand,
   reindex: reindexCommand,
   retention: retentionCommand,
