@@ -35,6 +35,9 @@ const sharedProperties = {
     folderRoots: Type.Array(Type.String()),
     maxDeleteFraction: Type.Number({ minimum: 0, maximum: 1 }),
     runStaleMs: Type.Integer(),
+    /** Key that seals stored credentials; null: none can be stored. */
+    secretKey: NullableString,
+    fetchTimeoutMs: Type.Integer(),
   }),
   kafka: Type.Object({
     brokers: Type.Array(Type.String()),

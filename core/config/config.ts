@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { KbError } from '../errors/kb-error.ts';
+import { parseSecretKey } from '../sources/secret-box.ts';
 import {
   type Config,
   ConfigSchema,
@@ -78,6 +79,14 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
         }),
       maxDeleteFraction: fraction('KB_SOURCE_MAX_DELETE_FRACTION'),
       runStaleMs: int('KB_SOURCE_RUN_STALE_MS'),
+      secretKey: (() => {
+        const key = opt('KB_SOURCE_SECRET_KEY');
+        if (key !== null && !parseSecretKey(key)) {
+          problems.push('KB_SOURCE_SECRET_KEY: not 32 bytes as 64 hex digits or base64');
+        }
+        return key;
+      })(),
+      fetchTimeoutMs: int('KB_SOURCE_FETCH_TIMEOUT_MS'),
     },
     kafka: {
       brokers: list('KB_KAFKA_BROKERS'),

@@ -26,6 +26,12 @@ export interface SourceView {
   path?: string;
   urls?: string[];
   sitemap?: string;
+  endpoint?: string;
+  bucket?: string;
+  prefix?: string;
+  region?: string | null;
+  /** Whether credentials are stored (encrypted); they are never shown. */
+  credentials?: 'stored' | 'none';
   include: string[];
   exclude: string[];
   metadata: Record<string, unknown>;

@@ -1,5 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Config } from '../config/config.ts';
+import { KbError } from '../errors/kb-error.ts';
 import { type SourceSyncRequested, sourceSyncTopics } from '../events/source-events.ts';
 import type { Logger } from '../model/logger.model.ts';
 import type { Subscription } from '../ports/message-log/message-log.port.ts';
@@ -11,8 +12,11 @@ import { createSourcesService, type SourcesService } from '../services/sources.s
 import type { UploadStagingService } from '../services/upload-staging.service.ts';
 import { createFolderReader } from '../sources/folder.reader.ts';
 import { createItemMatcher } from '../sources/item-matcher.ts';
+import { createS3Reader, type S3Credentials, s3Client } from '../sources/s3.reader.ts';
+import { createSecretBox, parseSecretKey } from '../sources/secret-box.ts';
 import { createLocationChecker } from '../sources/source-locations.ts';
 import type { SourceReader } from '../sources/source-reader.ts';
+import { createWebReader } from '../sources/web.reader.ts';
 import { retryStartUp } from '../util/start-up-retry.ts';
 import { isoNow } from '../util/time.ts';
 import type { Ports } from './runtime-ports.ts';
@@ -57,13 +61,51 @@ export function createSourceParts(deps: {
     await ports.log.publish(syncTopics.topic, [{ key: source.id, value: { ...event } }]);
   }
 
+  const outbound = { allowPrivate: config.outbound.allowPrivate };
+  const secretKey = settings.secretKey === null ? null : parseSecretKey(settings.secretKey);
+  const secrets = secretKey ? createSecretBox(secretKey) : null;
+
+  function credentialsOf(source: SourceRecord): S3Credentials | null {
+    const sealed = source.location.secret;
+    if (!sealed) return null;
+    if (!secrets) {
+      throw new KbError(
+        'source-unreachable',
+        'The credentials of this source cannot be decrypted: KB_SOURCE_SECRET_KEY is not set.',
+      );
+    }
+    return JSON.parse(secrets.open(sealed)) as S3Credentials;
+  }
+
   function readerFor(source: SourceRecord): SourceReader {
     const matcher = createItemMatcher(source.include, source.exclude);
+    const { location } = source;
     switch (source.kind) {
       case 'folder':
-        return createFolderReader({ path: source.location.path ?? '', roots: settings.folderRoots, matcher });
-      default:
-        throw new Error(`No reader for sources of kind ${source.kind}.`);
+        return createFolderReader({ path: location.path ?? '', roots: settings.folderRoots, matcher });
+      case 'web':
+        return createWebReader({
+          urls: location.urls,
+          sitemap: location.sitemap,
+          matcher,
+          policy: outbound,
+          maxBytes: config.maxUploadBytes,
+          timeoutMs: settings.fetchTimeoutMs,
+        });
+      case 's3':
+        return createS3Reader({
+          client: s3Client({
+            endpoint: location.endpoint ?? '',
+            region: location.region,
+            credentials: credentialsOf(source),
+            policy: outbound,
+          }),
+          timeoutMs: settings.fetchTimeoutMs,
+          bucket: location.bucket ?? '',
+          prefix: location.prefix ?? '',
+          matcher,
+          maxBytes: config.maxUploadBytes,
+        });
     }
   }
 
@@ -85,7 +127,7 @@ export function createSourceParts(deps: {
     documents: ports.documents,
     documentWrites: deps.documentWrites,
     sync,
-    checkLocation: createLocationChecker({ folderRoots: settings.folderRoots }),
+    checkLocation: createLocationChecker({ folderRoots: settings.folderRoots, outbound, secrets }),
   });
   let scheduler: SourceScheduler | null = null;
   let consumer: Subscription | null = null;

@@ -69,7 +69,7 @@ export function runView(run: RunRecord): RunView {
 }
 
 function sourceView(source: SourceRecord, last: RunRecord | null): SourceView {
-  const { path, urls, sitemap } = source.location;
+  const { path, urls, sitemap, endpoint, bucket, prefix, region, secret } = source.location;
   return {
     id: source.id,
     name: source.name,
@@ -77,6 +77,15 @@ function sourceView(source: SourceRecord, last: RunRecord | null): SourceView {
     ...(path !== undefined ? { path } : {}),
     ...(urls !== undefined ? { urls: [...urls] } : {}),
     ...(sitemap !== undefined ? { sitemap } : {}),
+    ...(source.kind === 's3'
+      ? {
+          endpoint: endpoint ?? '',
+          bucket: bucket ?? '',
+          prefix: prefix ?? '',
+          region: region ?? null,
+          credentials: secret ? ('stored' as const) : ('none' as const),
+        }
+      : {}),
     include: [...source.include],
     exclude: [...source.exclude],
     metadata: source.metadata,
@@ -171,8 +180,10 @@ export function createSourcesService(deps: {
     async update(ctx, id, patch) {
       const source = await load(ctx, id);
       checkSchedule(patch.schedule);
-      const moves = patch.path !== undefined || patch.urls !== undefined || patch.sitemap !== undefined;
-      const location = moves ? await deps.checkLocation(source.kind, { ...source.location, ...patch }) : undefined;
+      const moves = (
+        ['path', 'urls', 'sitemap', 'endpoint', 'bucket', 'prefix', 'region', 'access_key', 'secret_key'] as const
+      ).some((member) => patch[member] !== undefined);
+      const location = moves ? await deps.checkLocation(source.kind, patch, source.location) : undefined;
       const updated = await store.updateSource(ctx.workspaceId, source.id, {
         ...(location ? { location } : {}),
         ...(patch.include !== undefined ? { include: [...patch.include] } : {}),

@@ -31,17 +31,18 @@ const sourcesRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { se
         operationId: 'createSource',
         summary: 'Create a source of synchronisation',
         description:
-          'A folder on the server kept in sync with the knowledge base: every change at the source becomes a new version. 409 when the name is taken; 422 for a path outside the allowed roots.',
+          'A folder on the server, web pages or an S3 bucket kept in sync with the knowledge base: every change at the source becomes a new version. 409 when the name is taken; 422 for a folder outside the allowed roots or a web or S3 target the outbound policy refuses (loopback, private, link-local).',
         body: CreateSourceBody,
         response: { 201: Source, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 409, 422) },
       },
     },
     async (request, reply) => {
-      const b = request.body;
+      const { name, kind, include, exclude, metadata, schedule, ...location } = request.body;
+      const b = { include, exclude, metadata, schedule };
       const view = await sources.create(requestContext(request), {
-        name: b.name,
-        kind: b.kind,
-        path: b.path,
+        name,
+        kind,
+        ...location,
         ...(b.include !== undefined ? { include: b.include } : {}),
         ...(b.exclude !== undefined ? { exclude: b.exclude } : {}),
         ...(b.metadata !== undefined ? { metadata: b.metadata } : {}),
@@ -88,16 +89,18 @@ const sourcesRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { se
         tags: ['sources'],
         operationId: 'updateSource',
         summary: 'Change a source',
-        description: 'The name and kind stay. New patterns, metadata and path apply from the next run.',
+        description:
+          'The name and kind stay. New patterns, metadata and location apply from the next run; new S3 credentials replace the stored ones.',
         params: SourceIdParams,
         body: PatchSourceBody,
         response: { 200: Source, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 404, 422) },
       },
     },
     async (request) => {
-      const b = request.body;
+      const { include, exclude, metadata, schedule, ...location } = request.body;
+      const b = { include, exclude, metadata, schedule };
       return sources.update(requestContext(request), request.params.id, {
-        ...(b.path !== undefined ? { path: b.path } : {}),
+        ...location,
         ...(b.include !== undefined ? { include: b.include } : {}),
         ...(b.exclude !== undefined ? { exclude: b.exclude } : {}),
         ...(b.metadata !== undefined ? { metadata: b.metadata } : {}),

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { DateTime, Nullable, StringEnum } from './common.schema.ts';
 
-export const SOURCE_KIND_VALUES = ['folder'] as const;
+export const SOURCE_KIND_VALUES = ['folder', 'web', 's3'] as const;
 
 const Patterns = (what: string) =>
   Type.Array(Type.String({ minLength: 1, maxLength: 512 }), {
@@ -30,6 +30,46 @@ const FolderPath = Type.String({
     '`folder`: an absolute directory on the server, under one of the roots the operator allows (KB_SOURCE_FOLDER_ROOTS); `..` segments and symlinks leading outside are refused (422).',
 });
 
+const HttpUrl = (description: string) =>
+  Type.String({ minLength: 8, maxLength: 2048, pattern: '^[Hh][Tt][Tt][Pp][Ss]?://', description });
+
+/** The location members of each kind: a member of another kind is refused (422). */
+const LocationMembers = {
+  path: Type.Optional(FolderPath),
+  urls: Type.Optional(
+    Type.Array(HttpUrl('A page to fetch.'), {
+      minItems: 1,
+      maxItems: 1000,
+      description: '`web`: the pages to keep in sync (or give `sitemap`).',
+    }),
+  ),
+  sitemap: Type.Optional(
+    HttpUrl('`web`: a sitemap (or sitemap index, followed one level) whose `<loc>` pages are kept in sync.'),
+  ),
+  endpoint: Type.Optional(HttpUrl('`s3`: the S3-compatible endpoint, e.g. `https://s3.eu-west-1.amazonaws.com`.')),
+  bucket: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: '`s3`: the bucket.' })),
+  prefix: Type.Optional(
+    Type.String({ maxLength: 1024, description: '`s3`: only keys under this prefix (patterns match the rest).' }),
+  ),
+  region: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, description: '`s3`: the region, when it matters.' }),
+  ),
+  access_key: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: '`s3`: with `secret_key`; stored encrypted, never shown.',
+    }),
+  ),
+  secret_key: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: '`s3`: with `access_key`; stored encrypted, never shown.',
+    }),
+  ),
+};
+
 export const SourceIdParams = Type.Object({
   id: Type.String({ description: 'Source id (UUID). An id that is not a UUID is simply not found.' }),
 });
@@ -46,8 +86,10 @@ export const CreateSourceBody = Type.Object(
       maxLength: 128,
       description: 'Unique in the workspace; becomes the `source` of every document the source synchronises.',
     }),
-    kind: StringEnum(SOURCE_KIND_VALUES, { description: 'What is synchronised.' }),
-    path: Type.Optional(FolderPath),
+    kind: StringEnum(SOURCE_KIND_VALUES, {
+      description: 'What is synchronised: a `folder` on the server, `web` pages, or an `s3` bucket.',
+    }),
+    ...LocationMembers,
     include: Type.Optional(Patterns('only matching items are synchronised (default: every non-hidden item).')),
     exclude: Type.Optional(Patterns('matching items are left out.')),
     metadata: Type.Optional(SourceMetadata),
@@ -58,7 +100,7 @@ export const CreateSourceBody = Type.Object(
 
 export const PatchSourceBody = Type.Object(
   {
-    path: Type.Optional(FolderPath),
+    ...LocationMembers,
     include: Type.Optional(Patterns('only matching items are synchronised.')),
     exclude: Type.Optional(Patterns('matching items are left out.')),
     metadata: Type.Optional(SourceMetadata),
@@ -104,6 +146,17 @@ export const Source = Type.Object({
   name: Type.String(),
   kind: StringEnum(['folder', 's3', 'web'] as const),
   path: Type.Optional(Type.String({ description: '`folder`: the directory, symlinks resolved.' })),
+  urls: Type.Optional(Type.Array(Type.String(), { description: '`web`: the pages.' })),
+  sitemap: Type.Optional(Type.String({ description: '`web`: the sitemap.' })),
+  endpoint: Type.Optional(Type.String({ description: '`s3`: the endpoint.' })),
+  bucket: Type.Optional(Type.String()),
+  prefix: Type.Optional(Type.String()),
+  region: Type.Optional(Nullable(Type.String())),
+  credentials: Type.Optional(
+    StringEnum(['stored', 'none'] as const, {
+      description: '`s3`: whether credentials are stored (encrypted). They are never shown.',
+    }),
+  ),
   include: Type.Array(Type.String()),
   exclude: Type.Array(Type.String()),
   metadata: Type.Record(Type.String(), Type.Unknown()),

@@ -21,6 +21,8 @@ export interface SourceLocation {
   readonly bucket?: string;
   readonly prefix?: string;
   readonly region?: string;
+  /** `s3`: the credentials, sealed (encrypted) by the service; never shown back. */
+  readonly secret?: string;
 }
 
 export interface SourceRecord {
