@@ -428,7 +428,7 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
       const pollMs = Math.max(100, Math.min(1000, Math.floor(deps.staleMs / 4)));
       for (;;) {
         const run = await store.getRun(sourceId, runId);
-        if (!run || run.status !== 'running') return;
+        if (run?.status !== 'running') return;
         // Being run elsewhere: its heartbeat moved past its start and is fresh.
         const busy = run.heartbeatAt > run.startedAt && run.heartbeatAt >= staleBefore();
         if (!busy) {
