@@ -88,23 +88,28 @@ async function recordProgress(
 }
 
 /**
- * Ends the work on a version that is no longer wanted: a superseded version that has not completed
- * is marked failed with `superseded` (so nothing stays `processing` for ever); a purged version or
- * one of a deleted document is left as it is.
+ * Ends the work on a version that is no longer wanted, so that nothing stays `pending` or
+ * `processing` for ever: a superseded version that has not completed is marked failed with
+ * `superseded`, one of a deleted document with `document-deleted` (a purge then removes it with
+ * the rest of the document); a purged version is gone already.
  */
 async function settleCancelled(deps: StageDeps, event: EventBase, stage: StageName, standing: Standing): Promise<void> {
-  if (standing !== 'superseded') return;
   const current = await deps.documents.getVersion(event.document_id, event.version);
   if (!current || current.status === 'completed' || current.status === 'failed') return;
+  const error =
+    standing === 'superseded'
+      ? {
+          code: 'superseded',
+          message:
+            'A newer version of the document was created before this one finished ingestion; its work was stopped.',
+        }
+      : {
+          code: 'document-deleted',
+          message: 'The document was deleted before this version finished ingestion; its work was stopped.',
+        };
   await deps.documents.updateVersion(event.document_id, event.version, {
     status: 'failed',
-    error: {
-      code: 'superseded',
-      message: 'A newer version of the document was created before this one finished ingestion; its work was stopped.',
-      stage,
-      attempts: 1,
-      at: isoNow(),
-    },
+    error: { ...error, stage, attempts: 1, at: isoNow() },
   });
 }
 
