@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../../support/child-service.ts';
 import { page as markdownPage } from '../support/source-client.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 
@@ -13,6 +14,8 @@ import { startTestService, type TestService } from '../support/test-service.ts';
  * and its documents linking to their pages.
  */
 const CHROMIUM = '/usr/bin/chromium';
+/** Screenshots (git-ignored), next to the other dashboard pages'. */
+const SHOTS = path.join(REPO_ROOT, 'tests', '.screenshots', 'embedded');
 const hasBrowser = existsSync(CHROMIUM);
 
 describe.skipIf(!hasBrowser)('dashboard Sources page in a real browser', () => {
@@ -81,12 +84,21 @@ describe.skipIf(!hasBrowser)('dashboard Sources page in a real browser', () => {
     await expect.poll(() => row.textContent()).toContain('created 2');
     expect(await row.textContent()).toContain('failed 1');
 
-    await row.getByRole('button', { name: 'handbook' }).click();
+    // "Sync now" opened the source's details: its last runs and its documents.
+    expect(await row.getByRole('button', { name: 'handbook' }).getAttribute('aria-expanded')).toBe('true');
     await page.getByRole('heading', { name: 'Last runs' }).waitFor();
     await page.getByText('unsupported-type').waitFor();
     const link = page.getByRole('link', { name: 'harbour.md' });
     await link.waitFor();
+    await mkdir(SHOTS, { recursive: true });
+    await page.screenshot({ path: path.join(SHOTS, '20-sources.png'), fullPage: true });
     await link.click();
     await expect.poll(() => new URL(page.url()).pathname).toMatch(/^\/dashboard\/documents\/[0-9a-f-]{36}$/);
+
+    // Closing and opening the details again.
+    await page.goBack();
+    const again = page.locator('tr', { hasText: 'handbook' }).first();
+    await again.getByRole('button', { name: 'handbook' }).click();
+    await page.getByRole('heading', { name: 'Last runs' }).waitFor();
   });
 });
