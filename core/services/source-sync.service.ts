@@ -120,7 +120,7 @@ const errorOf = (item: string | null, error: unknown): RunError =>
 type Ending = 'ended' | 'taken-over' | 'left';
 
 class RunTakenOver extends Error {}
-/** The process is shutting down: the run stays `running` and is restarted at the next start. */
+/** The process is shutting down: the run stays `running` and is resumed later (see `runClaimed`, `resumeInterrupted`). */
 class RunLeft extends Error {}
 
 /**
