@@ -17,6 +17,7 @@ import type { BenchContext, BenchOptions } from './lib/context.ts';
 import { createRow, goals, machine, type Row, renderMarkdown, renderTable, writeResults } from './lib/report.ts';
 import { distributedTarget, embeddedTarget, firstLine, type Target } from './lib/target.ts';
 import { apiOverhead } from './scenarios/api-overhead.scenario.ts';
+import { fairnessScenario } from './scenarios/fairness.scenario.ts';
 import { compareRuntimes, ingestLocalModel, ingestOverhead } from './scenarios/ingest.scenario.ts';
 import { scaleOut } from './scenarios/scale-out.scenario.ts';
 import { searchScenario } from './scenarios/search.scenario.ts';
@@ -24,7 +25,17 @@ import { sourcesScenario } from './scenarios/sources.scenario.ts';
 import { uploadIngress } from './scenarios/upload-ingress.scenario.ts';
 import { vectorIndexScenario } from './scenarios/vector-index.scenario.ts';
 
-const SCENARIOS = ['ingest', 'overhead', 'upload', 'search', 'vector-index', 'api', 'sources', 'scale-out'] as const;
+const SCENARIOS = [
+  'ingest',
+  'overhead',
+  'upload',
+  'search',
+  'vector-index',
+  'api',
+  'fairness',
+  'sources',
+  'scale-out',
+] as const;
 
 const USAGE = `Usage: npm run bench -- [options]
 
@@ -231,6 +242,11 @@ async function main(): Promise<void> {
       }
       if (only.includes('api')) {
         await attempt('API overhead', target.runtime, '1000 docs', () => apiOverhead(ctx, target));
+      }
+      if (only.includes('fairness')) {
+        await attempt('fairness across workspaces', target.runtime, '30 small docs', () =>
+          fairnessScenario(ctx, target),
+        );
       }
       if (only.includes('sources') && target.runtime === 'embedded') {
         await attempt('sources: folder sync', target.runtime, `${options.sourceFiles} files`, () =>

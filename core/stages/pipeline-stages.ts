@@ -164,7 +164,12 @@ export function createParseStage(deps: StageDeps): StageDefinition<DocumentUploa
     }
     const bytes = await deps.objects.getBuffer(event.storage_key);
     const parser = await deps.getParser();
-    const parsed = await parser.parse({ bytes, mimeType: event.mime_type, filename: event.name });
+    const parsed = await parser.parse({
+      bytes,
+      mimeType: event.mime_type,
+      filename: event.name,
+      share: event.workspace_id,
+    });
     if (parsed.text.trim().length === 0) {
       throw new KbError('no-text', 'No text could be extracted from the file.');
     }
@@ -184,7 +189,7 @@ export function createChunkStage(deps: StageDeps): StageDefinition<DocumentParse
     await recordProgress(deps, event, 'chunk', 0, 0);
     const parsed = await readJson<ParsedDocument>(deps.objects, event.text_ref);
     const parser = await deps.getParser();
-    const { chunks, tokens } = await parser.chunk(parsed, deps.chunking);
+    const { chunks, tokens } = await parser.chunk(parsed, deps.chunking, event.workspace_id);
     if (chunks.length === 0) throw new KbError('no-text', 'The extracted text produced no chunks.');
     const chunksRef = storageKeys.chunks(event.workspace_id, event.document_id, event.version);
     await writeJson(deps.objects, chunksRef, chunks);
