@@ -21,10 +21,21 @@ import { fairnessScenario } from './scenarios/fairness.scenario.ts';
 import { compareRuntimes, ingestLocalModel, ingestOverhead } from './scenarios/ingest.scenario.ts';
 import { scaleOut } from './scenarios/scale-out.scenario.ts';
 import { searchScenario } from './scenarios/search.scenario.ts';
+import { sourcesScenario } from './scenarios/sources.scenario.ts';
 import { uploadIngress } from './scenarios/upload-ingress.scenario.ts';
 import { vectorIndexScenario } from './scenarios/vector-index.scenario.ts';
 
-const SCENARIOS = ['ingest', 'overhead', 'upload', 'search', 'vector-index', 'api', 'fairness', 'scale-out'] as const;
+const SCENARIOS = [
+  'ingest',
+  'overhead',
+  'upload',
+  'search',
+  'vector-index',
+  'api',
+  'fairness',
+  'sources',
+  'scale-out',
+] as const;
 
 const USAGE = `Usage: npm run bench -- [options]
 
@@ -43,6 +54,7 @@ Options:
   --rounds <n>            rounds per figure (default 3; with --quick: 1)
   --local-docs <n>        documents of the embedding-model ingest rows (default 80)
   --api-docs <n>          documents the API-overhead row lists (default 1000)
+  --source-files <n>      files of the folder the sources row syncs (default 10000; with --quick: 500)
   --seed <n>              seed of the synthetic corpora
   -h, --help              this text
 
@@ -89,6 +101,7 @@ function readOptions(): { options: BenchOptions; only: Scenario[]; runtimes: str
     ingressBytes: 50_000_000,
     apiSeconds: quick ? 3 : 10,
     apiDocuments: count('api-docs', values['api-docs'], 1000),
+    sourceFiles: count('source-files', values['source-files'], quick ? 500 : 10_000),
     seed: count('seed', values.seed, DEFAULT_SEED),
   };
   const runtimes = values.runtime ?? (quick ? 'embedded' : 'both');
@@ -108,6 +121,7 @@ function parseOptions() {
       'local-docs': { type: 'string' },
       'search-sizes': { type: 'string' },
       'api-docs': { type: 'string' },
+      'source-files': { type: 'string' },
       seed: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -232,6 +246,11 @@ async function main(): Promise<void> {
       if (only.includes('fairness')) {
         await attempt('fairness across workspaces', target.runtime, '30 small docs', () =>
           fairnessScenario(ctx, target),
+        );
+      }
+      if (only.includes('sources') && target.runtime === 'embedded') {
+        await attempt('sources: folder sync', target.runtime, `${options.sourceFiles} files`, () =>
+          sourcesScenario(ctx, target, options.sourceFiles),
         );
       }
     }

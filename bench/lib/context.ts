@@ -25,6 +25,8 @@ export interface BenchOptions {
   readonly apiSeconds: number;
   /** Documents in the store the API-overhead row lists. */
   readonly apiDocuments: number;
+  /** Files of the folder the sources row syncs. */
+  readonly sourceFiles: number;
   readonly seed: number;
 }
 

@@ -104,6 +104,38 @@ export const CONFIG_VARIABLES = [
     'Uploads (POST or PUT with a file) one API key may have in progress at once in one API process; one more is answered 429.',
     { min: 1 },
   ),
+  v(
+    'KB_SOURCE_FOLDER_ROOTS',
+    'string',
+    '',
+    'Absolute directories, separated by `:`, under which `folder` sources may read (symlinks resolved; `..` refused). Empty: no folder source is allowed.',
+  ),
+  v(
+    'KB_SOURCE_MAX_DELETE_FRACTION',
+    'string',
+    '0.15',
+    "A sync run that would delete more than this fraction (0 to 1) of its source's documents deletes none and reports them as `deletions_held`, unless asked with `allow_mass_delete=true`.",
+  ),
+  v(
+    'KB_SOURCE_RUN_STALE_MS',
+    'integer',
+    '60000',
+    'A sync run records a heartbeat several times within this interval; a run whose heartbeat is older (its process stopped) is taken over by the next sync request or schedule, and restarted at start-up.',
+    { min: 1000 },
+  ),
+  v(
+    'KB_SOURCE_SECRET_KEY',
+    'string',
+    '',
+    'Key (32 bytes: 64 hex digits or base64) that encrypts the credentials of `s3` sources at rest (AES-256-GCM). Empty: sources cannot store credentials (public buckets only).',
+  ),
+  v(
+    'KB_SOURCE_FETCH_TIMEOUT_MS',
+    'integer',
+    '30000',
+    'Time one request of a sync to a web page, sitemap or S3 store may take, body included.',
+    { min: 100 },
+  ),
   v('KB_KAFKA_BROKERS', 'list', '127.0.0.1:9092', 'Comma-separated Kafka bootstrap brokers (distributed).'),
   v('KB_KAFKA_CLIENT_ID', 'string', 'kb-document-service', 'Kafka client id (distributed).'),
   v(

@@ -29,6 +29,16 @@ const sharedProperties = {
   sweepIntervalMs: Type.Integer(),
   /** Uploads (POST/PUT with a file) one API key may have in progress at once in one API process. */
   maxConcurrentUploads: Type.Integer(),
+  /** Sources of synchronisation. */
+  sources: Type.Object({
+    /** Canonical directories folder sources may read under. */
+    folderRoots: Type.Array(Type.String()),
+    maxDeleteFraction: Type.Number({ minimum: 0, maximum: 1 }),
+    runStaleMs: Type.Integer(),
+    /** Key that seals stored credentials; null: none can be stored. */
+    secretKey: NullableString,
+    fetchTimeoutMs: Type.Integer(),
+  }),
   kafka: Type.Object({
     brokers: Type.Array(Type.String()),
     clientId: Type.String(),

@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { KbError } from '../errors/kb-error.ts';
+import { parseSecretKey } from '../sources/secret-box.ts';
 import {
   type Config,
   ConfigSchema,
@@ -44,6 +45,15 @@ type ReadConfig = Omit<EmbeddedConfig, 'runtime'> & { readonly runtime: RuntimeK
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const problems: string[] = [];
   const { str, opt, url, int, optInt, bool, oneOf, list } = createEnvReaders(env, problems);
+  const fraction = (name: VariableName): number => {
+    const value = str(name);
+    const n = Number(value);
+    if (!/^\d*\.?\d+$/.test(value) || n > 1) {
+      problems.push(`${name}: "${value}" is not a number from 0 to 1`);
+      return 0.15;
+    }
+    return n;
+  };
 
   const config: ReadConfig = {
     runtime: oneOf<RuntimeKind>('KB_RUNTIME'),
@@ -58,6 +68,26 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     requestTimeoutMs: int('KB_REQUEST_TIMEOUT_MS'),
     maxConcurrentUploads: int('KB_MAX_CONCURRENT_UPLOADS'),
     sweepIntervalMs: int('KB_SWEEP_INTERVAL_MS'),
+    sources: {
+      folderRoots: str('KB_SOURCE_FOLDER_ROOTS')
+        .split(':')
+        .map((root) => root.trim())
+        .filter(Boolean)
+        .map((root) => {
+          if (!path.isAbsolute(root)) problems.push(`KB_SOURCE_FOLDER_ROOTS: "${root}" is not an absolute path`);
+          return path.resolve(root);
+        }),
+      maxDeleteFraction: fraction('KB_SOURCE_MAX_DELETE_FRACTION'),
+      runStaleMs: int('KB_SOURCE_RUN_STALE_MS'),
+      secretKey: (() => {
+        const key = opt('KB_SOURCE_SECRET_KEY');
+        if (key !== null && !parseSecretKey(key)) {
+          problems.push('KB_SOURCE_SECRET_KEY: not 32 bytes as 64 hex digits or base64');
+        }
+        return key;
+      })(),
+      fetchTimeoutMs: int('KB_SOURCE_FETCH_TIMEOUT_MS'),
+    },
     kafka: {
       brokers: list('KB_KAFKA_BROKERS'),
       clientId: str('KB_KAFKA_CLIENT_ID'),

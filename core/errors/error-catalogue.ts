@@ -80,6 +80,13 @@ export const ERROR_CATALOGUE = {
   'invalid-event': entry('validation-error', 'Event does not match its schema'),
   superseded: entry('conflict', 'A newer version replaced this one before its ingestion finished'),
   'document-deleted': entry('conflict', 'The document was deleted before this version finished ingestion'),
+
+  // Sources of synchronisation: refused locations, and what a run records of how it went.
+  'path-refused': entry('validation-error', 'Path outside the allowed folders'),
+  'source-unreachable': entry('service-unavailable', 'Source cannot be read', true),
+  'sync-running': entry('conflict', 'A sync of this source is running', true),
+  'deletions-held': entry('conflict', 'Deletions held back: too many documents would go'),
+  'sync-interrupted': entry('service-unavailable', 'The process running the sync stopped', true),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -18,6 +18,8 @@ export interface DocumentListItemView {
   /** The detected type of the latest version. */
   mime_type: string;
   source: string;
+  /** For a document a source synchronises: its path, object key or URL within the source; else null. Absent from write responses. */
+  source_item?: string | null;
   status: VersionStatus;
   version: number;
   metadata: Metadata;

@@ -17,11 +17,13 @@ export async function createDistributedPorts(
     { createS3ObjectStore },
     { createOpenSearchDocumentStore },
     { createClickHouseAccountStore },
+    { createOpenSearchSourceStore },
   ] = await Promise.all([
     import('../ports/message-log/kafka.adapter.ts'),
     import('../ports/object-store/s3.adapter.ts'),
     import('../ports/document-store/opensearch.adapter.ts'),
     import('../ports/account-store/clickhouse.adapter.ts'),
+    import('../ports/source-store/opensearch.adapter.ts'),
   ]);
   // Each step is idempotent (created if missing, kept if there), so any number of processes may
   // start at once; an engine still starting is waited for within KB_STARTUP_TIMEOUT_MS.
@@ -70,7 +72,10 @@ export async function createDistributedPorts(
         database: config.clickhouse.database,
       }),
     );
-    return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore }, embeddings);
+    const sources = await open('OpenSearch', `create the indexes ${config.opensearch.indexPrefix}-source*`, () =>
+      createOpenSearchSourceStore({ url: config.opensearch.url, indexPrefix: config.opensearch.indexPrefix }),
+    );
+    return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore, sources }, embeddings);
   } catch (error) {
     await Promise.allSettled(opened.map((adapter) => adapter.close()));
     throw error;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { pino } from 'pino';
 import type { Config } from '../config/config.ts';
 import { STAGE_NAMES, type StageName, type Topics, topicNames, topicSpecs } from '../events/events.ts';
+import { sourceTopicSpecs } from '../events/source-events.ts';
 import type { Metrics } from '../metrics/metrics.port.ts';
 import { observeDeadLetters, observeEmbeddings, observeRateLimiter, observeStage } from '../metrics/observed-ports.ts';
 import { createPrometheusMetrics } from '../metrics/prometheus.metrics.ts';
@@ -33,6 +34,7 @@ import { retryStartUp } from '../util/start-up-retry.ts';
 import { createDistributedPorts } from './distributed-ports.ts';
 import { createEmbeddedPorts } from './embedded-ports.ts';
 import type { Ports } from './runtime-ports.ts';
+import { createSourceParts } from './source-parts.ts';
 
 export type { Ports } from './runtime-ports.ts';
 
@@ -67,6 +69,13 @@ export interface RuntimeOptions {
    * and apply new chunk changes to it as they come (`kb serve` does: it answers the queries).
    */
   readonly followKeywordIndex?: boolean;
+  /**
+   * Run sync runs of sources: on their schedules, and on the distributed runtime the sync
+   * requests of the message log; on the embedded one, resume at start-up the syncs the last
+   * process left going (`kb serve` and `kb worker` do). Sync requests made through this
+   * process's API run in it on the embedded runtime whatever this says.
+   */
+  readonly runSources?: boolean;
 }
 
 export function serviceVersion(): string {
@@ -91,7 +100,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     await retryStartUp(
       ports.log.kind === 'Kafka' ? 'Kafka or the schema registry' : 'The message log',
       'create the topics and register their schemas',
-      () => ports.log.ensureTopics(topicSpecs(config.topicPrefix, config.kafka.partitions)),
+      () =>
+        ports.log.ensureTopics([
+          ...topicSpecs(config.topicPrefix, config.kafka.partitions),
+          ...sourceTopicSpecs(config.topicPrefix, config.kafka.partitions),
+        ]),
       { boundMs: config.startupTimeoutMs },
     );
   } catch (error) {
@@ -123,7 +136,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     log: ports.log,
     topics,
   };
-  const documents = createDocumentsService({ documents: ports.documents, objects: ports.objects });
+  const documents = createDocumentsService({
+    documents: ports.documents,
+    objects: ports.objects,
+    sourceItems: (ids) => ports.sources.itemKeysOf(ids),
+  });
   const health = createHealthService({
     version: serviceVersion(),
     checks: [
@@ -134,17 +151,21 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       ...(disk ? [{ name: 'disk', engine: 'data volume', ping: disk.probe }] : []),
     ],
   });
+  const uploads = createUploadStagingService({
+    objects: ports.objects,
+    maxUploadBytes: config.maxUploadBytes,
+    ...(disk ? { admit: disk.admit } : {}),
+  });
+  const documentWrites = createDocumentWritesService({
+    ...writeDeps,
+    ...(disk ? { freeing: disk.freeing } : {}),
+  });
+  const sourceParts = createSourceParts({ config, ports, uploads, documentWrites, logger });
   const services: Services = {
-    uploads: createUploadStagingService({
-      objects: ports.objects,
-      maxUploadBytes: config.maxUploadBytes,
-      ...(disk ? { admit: disk.admit } : {}),
-    }),
+    uploads,
     documents,
-    documentWrites: createDocumentWritesService({
-      ...writeDeps,
-      ...(disk ? { freeing: disk.freeing } : {}),
-    }),
+    documentWrites,
+    sources: sourceParts.sources,
     versions: createVersionsService(writeDeps),
     chunks: createChunksService({ documents: ports.documents, objects: ports.objects }),
     search: createSearchService({
@@ -225,6 +246,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     }
   }
 
+  if (options.runSources) await sourceParts.start();
+
   let closed = false;
   const runtime: Runtime = {
     config,
@@ -240,6 +263,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       if (closed) return;
       closed = true;
       clearInterval(sweepTimer);
+      await sourceParts.close();
       await Promise.allSettled(running.map((s) => s.stop()));
       await sweeping;
       await rateLimiter.close();

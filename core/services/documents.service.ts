@@ -56,8 +56,21 @@ const isListCursor = (v: unknown): v is ListCursor =>
  * newest first, by cursor or by page. Promises that the total of a list is counted again only
  * after a write moved the store's change mark.
  */
-export function createDocumentsService(deps: { documents: DocumentStore; objects: ObjectStore }): DocumentsService {
+export function createDocumentsService(deps: {
+  documents: DocumentStore;
+  objects: ObjectStore;
+  /** The item key within its source of each synchronised document (`source_item`); none when absent. */
+  sourceItems?: (documentIds: readonly string[]) => Promise<Map<string, string>>;
+}): DocumentsService {
   const { documents, objects } = deps;
+  /** The documents' views with their `source_item` (null for documents no source synchronises). */
+  async function withSourceItems<V extends { document_id: string }>(
+    views: V[],
+  ): Promise<Array<V & { source_item: string | null }>> {
+    const items =
+      deps.sourceItems && views.length > 0 ? await deps.sourceItems(views.map((v) => v.document_id)) : new Map();
+    return views.map((v) => ({ ...v, source_item: items.get(v.document_id) ?? null }));
+  }
   const totals = createListTotalCache();
 
   /** The store's list under `filters`, counting the total only when the change mark moved since. */
@@ -79,7 +92,8 @@ export function createDocumentsService(deps: { documents: DocumentStore; objects
 
   return {
     async get(ctx, documentId) {
-      return documentView(await loadDocument(documents, ctx, documentId), objects);
+      const [view] = await withSourceItems([documentView(await loadDocument(documents, ctx, documentId), objects)]);
+      return view as DocumentView;
     },
 
     listChangeMark() {
@@ -106,7 +120,7 @@ export function createDocumentsService(deps: { documents: DocumentStore; objects
         const result = await listPage(filters, { limit: pageSize, offset: (page - 1) * pageSize });
         return {
           mode: 'offset',
-          documents: result.documents.map(listItemView),
+          documents: await withSourceItems(result.documents.map(listItemView)),
           total: result.total,
           page,
           page_size: pageSize,
@@ -123,7 +137,7 @@ export function createDocumentsService(deps: { documents: DocumentStore; objects
       const hasMore = result.documents.length > limit;
       return {
         mode: 'cursor',
-        documents: page.map(listItemView),
+        documents: await withSourceItems(page.map(listItemView)),
         pagination: {
           has_more: hasMore,
           next_cursor:

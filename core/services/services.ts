@@ -30,6 +30,7 @@ import type { ReindexService } from './reindex.service.ts';
 import type { AccountActor, RequestContext } from './request-context.ts';
 import type { RetentionService } from './retention.service.ts';
 import type { FusionWeights, ResultGrouping } from './search-ranking.ts';
+import type { SourcesService } from './sources.service.ts';
 import type { UploadStagingService } from './upload-staging.service.ts';
 import type { UsageService } from './usage.service.ts';
 import type { VersionsService } from './versions.service.ts';
@@ -156,6 +157,8 @@ export interface Services {
   readonly uploads: UploadStagingService;
   readonly documents: DocumentsService;
   readonly documentWrites: DocumentWritesService;
+  /** Sources of synchronisation and their runs. */
+  readonly sources: SourcesService;
   readonly versions: VersionsService;
   readonly chunks: ChunksService;
   readonly search: SearchService;

@@ -41,6 +41,11 @@ const STATUS: Record<ErrorCode, number> = {
   'invalid-event': 422,
   superseded: 409,
   'document-deleted': 409,
+  'path-refused': 422,
+  'source-unreachable': 503,
+  'sync-running': 409,
+  'deletions-held': 409,
+  'sync-interrupted': 503,
 };
 
 describe('problem status', () => {

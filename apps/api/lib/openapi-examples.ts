@@ -1,6 +1,7 @@
 import { ADMIN_EXAMPLES } from './admin.examples.ts';
 import { DOCUMENT_EXAMPLES } from './documents.examples.ts';
 import { SEARCH_EXAMPLES } from './search.examples.ts';
+import { SOURCE_EXAMPLES } from './sources.examples.ts';
 import { VERSION_EXAMPLES } from './versions.examples.ts';
 
 /**
@@ -19,6 +20,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   ...VERSION_EXAMPLES,
   ...SEARCH_EXAMPLES,
   ...ADMIN_EXAMPLES,
+  ...SOURCE_EXAMPLES,
 };
 
 /** One problem+json example per error status. */

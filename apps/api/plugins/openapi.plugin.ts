@@ -49,6 +49,10 @@ async function openApiPlugin(app: FastifyInstance, opts: OpenApiPluginOptions) {
         { name: 'chunks', description: 'Chunks and extracted text' },
         { name: 'search', description: 'Hybrid, semantic and keyword search, also as of a past instant' },
         { name: 'audit', description: 'Audit log' },
+        {
+          name: 'sources',
+          description: 'Sources of synchronisation (folders, web pages, S3 buckets) and their sync runs',
+        },
         { name: 'health', description: 'Liveness and readiness (no key needed)' },
         { name: 'errors', description: 'Pages explaining each problem kind' },
       ],

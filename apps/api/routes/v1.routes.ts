@@ -9,6 +9,7 @@ import auditRoutes from './audit.routes.ts';
 import chunksRoutes from './chunks.routes.ts';
 import documentsRoutes, { type RoutesOptions } from './documents.routes.ts';
 import searchRoutes from './search.routes.ts';
+import sourcesRoutes from './sources.routes.ts';
 import versionsRoutes from './versions.routes.ts';
 
 const v1Routes: FastifyPluginAsync<RoutesOptions> = async (app, opts) => {
@@ -30,6 +31,7 @@ const v1Routes: FastifyPluginAsync<RoutesOptions> = async (app, opts) => {
   await app.register(chunksRoutes, deps);
   await app.register(searchRoutes, deps);
   await app.register(auditRoutes, deps);
+  await app.register(sourcesRoutes, deps);
 };
 
 export default v1Routes;

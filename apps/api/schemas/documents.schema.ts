@@ -10,7 +10,18 @@ export const DocumentListItem = Type.Object(
     document_id: Type.String({ format: 'uuid' }),
     name: Type.String({ description: 'File name of the latest version.' }),
     mime_type: Type.String({ description: 'Detected type of the latest version.' }),
-    source: Type.String({ description: 'Where the document comes from (`upload` unless the upload named one).' }),
+    source: Type.String({
+      description:
+        'Where the document comes from: `upload` unless the upload named one, or the name of the source of synchronisation that keeps it.',
+    }),
+    source_item: Type.Optional(
+      Nullable(
+        Type.String({
+          description:
+            'For a document a source synchronises: its path, object key or URL within the source; null otherwise. Present on reads, absent from write responses.',
+        }),
+      ),
+    ),
     status: VersionStatus,
     version: Type.Integer({ minimum: 1 }),
     metadata: Metadata,

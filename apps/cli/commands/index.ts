@@ -8,6 +8,7 @@ import { reindexCommand, retentionCommand, schemasCommand } from './maintenance.
 import { mcpCommand } from './mcp.command.ts';
 import { modelsCommand } from './models.command.ts';
 import { serveCommand, workerCommand } from './serve.command.ts';
+import { sourcesCommand } from './sources.command.ts';
 import { usersCommand } from './users.command.ts';
 
 const configCommand: Command = {
@@ -38,6 +39,7 @@ export const COMMANDS: Record<string, Command> = {
   keys: keysCommand,
   users: usersCommand,
   ingest: ingestCommand,
+  sources: sourcesCommand,
   schemas: schemasCommand,
   reindex: reindexCommand,
   retention: retentionCommand,

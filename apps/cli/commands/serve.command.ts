@@ -77,7 +77,13 @@ export const serveCommand: Command = {
     const stages = parseStages(values.stages, config.runtime === 'embedded' ? STAGE_NAMES : []);
     // Search embeds queries, so the API needs the model as much as the embed stage does.
     print(err, await fetchModelWithProgress(config, err));
-    const runtime = await createRuntime(config, { stages, sweepLeftovers: true, followKeywordIndex: true });
+    const runtime = await createRuntime(config, {
+      stages,
+      sweepLeftovers: true,
+      followKeywordIndex: true,
+      // Sync runs are pipeline work: processes running stages run them (and the schedules).
+      runSources: stages.length > 0,
+    });
     try {
       await warnOnModelChange(runtime, err);
       await bootstrapKey(runtime, out);
@@ -150,7 +156,7 @@ export const workerCommand: Command = {
     const metricsPort =
       parsePort(values['metrics-port'], '--metrics-port') ?? config.metrics.port ?? DEFAULT_WORKER_METRICS_PORT;
     if (stages.includes('embed')) print(err, await fetchModelWithProgress(config, err));
-    const runtime = await createRuntime(config, { stages, sweepLeftovers: true });
+    const runtime = await createRuntime(config, { stages, sweepLeftovers: true, runSources: true });
     try {
       if (stages.includes('embed')) await warnOnModelChange(runtime, err);
       const metricsServer = await startOwnMetricsServer(runtime, metricsPort);

@@ -9,6 +9,7 @@ import { KeysPage } from './pages/keys.page.tsx';
 import { PipelinePage } from './pages/pipeline.page.tsx';
 import { SearchPage } from './pages/search.page.tsx';
 import { SignInPage } from './pages/sign-in.page.tsx';
+import { SourcesPage } from './pages/sources.page.tsx';
 import { UsagePage } from './pages/usage.page.tsx';
 import { Link, navigate, usePath } from './router.tsx';
 import type { SessionInfo } from './types.ts';
@@ -20,6 +21,7 @@ const NAV = [
   { href: '/documents', label: 'Documents' },
   { href: '/search', label: 'Search' },
   { href: '/audit', label: 'Audit log' },
+  { href: '/sources', label: 'Sources' },
   { href: '/pipeline', label: 'Pipeline' },
   { href: '/usage', label: 'Usage' },
   { href: '/settings/api-keys', label: 'Settings › API keys' },
@@ -38,6 +40,8 @@ function Page(props: { session: SessionInfo }) {
       return <SearchPage />;
     case '/audit':
       return <AuditPage query={query} account={props.session.account} />;
+    case '/sources':
+      return <SourcesPage />;
     case '/pipeline':
       return <PipelinePage />;
     case '/usage':

@@ -39,3 +39,5 @@ export interface IngestError {
   attempts: number;
   at: string;
 }
+
+export type { RunView as SourceRun, SourceView as SourceSummary } from '../../../core/model/source-views.model.ts';

@@ -1,0 +1,96 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveFolderPath } from '../../core/sources/folder-roots.ts';
+import { createItemMatcher } from '../../core/sources/item-matcher.ts';
+import { scheduleMs } from '../../core/sources/schedule.ts';
+import { createSecretBox, parseSecretKey } from '../../core/sources/secret-box.ts';
+import { parseSitemap } from '../../core/sources/sitemap.ts';
+
+describe('schedules', () => {
+  it('reads ISO 8601 durations of fixed length, at least a second', () => {
+    expect(scheduleMs('PT15M')).toBe(900_000);
+    expect(scheduleMs('P1DT2H')).toBe(93_600_000);
+    expect(scheduleMs('P1W')).toBe(604_800_000);
+    expect(scheduleMs('PT1.5S')).toBe(1500);
+    for (const refused of ['P1M', 'P1Y', 'PT0S', 'PT0.5S', '-PT1M', '15m', '', 'P'])
+      expect(scheduleMs(refused)).toBeNull();
+  });
+});
+
+describe('item patterns', () => {
+  it('takes every visible item without include patterns, and excludes win', () => {
+    const all = createItemMatcher([], ['drafts/**']);
+    expect(all('a.md')).toBe(true);
+    expect(all('guides/b.txt')).toBe(true);
+    expect(all('drafts/c.md')).toBe(false);
+    const md = createItemMatcher(['**/*.md'], []);
+    expect(md('a.md')).toBe(true);
+    expect(md('deep/er/a.md')).toBe(true);
+    expect(md('a.txt')).toBe(false);
+  });
+});
+
+describe('sitemaps', () => {
+  it('reads pages and nested sitemaps, and refuses what is not a sitemap', () => {
+    expect(
+      parseSitemap(
+        '<urlset><url><loc> https://a.example/1 </loc></url><url><loc>https://a.example/2</loc></url></urlset>',
+      ),
+    ).toEqual({
+      pages: ['https://a.example/1', 'https://a.example/2'],
+      sitemaps: [],
+    });
+    expect(parseSitemap('<sitemapindex><sitemap><loc>https://a.example/s.xml</loc></sitemap></sitemapindex>')).toEqual({
+      pages: [],
+      sitemaps: ['https://a.example/s.xml'],
+    });
+    expect(parseSitemap('<html><body>nope</body></html>')).toBeNull();
+  });
+});
+
+describe('sealed secrets', () => {
+  it('round-trips under the same key and fails under another', () => {
+    const key = randomBytes(32);
+    const box = createSecretBox(key);
+    const sealed = box.seal('{"accessKey":"A","secretKey":"S3CR3T"}');
+    expect(sealed).toMatch(/^v1:/);
+    expect(sealed).not.toContain('S3CR3T');
+    expect(box.open(sealed)).toBe('{"accessKey":"A","secretKey":"S3CR3T"}');
+    expect(() => createSecretBox(randomBytes(32)).open(sealed)).toThrow(/cannot be decrypted/);
+    expect(parseSecretKey(key.toString('hex'))).toEqual(key);
+    expect(parseSecretKey(key.toString('base64'))).toEqual(key);
+    expect(parseSecretKey('short')).toBeNull();
+  });
+});
+
+describe('folder roots', () => {
+  let base: string;
+  beforeAll(async () => {
+    base = await mkdtemp(path.join(os.tmpdir(), 'kb-roots-'));
+    await mkdir(path.join(base, 'root', 'docs'), { recursive: true });
+    await mkdir(path.join(base, 'rootish'), { recursive: true });
+    await symlink(path.join(base, 'rootish'), path.join(base, 'root', 'link'));
+  });
+  afterAll(() => rm(base, { recursive: true, force: true }));
+
+  it('resolves a directory under a root and refuses everything else with path-refused', async () => {
+    const roots = [path.join(base, 'root')];
+    expect(await resolveFolderPath(path.join(base, 'root', 'docs'), roots)).toBe(path.join(base, 'root', 'docs'));
+    expect(await resolveFolderPath(path.join(base, 'root'), roots)).toBe(path.join(base, 'root'));
+    for (const refused of [
+      path.join(base, 'rootish'), // a sibling sharing the root's name as a prefix
+      path.join(base, 'root', 'link'), // a symlink leading out
+      `${path.join(base, 'root', 'docs')}/../../rootish`,
+      'root/docs',
+      path.join(base, 'root', 'missing'),
+    ]) {
+      await expect(resolveFolderPath(refused, roots)).rejects.toMatchObject({ code: 'path-refused' });
+    }
+    await expect(resolveFolderPath(path.join(base, 'root', 'docs'), [])).rejects.toMatchObject({
+      code: 'path-refused',
+    });
+  });
+});
