@@ -1,4 +1,5 @@
 import { type ClickHouseClient, ClickHouseError, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { describeError } from '../../errors/describe-error.ts';
 import { KbError } from '../../errors/kb-error.ts';
 
 export interface ClickHouseAccountStoreOptions {
@@ -50,7 +51,11 @@ export function dateTime64(ms: number): string {
 /** Turns a client or server failure into a KbError: unreachable or overloaded → retriable `engine-unavailable`. */
 export function storeError(error: unknown, what: string): KbError {
   if (error instanceof KbError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  // An HTTP error answer without a body (a server still starting) reaches here as an Error without a message.
+  const message =
+    error instanceof Error && error.message === '' && !(error instanceof ClickHouseError)
+      ? 'an error answer without a message'
+      : describeError(error);
   if (error instanceof ClickHouseError) {
     if (RETRIABLE_SERVER_CODES.has(error.code)) {
       return new KbError('engine-unavailable', `ClickHouse is busy (${what}): ${message}`, {

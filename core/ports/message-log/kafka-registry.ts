@@ -1,6 +1,7 @@
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import type { Schema as AvscSchema, Type as AvscType } from 'avsc';
 import avro from 'avsc';
+import { describeError } from '../../errors/describe-error.ts';
 import { KbError } from '../../errors/kb-error.ts';
 import type { EventSchema } from '../../events/event-schema.ts';
 import { isRegistryUnavailable, registryError, registryStatus, withTimeout } from './kafka-errors.ts';
@@ -104,15 +105,19 @@ export function createTopicSchemas(options: TopicSchemasOptions): TopicSchemas {
         signal: AbortSignal.timeout(options.requestTimeoutMs),
       });
     } catch (error) {
-      throw new KbError('engine-unavailable', `The schema registry is unavailable (could not ${action})`, {
-        cause: error,
-      });
+      throw new KbError(
+        'engine-unavailable',
+        `The schema registry is unavailable (could not ${action}): ${describeError(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
     const text = await response.text();
     if (!response.ok) {
-      let detail = text;
+      let detail = text.trim() || `HTTP status ${response.status} without a message`;
       try {
-        detail = String((JSON.parse(text) as { message?: unknown }).message ?? text);
+        detail = String((JSON.parse(text) as { message?: unknown }).message ?? detail);
       } catch {
         // Not JSON: keep the text.
       }
