@@ -1,6 +1,7 @@
 import { type ClickHouseClient, ClickHouseError, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { describeError } from '../../errors/describe-error.ts';
 import { KbError } from '../../errors/kb-error.ts';
+import { countEngineRequest } from '../../util/engine-requests.ts';
 
 export interface ClickHouseAccountStoreOptions {
   /** HTTP(S) URL of the ClickHouse server, e.g. `http://127.0.0.1:8123`. */
@@ -88,6 +89,7 @@ export function connect(options: ClickHouseAccountStoreOptions, database?: strin
 export async function ensureDatabase(options: ClickHouseAccountStoreOptions): Promise<void> {
   const admin = connect(options);
   try {
+    countEngineRequest('clickhouse', 'command');
     await admin.command({
       query: 'CREATE DATABASE IF NOT EXISTS {database:Identifier}',
       query_params: { database: options.database },
@@ -136,6 +138,7 @@ export interface ClickHouseContext {
 /** The shared context over a connected client. */
 export function createClickHouseContext(client: ClickHouseClient): ClickHouseContext {
   async function select<T>(what: string, query: string, params: QueryParams = {}): Promise<T[]> {
+    countEngineRequest('clickhouse', 'query');
     try {
       const result = await client.query({ query, query_params: params, format: 'JSONEachRow' });
       return await result.json<T>();
@@ -146,6 +149,7 @@ export function createClickHouseContext(client: ClickHouseClient): ClickHouseCon
 
   async function insert(what: string, table: string, values: Record<string, unknown>[]): Promise<void> {
     if (values.length === 0) return;
+    countEngineRequest('clickhouse', 'insert');
     try {
       await client.insert({ table, values, format: 'JSONEachRow' });
     } catch (error) {

@@ -4,6 +4,7 @@ import avro from 'avsc';
 import { describeError } from '../../errors/describe-error.ts';
 import { KbError } from '../../errors/kb-error.ts';
 import type { EventSchema } from '../../events/event-schema.ts';
+import { countEngineRequest } from '../../util/engine-requests.ts';
 import { isRegistryUnavailable, registryError, registryStatus, withTimeout } from './kafka-errors.ts';
 
 /** Subject compatibility levels of a Confluent-compatible schema registry. */
@@ -88,6 +89,15 @@ export function createTopicSchemas(options: TopicSchemasOptions): TopicSchemas {
     host: base,
     clientId: options.clientId,
     retry: { retries: 2, initialRetryTimeInSecs: 0.1, maxRetryTimeInSecs: 1 },
+    // Counts each request the client sends (its own id and subject caches answer the rest).
+    middlewares: [
+      () => ({
+        request(request) {
+          countEngineRequest('schema-registry', `${request.method().toUpperCase()} client`);
+          return request;
+        },
+      }),
+    ],
   });
   const cache = new Map<string, TopicSchema>();
   const subject = (topic: string) => `${topic}-value`;
@@ -97,6 +107,7 @@ export function createTopicSchemas(options: TopicSchemasOptions): TopicSchemas {
   /** A plain HTTP call for the endpoints the registry client does not wrap. */
   async function call(method: string, path: string, action: string, body?: unknown): Promise<unknown> {
     let response: Response;
+    countEngineRequest('schema-registry', method);
     try {
       response = await fetch(`${base}${path}`, {
         method,

@@ -1,5 +1,6 @@
 import { Client, errors } from '@opensearch-project/opensearch';
 import { KbError } from '../../../errors/kb-error.ts';
+import { countEngineRequest } from '../../../util/engine-requests.ts';
 
 /** A JSON body as sent to OpenSearch. */
 export type Json = Record<string, unknown>;
@@ -87,6 +88,12 @@ export interface EngineHttp {
 /** Endpoints that only read, whatever the method (`POST /_search` is a read). */
 const READ_ENDPOINT = /\/(_search|_count|_mget|_stats|_mapping|_settings|_cluster\/health)(\/|\?|$)/;
 
+/** The endpoint a request calls, as counted: its first `_` segment (`_mget`, `_doc`, `_refresh`), else the method on an index. */
+export function endpointOf(method: string, path: string): string {
+  const segment = path.split(/[/?]/).find((part) => part.startsWith('_'));
+  return segment ?? `${method} index`;
+}
+
 function isWrite(method: string, path: string): boolean {
   if (method === 'GET' || method === 'HEAD') return false;
   return !(READ_ENDPOINT.test(path) && method !== 'PUT');
@@ -113,6 +120,7 @@ export function createEngineHttp(options: { url: string; requestTimeoutMs: numbe
     const what = `${method} ${path}`;
     let response: { statusCode: number | null; body: unknown };
     const writing = isWrite(method, path);
+    countEngineRequest('opensearch', endpointOf(method, path));
     try {
       response = await client.transport.request(
         {
@@ -160,6 +168,7 @@ export function createEngineHttp(options: { url: string; requestTimeoutMs: numbe
       const last = start + BULK_BATCH >= actions.length;
       const what = `POST /_bulk (${batch.length} actions)`;
       let response: { body: unknown };
+      countEngineRequest('opensearch', '_bulk');
       try {
         response = await client.transport.request({
           method: 'POST',
