@@ -29,6 +29,9 @@ export interface AuditQuery {
  * - `touchKeys` records last use; it may be applied late or coalesced, never moves a time back.
  * - `appendAudit` is idempotent by entry id. `listAudit` returns entries in ascending id order
  *   (ids are UUID v7, so that is time order) and the total matching the filters without paging.
+ *   `listAudit` sees every entry appended to the same store before it; an adapter may buffer
+ *   entries (ClickHouse inserts them in batches), so another process may see an entry up to its
+ *   flush interval later, and `close` writes what is buffered (a killed process loses it).
  * - `recordUsage` adds counts under an instance id; re-sending the same (instance, key, second)
  *   replaces rather than adds, so a retried sync does not double count. `readUsage` sums over all
  *   instances except `excludeInstance` for seconds ≥ `sinceSecond`.

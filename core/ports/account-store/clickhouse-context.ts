@@ -10,6 +10,12 @@ export interface ClickHouseAccountStoreOptions {
   readonly password: string;
   /** Database holding the account-store tables; created if missing. */
   readonly database: string;
+  /** How audit entries are buffered before they are inserted (default: a second, or 1,000 entries). */
+  readonly auditBuffer?: {
+    readonly flushMs: number;
+    readonly maxRows: number;
+    readonly maxHeldRows: number;
+  };
 }
 
 export type QueryParams = Record<string, unknown>;
