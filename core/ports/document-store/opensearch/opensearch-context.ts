@@ -177,12 +177,32 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
   );
 
   /**
-   * Single-record writes of every caller that need no refresh parameter, coalesced the same way
-   * into one `_bulk`; each caller gets its own item's answer.
+   * Writes of every caller that need no refresh parameter (single records, chunk batches, vector
+   * cache entries, copies of a serving change), coalesced the same way into one `_bulk` (split
+   * at 500 actions a request); each caller gets the answers of its own actions, in order.
    */
-  const writeOne = createCoalescedCalls<BulkAction, BulkItemResult>((actions) => http.bulk(actions, false), {
-    maxItems: 500,
-  });
+  const bulkTogether = createCoalescedCalls<readonly BulkAction[], BulkItemResult[]>(
+    async (lists) => {
+      const results = await http.bulk(lists.flat(), false);
+      let at = 0;
+      return lists.map((list) => {
+        const own = results.slice(at, at + list.length);
+        at += list.length;
+        return own;
+      });
+    },
+    { maxItems: 100 },
+  );
+  const writeOne = async (action: BulkAction): Promise<BulkItemResult> => {
+    const [result] = await bulkTogether([action]);
+    if (result === undefined) throw new KbError('internal-error', `OpenSearch answered no item for ${action.id}`);
+    return result;
+  };
+  /** A `_bulk` of `actions`: coalesced with other callers' when it needs no refresh, else alone. */
+  async function bulk(actions: readonly BulkAction[], refreshPolicy: RefreshPolicy | false): Promise<BulkItemResult[]> {
+    if (actions.length === 0) return [];
+    return refreshPolicy === false ? bulkTogether(actions) : http.bulk(actions, refreshPolicy);
+  }
 
   async function getGuarded<S>(index: string, id: string, query: Json = {}): Promise<Guarded<S> | null> {
     const keys = Object.keys(query);
@@ -386,7 +406,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
   ) {
     let pending = updates;
     for (let attempt = 0; pending.length > 0; attempt += 1) {
-      const results = await http.bulk(
+      const results = await bulk(
         pending.map((entry): BulkAction => ({ kind: 'update', index, id: entry.id, body: entry.body })),
         refreshFor(visibility),
       );
@@ -494,6 +514,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
 
   return {
     http,
+    bulk,
     names,
     efSearch,
     resultWindow,
