@@ -45,3 +45,21 @@ describe('coalesced calls', () => {
     expect(batches).toEqual([[-1], [5, 6], [7]]);
   });
 });
+
+describe('coalesced calls with a gathering time', () => {
+  it('sends the calls made within gatherMs of the first one in the same batch', async () => {
+    const batches: number[][] = [];
+    const call = createCoalescedCalls(
+      async (items: number[]) => {
+        batches.push(items);
+        return items;
+      },
+      { gatherMs: 20 },
+    );
+    const first = call(1);
+    await new Promise((r) => setTimeout(r, 5));
+    const second = call(2);
+    expect(await Promise.all([first, second])).toEqual([1, 2]);
+    expect(batches).toEqual([[1, 2]]);
+  });
+});

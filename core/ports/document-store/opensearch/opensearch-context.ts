@@ -74,6 +74,12 @@ export interface Guarded<S> {
 export const SCAN_PAGE = 1000;
 /** Most ids of one `_mget`. */
 const MGET_BATCH = 1000;
+/**
+ * How long a lookup or write made while none is in flight waits for others to share its request:
+ * a stage handler makes several in a row, so a few milliseconds each, against requests whose
+ * engine-side and client-side cost is paid once for every caller that joins.
+ */
+const GATHER_MS = 3;
 /** Attempts of an optimistic read-modify-write before giving up with a retriable conflict. */
 const MAX_ATTEMPTS = 60;
 export const INDEX_MODEL_ID = 'index-model';
@@ -173,7 +179,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
           })),
         })
       ).body.docs,
-    { maxItems: MGET_BATCH },
+    { maxItems: MGET_BATCH, gatherMs: GATHER_MS },
   );
 
   /**
@@ -191,7 +197,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
         return own;
       });
     },
-    { maxItems: 100 },
+    { maxItems: 100, gatherMs: GATHER_MS },
   );
   const writeOne = async (action: BulkAction): Promise<BulkItemResult> => {
     const [result] = await bulkTogether([action]);
