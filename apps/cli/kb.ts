@@ -1,7 +1,7 @@
 import { loadConfig } from '../../core/config/config.ts';
-import { isKbError } from '../../core/errors/kb-error.ts';
 import { serviceVersion } from '../../core/runtime/runtime.ts';
 import { exitQuietlyOnClosedPipe } from './commands/closed-pipe.ts';
+import { reportFailuresOnStderr } from './commands/failure-report.ts';
 import { CommandLineError, commandHelp, isUsageError, suggestOption } from './commands/help.ts';
 import { COMMANDS, usage } from './commands/index.ts';
 
@@ -57,17 +57,11 @@ async function main(argv: string[]): Promise<number> {
 // `kb … | head`: when the reader goes away, stop quietly instead of dying on EPIPE.
 exitQuietlyOnClosedPipe(process.stdout);
 exitQuietlyOnClosedPipe(process.stderr);
+const failures = reportFailuresOnStderr();
 
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;
   },
-  (error: unknown) => {
-    const message = isKbError(error) || error instanceof Error ? error.message : String(error);
-    process.stderr.write(`kb: ${message}\n`);
-    process.exitCode = 1;
-    // A command that failed (at start-up, say) may leave engine clients with open sockets or
-    // timers behind; exit anyway instead of lingering as a process that looks alive.
-    setTimeout(() => process.exit(1), 2_000).unref();
-  },
+  (error: unknown) => failures.fail(error),
 );

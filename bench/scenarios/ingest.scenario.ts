@@ -7,6 +7,7 @@
  */
 import { STAGE_NAMES } from '../../core/events/events.ts';
 import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
+import { type EngineRequestCount, engineRequestCounts, engineRequestGrowth } from '../../core/util/engine-requests.ts';
 import { sizeLabel } from '../corpus.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { busyCores, sampleMachineCpu } from '../lib/machine-cpu.ts';
@@ -25,6 +26,14 @@ export interface IngestRun {
   readonly uploadSeconds: number;
   /** The machine's cores kept busy from the first upload to the last completion, and its CPU seconds (every process). */
   readonly cpu: { readonly cores: number; readonly seconds: number } | null;
+  /**
+   * CPU seconds of the service's own process over the same span: the API and every stage (this
+   * bench runs them in its own process, with the parse pool's and embedding threads), plus the
+   * bench's upload client, the same on both runtimes; the engines' processes are not in it.
+   */
+  readonly serviceCpuSeconds: number;
+  /** Requests the service sent to each engine over the same span, by operation (the adapters' counts). */
+  readonly requests: readonly EngineRequestCount[];
   readonly documents: number;
   readonly textMb: number;
   readonly chunks: number;
@@ -51,6 +60,8 @@ export async function ingestOnce(
       try {
         await service.runtime.ports.getParser();
         const cpuBefore = sampleMachineCpu();
+        const ownBefore = process.cpuUsage();
+        const requestsBefore = engineRequestCounts();
         const started = Date.now();
         await uploadFiles(service.url, service.keys, files, UPLOAD_CONCURRENCY);
         const uploaded = Date.now();
@@ -61,7 +72,11 @@ export async function ingestOnce(
           Math.max(600_000, count * 3_000),
         );
         const cpuAfter = sampleMachineCpu();
+        const own = process.cpuUsage(ownBefore);
+        const requests = engineRequestGrowth(requestsBefore, engineRequestCounts());
         return {
+          serviceCpuSeconds: (own.user + own.system) / 1e6,
+          requests,
           seconds: (done.lastCompletedAt - started) / 1000,
           uploadSeconds: (uploaded - started) / 1000,
           cpu:
@@ -245,6 +260,13 @@ export async function ingestOverhead(ctx: BenchContext, target: Target, size: nu
       withCpu.map(({ run, cpu }) => (cpu.seconds * 1000) / Math.max(1, run.documents)),
     );
   }
+  addFigure(
+    row,
+    "service process CPU time per document (API and stages; the bench's upload client included)",
+    'ms/doc',
+    runs.map((r) => (r.serviceCpuSeconds * 1000) / Math.max(1, r.documents)),
+  );
+  if (target.runtime === 'distributed') addRequestFigures(row, runs);
   for (const stage of STAGE_NAMES) {
     addFigure(
       row,
@@ -262,6 +284,68 @@ export async function ingestOverhead(ctx: BenchContext, target: Target, size: nu
   return row;
 }
 
+/** Requests of `runs[i]` to `engine` (only the operations `operation` accepts), per document. */
+function requestsPerDocument(
+  runs: readonly IngestRun[],
+  engine: string,
+  operation: (op: string) => boolean = () => true,
+) {
+  return runs.map(
+    (r) =>
+      r.requests.filter((c) => c.engine === engine && operation(c.operation)).reduce((sum, c) => sum + c.count, 0) /
+      Math.max(1, r.documents),
+  );
+}
+
+/** Requests per document to each engine, from the adapters' counters; the goals of issue 26. */
+function addRequestFigures(row: Row, runs: readonly IngestRun[]): void {
+  judge(addFigure(row, 'OpenSearch requests per document', 'req/doc', requestsPerDocument(runs, 'opensearch')), {
+    atMost: 4,
+  });
+  addFigure(
+    row,
+    'Kafka produce requests per document',
+    'req/doc',
+    requestsPerDocument(runs, 'kafka', (op) => op === 'Produce'),
+  );
+  addFigure(
+    row,
+    'Kafka fetch requests per document',
+    'req/doc',
+    requestsPerDocument(runs, 'kafka', (op) => op === 'Fetch'),
+  );
+  addFigure(row, 'Kafka requests per document (every kind)', 'req/doc', requestsPerDocument(runs, 'kafka'));
+  addFigure(row, 'MinIO requests per document', 'req/doc', requestsPerDocument(runs, 'minio'));
+  judge(
+    addFigure(
+      row,
+      'ClickHouse inserts per document',
+      'req/doc',
+      requestsPerDocument(runs, 'clickhouse', (op) => op === 'insert'),
+    ),
+    { atMost: 0.1 },
+  );
+  addFigure(
+    row,
+    'ClickHouse queries per document',
+    'req/doc',
+    requestsPerDocument(runs, 'clickhouse', (op) => op !== 'insert'),
+  );
+  addFigure(row, 'schema registry requests per document', 'req/doc', requestsPerDocument(runs, 'schema-registry'));
+  const last = runs.at(-1);
+  if (last) {
+    const byOperation = [...last.requests]
+      .sort((a, b) => a.engine.localeCompare(b.engine) || b.count - a.count)
+      .map((c) => `${c.engine} ${c.operation} ${(c.count / Math.max(1, last.documents)).toFixed(2)}`);
+    row.notes.push(`requests per document by operation (last round): ${byOperation.join(', ')}`);
+  }
+}
+
+/** The per-round values of the figure `name` of `row`, or an empty list. */
+function figureValues(row: Row | undefined, name: string): number[] {
+  return row?.figures.find((f) => f.name === name)?.values ?? [];
+}
+
 /**
  * Adds to each distributed pipeline-overhead row its documents/s ÷ the embedded runtime's on the same
  * corpus, measured earlier in the same run: distributed round i against embedded round i.
@@ -276,7 +360,28 @@ export function compareRuntimes(rows: Row[]): void {
     const distributed = documents(row);
     if (embedded.length === 0 || distributed.length === 0) continue;
     const ratios = distributed.map((value, i) => value / (embedded[i % embedded.length] as number));
-    judge(addFigure(row, 'distributed ÷ embedded documents', 'ratio', ratios), { atLeast: 0.5 });
+    addFigure(row, 'distributed ÷ embedded documents', 'ratio', ratios);
+    const embeddedRow = rows.find(
+      (r) => r.scenario === row.scenario && r.runtime === 'embedded' && r.size === row.size,
+    );
+    const costRatio = (name: string) => {
+      const base = figureValues(embeddedRow, name);
+      return figureValues(row, name).flatMap((value, i) =>
+        base.length === 0 ? [] : [value / (base[i % base.length] as number)],
+      );
+    };
+    const machine = costRatio('machine CPU time per document (all processes)');
+    if (machine.length > 0) {
+      judge(addFigure(row, 'machine CPU per document, distributed ÷ embedded', 'ratio', machine), { atMost: 1.5 });
+    }
+    const service = costRatio(
+      "service process CPU time per document (API and stages; the bench's upload client included)",
+    );
+    if (service.length > 0) {
+      judge(addFigure(row, 'service process CPU per document, distributed ÷ embedded', 'ratio', service), {
+        atMost: 1.2,
+      });
+    }
     row.notes.push('distributed ÷ embedded pairs each distributed round with the embedded round of the same number');
   }
 }

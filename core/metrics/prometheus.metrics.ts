@@ -1,4 +1,5 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { engineRequestCounts } from '../util/engine-requests.ts';
 import type { DeploymentProbe, Metrics } from './metrics.port.ts';
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
@@ -69,6 +70,17 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     help: 'Requests refused with 429 by the rate limiter, by the key plan.',
     labelNames: ['plan'] as const,
     registers,
+  });
+
+  new Counter({
+    name: 'kb_engine_requests_total',
+    help: 'Requests this process sent to each engine (OpenSearch, Kafka, MinIO, ClickHouse, schema registry), by operation, counted by the adapters.',
+    labelNames: ['engine', 'operation'] as const,
+    registers,
+    collect() {
+      this.reset();
+      for (const { engine, operation, count } of engineRequestCounts()) this.inc({ engine, operation }, count);
+    },
   });
 
   const probe = options.probe;

@@ -23,6 +23,7 @@ import type { MessageLog } from '../ports/message-log/message-log.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import { storageKeys } from '../util/storage-keys.ts';
 import { isoNow } from '../util/time.ts';
+import { createRecentObjects, type RecentObjects } from './recent-objects.ts';
 import type { StageDefinition } from './stage.ts';
 import { IngestionCancelled, type Standing, shuttingDown, standingOf } from './version-standing.ts';
 
@@ -37,6 +38,8 @@ export interface StageDeps {
   readonly embedSliceChunks: number;
   getParser(): Promise<Parser>;
   getEmbeddings(): Promise<EmbeddingProvider>;
+  /** Claim-check objects the stages of this process wrote lately, read back from memory (see `createStages`). */
+  readonly recent?: RecentObjects;
 }
 
 /**
@@ -61,17 +64,23 @@ async function publishNext<T extends EventBase>(
   await publishEvent(deps.log, topic, event.document_id, next);
 }
 
+/** Copies of lately written claim-check objects a process keeps: 64 MB, for two minutes. */
+const RECENT_OBJECTS = { maxBytes: 64 * 1024 * 1024, maxAgeMs: 120_000 };
+
 /** Chunk batch as stored in object storage between the chunk, embed and index stages. */
 type StoredChunk = ChunkDraft;
 
-/** Reads a claim-check object written by {@link writeJson}. */
-async function readJson<T>(objects: ObjectStore, key: string): Promise<T> {
-  return JSON.parse((await objects.getBuffer(key)).toString('utf8')) as T;
+/** Reads a claim-check object written by {@link writeJson}: this process's copy if it wrote it lately. */
+async function readJson<T>(deps: Pick<StageDeps, 'objects' | 'recent'>, key: string): Promise<T> {
+  const bytes = deps.recent?.recall(key) ?? (await deps.objects.getBuffer(key));
+  return JSON.parse(bytes.toString('utf8')) as T;
 }
 
-/** Writes a claim-check object: `value` as JSON under `key`. */
-async function writeJson(objects: ObjectStore, key: string, value: unknown): Promise<void> {
-  await objects.put(key, JSON.stringify(value), { contentType: 'application/json' });
+/** Writes a claim-check object: `value` as JSON under `key` (and keeps a copy for the next stage). */
+async function writeJson(deps: Pick<StageDeps, 'objects' | 'recent'>, key: string, value: unknown): Promise<void> {
+  const bytes = Buffer.from(JSON.stringify(value));
+  await deps.objects.put(key, bytes, { contentType: 'application/json' });
+  deps.recent?.remember(key, bytes);
 }
 
 /** Records how far a version's ingestion is; a failure to record it never fails the stage. */
@@ -174,7 +183,7 @@ export function createParseStage(deps: StageDeps): StageDefinition<DocumentUploa
       throw new KbError('no-text', 'No text could be extracted from the file.');
     }
     const textRef = storageKeys.parsed(event.workspace_id, event.document_id, event.version);
-    await writeJson(deps.objects, textRef, parsed);
+    await writeJson(deps, textRef, parsed);
     await publishNext<DocumentParsed>(deps, deps.topics.parsed, event, {
       text_ref: textRef,
       mime_type: event.mime_type,
@@ -187,12 +196,12 @@ export function createParseStage(deps: StageDeps): StageDefinition<DocumentUploa
 export function createChunkStage(deps: StageDeps): StageDefinition<DocumentParsed> {
   return versionStage<DocumentParsed>(deps, 'chunk', deps.topics.parsed, async (event) => {
     await recordProgress(deps, event, 'chunk', 0, 0);
-    const parsed = await readJson<ParsedDocument>(deps.objects, event.text_ref);
+    const parsed = await readJson<ParsedDocument>(deps, event.text_ref);
     const parser = await deps.getParser();
     const { chunks, tokens } = await parser.chunk(parsed, deps.chunking, event.workspace_id);
     if (chunks.length === 0) throw new KbError('no-text', 'The extracted text produced no chunks.');
     const chunksRef = storageKeys.chunks(event.workspace_id, event.document_id, event.version);
-    await writeJson(deps.objects, chunksRef, chunks);
+    await writeJson(deps, chunksRef, chunks);
     await publishNext<DocumentChunked>(deps, deps.topics.chunked, event, {
       chunks_ref: chunksRef,
       chunk_count: chunks.length,
@@ -214,7 +223,7 @@ export function createChunkStage(deps: StageDeps): StageDefinition<DocumentParse
  */
 export function createEmbedStage(deps: StageDeps): StageDefinition<DocumentChunked> {
   return versionStage<DocumentChunked>(deps, 'embed', deps.topics.chunked, async (event, _version, checkpoint) => {
-    const chunks = await readJson<StoredChunk[]>(deps.objects, event.chunks_ref);
+    const chunks = await readJson<StoredChunk[]>(deps, event.chunks_ref);
     const provider = await deps.getEmbeddings();
     const { embedded, cached, remaining } = await embedMissing(
       deps.documents,
@@ -272,7 +281,7 @@ async function useIndexModel(documents: DocumentStore, model: string, dimensions
 export function createIndexStage(deps: StageDeps): StageDefinition<DocumentEmbedded> {
   return versionStage<DocumentEmbedded>(deps, 'index', deps.topics.embedded, async (event) => {
     await recordProgress(deps, event, 'index', event.chunk_count, event.chunk_count);
-    const chunks = await readJson<StoredChunk[]>(deps.objects, event.chunks_ref);
+    const chunks = await readJson<StoredChunk[]>(deps, event.chunks_ref);
     const vectors = await deps.documents.getCachedVectors(event.model, [...new Set(chunks.map((c) => c.contentHash))]);
     await useIndexModel(deps.documents, event.model, event.dimensions);
     const inputs: ChunkInput[] = chunks.map((chunk) => {
@@ -319,12 +328,18 @@ export function createIndexStage(deps: StageDeps): StageDefinition<DocumentEmbed
   });
 }
 
+/**
+ * The stages `names`, sharing one {@link RecentObjects}: when the next stage of a document runs in
+ * the same process (`kb serve`, or a worker of several stages), it reads the parsed text or chunk
+ * batch from memory instead of from the object store.
+ */
 export function createStages(deps: StageDeps, names: readonly StageName[]): StageDefinition[] {
+  const shared: StageDeps = deps.recent ? deps : { ...deps, recent: createRecentObjects(RECENT_OBJECTS) };
   const factories: Record<StageName, (d: StageDeps) => StageDefinition> = {
     parse: createParseStage,
     chunk: createChunkStage,
     embed: createEmbedStage,
     index: createIndexStage,
   };
-  return names.map((name) => factories[name](deps));
+  return names.map((name) => factories[name](shared));
 }

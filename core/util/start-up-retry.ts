@@ -1,3 +1,4 @@
+import { describeError } from '../errors/describe-error.ts';
 import { isRetriable, KbError } from '../errors/kb-error.ts';
 import { backoffDelay, sleep } from './time.ts';
 
@@ -39,7 +40,7 @@ export async function retryStartUp<T>(
       const elapsed = Date.now() - started;
       const delay = backoffDelay(attempt, base, max, Math.random, 0.5);
       if (elapsed + delay > options.boundMs) {
-        const detail = error instanceof Error ? error.message : String(error);
+        const detail = describeError(error);
         throw new KbError(
           'engine-unavailable',
           `${engine} was not ready to ${step} after ${Math.round(elapsed / 1000)} s and ${attempt} attempts (KB_STARTUP_TIMEOUT_MS is ${options.boundMs}): ${detail}`,

@@ -340,9 +340,34 @@ kb_go() {
 
 # ---------------------------------------------------------------- engine dispatch
 
+# kb_probe_name PREFIX: a fresh name for the objects a readiness probe creates and removes
+# (lower case letters and digits after PREFIX, valid as a topic, subject, index and database name).
+kb_probe_name() { printf '%s%s%04x' "$1" "$(date +%s)" "$((RANDOM % 65536))"; }
+
+# kb_probe_http WHAT METHOD URL [CURL ARGS...]: one HTTP call of a readiness probe; prints the
+# answer, or says on stderr what failed (status and body) and returns 1.
+kb_probe_http() {
+  local what="$1" method="$2" url="$3" out code
+  shift 3
+  out="$(curl -sS --max-time 20 -X "$method" -w '\n%{http_code}' "$url" "$@" 2>&1)" || {
+    echo "$what: no answer (${out//$'\n'/ })" >&2
+    return 1
+  }
+  code="${out##*$'\n'}"
+  out="${out%$'\n'*}"
+  if [[ ! "$code" =~ ^2 ]]; then
+    echo "$what: HTTP $code ${out:0:300}" >&2
+    return 1
+  fi
+  printf '%s' "$out"
+}
+
 # kb_engine_main NAME "$@": common argument handling for engine scripts.
 # The engine script defines engine_install, engine_start, engine_stop,
-# engine_status and engine_env before calling this.
+# engine_status and engine_env before calling this, and may define engine_probe: the service's
+# first real operations on the engine (a DDL and an insert, a produce, a schema registration, an
+# index creation) on fresh names, removed again; `up` returns only once the probe passes, since
+# an engine that answers its health check may still refuse them for a while after a cold start.
 kb_engine_main() {
   local name="$1"
   shift
@@ -353,9 +378,13 @@ kb_engine_main() {
     start) engine_start ;;
     stop) engine_stop ;;
     status) engine_status ;;
+    probe)
+      # Engines without a probe of their own are ready when they answer.
+      if declare -F engine_probe >/dev/null; then engine_probe; else engine_status; fi
+      ;;
     env) engine_env ;;
     *)
-      echo "usage: $0 install|start|stop|status|env" >&2
+      echo "usage: $0 install|start|stop|status|probe|env" >&2
       exit 2
       ;;
   esac

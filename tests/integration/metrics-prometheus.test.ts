@@ -113,6 +113,22 @@ describe.skipIf(!binary)('Prometheus scraping kb serve and kb worker', () => {
     expect(uploads[0]?.value).toBe(3);
     const documents = await prometheus.query('kb_documents{job="kb-api", status="processing"}');
     expect(documents[0]?.value).toBe(3);
+
+    // The adapters' request counters: the API wrote the uploads (MinIO), the documents (OpenSearch)
+    // and their events (Kafka Produce); the worker fetched them (Kafka Fetch) and read the files.
+    const requests = await prometheus.query('sum by (job, engine) (kb_engine_requests_total)');
+    const sent = new Map(requests.map((r) => [`${r.labels.job}/${r.labels.engine}`, r.value]));
+    for (const series of ['kb-api/opensearch', 'kb-api/kafka', 'kb-api/minio', 'kb-worker/kafka', 'kb-worker/minio']) {
+      expect(sent.get(series), series).toBeGreaterThan(0);
+    }
+    const produced = await prometheus.query(
+      'sum(kb_engine_requests_total{job="kb-api", engine="kafka", operation="Produce"})',
+    );
+    expect(produced[0]?.value).toBeGreaterThanOrEqual(1);
+    const fetched = await prometheus.query(
+      'sum(kb_engine_requests_total{job="kb-worker", engine="kafka", operation="Fetch"})',
+    );
+    expect(fetched[0]?.value).toBeGreaterThanOrEqual(1);
   });
 
   it('answers every query of the Grafana dashboard, with data for lag, throughput, documents and HTTP', async () => {

@@ -34,6 +34,9 @@ export interface AuditQuery {
  * - `appendAudit` is idempotent by entry id. `listAudit` returns entries in ascending id order
  *   (ids are UUID v7, so that is time order), or descending with `order: 'desc'`, and the total
  *   matching the filters without paging (`afterId`/`beforeId`).
+ *   `listAudit` sees every entry appended to the same store before it; an adapter may buffer
+ *   entries (ClickHouse inserts them in batches), so another process may see an entry up to its
+ *   flush interval later, and `close` writes what is buffered (a killed process loses it).
  * - `recordUsage` adds counts under an instance id; re-sending the same (instance, key, second)
  *   replaces rather than adds, so a retried sync does not double count. `readUsage` sums over all
  *   instances except `excludeInstance` for seconds ≥ `sinceSecond`.

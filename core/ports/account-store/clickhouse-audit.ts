@@ -1,30 +1,45 @@
-import { createGroupCommit } from '../../util/group-commit.ts';
 import { type AuditRow, instant, toAuditEntry, toAuditInsertRow } from './account-rows.ts';
 import type { AccountStore, AuditQuery } from './account-store.port.ts';
 import { type ClickHouseContext, dateTime64, type QueryParams } from './clickhouse-context.ts';
+import { createInsertBuffer, type InsertBufferOptions } from './clickhouse-insert-buffer.ts';
 
 const AUDIT_COLUMNS =
   'id, workspace_id, document_id, action, actor_type, actor_id, timestamp, version, before_json, after_json, change_reason, trace_id';
 
-/** The audit-log part of the ClickHouse account store (see `createClickHouseAccountStore`). */
-export function createClickHouseAudit({
-  select,
-  insert,
-}: ClickHouseContext): Pick<AccountStore, 'appendAudit' | 'listAudit'> {
-  // Group commit: an entry appended while an insert is in flight joins the next insert, so each
-  // insert (a new part for ClickHouse to write and merge) carries every entry that waited for it;
-  // one entry the engine refuses fails alone.
-  const append = createGroupCommit<Record<string, unknown>>(
-    (rows) => insert('appending an audit entry', 'audit_log', rows),
-    { isolateFailures: true },
-  );
+/** How audit entries are buffered before they are inserted (see `createInsertBuffer`). */
+export type AuditBufferOptions = Omit<InsertBufferOptions, 'onRefused'>;
+
+export const DEFAULT_AUDIT_BUFFER: AuditBufferOptions = { flushMs: 1_000, maxRows: 1_000, maxHeldRows: 100_000 };
+
+/**
+ * The audit-log part of the ClickHouse account store (see `createClickHouseAccountStore`).
+ * Entries are inserted in batches: one insert a second (or per 1,000 entries) carries every entry
+ * appended meanwhile, instead of one insert (a part for ClickHouse to write and merge) per upload.
+ * `listAudit` writes what this store holds first, so it sees every entry appended before it;
+ * `close` writes what is held.
+ */
+export function createClickHouseAudit(
+  { select, insert }: ClickHouseContext,
+  bufferOptions: AuditBufferOptions = DEFAULT_AUDIT_BUFFER,
+): Pick<AccountStore, 'appendAudit' | 'listAudit'> & { close(): Promise<void> } {
+  const buffer = createInsertBuffer((rows) => insert('appending audit entries', 'audit_log', rows), {
+    ...bufferOptions,
+    onRefused: (rows, error) =>
+      process.emitWarning(
+        `ClickHouse refused ${rows.length} audit entr${rows.length === 1 ? 'y' : 'ies'} (${rows.map((r) => String(r.id)).join(', ')}): ${error instanceof Error ? error.message : String(error)}`,
+        { code: 'KB_AUDIT_REFUSED' },
+      ),
+  });
 
   return {
     async appendAudit(entry) {
-      await append({ ...toAuditInsertRow(entry), at: dateTime64(instant(entry.timestamp, 'timestamp')) });
+      await buffer.add([{ ...toAuditInsertRow(entry), at: dateTime64(instant(entry.timestamp, 'timestamp')) }]);
     },
 
+    close: () => buffer.close(),
+
     async listAudit(query: AuditQuery) {
+      await buffer.flush();
       const where = ['workspace_id = {workspaceId:String}'];
       const params: QueryParams = { workspaceId: query.workspaceId };
       if (query.documentId !== undefined) {

@@ -1,5 +1,7 @@
 import { type ClickHouseClient, ClickHouseError, ClickHouseLogLevel, createClient } from '@clickhouse/client';
+import { describeError } from '../../errors/describe-error.ts';
 import { KbError } from '../../errors/kb-error.ts';
+import { countEngineRequest } from '../../util/engine-requests.ts';
 
 export interface ClickHouseAccountStoreOptions {
   /** HTTP(S) URL of the ClickHouse server, e.g. `http://127.0.0.1:8123`. */
@@ -8,6 +10,12 @@ export interface ClickHouseAccountStoreOptions {
   readonly password: string;
   /** Database holding the account-store tables; created if missing. */
   readonly database: string;
+  /** How audit entries are buffered before they are inserted (default: a second, or 1,000 entries). */
+  readonly auditBuffer?: {
+    readonly flushMs: number;
+    readonly maxRows: number;
+    readonly maxHeldRows: number;
+  };
 }
 
 export type QueryParams = Record<string, unknown>;
@@ -50,7 +58,11 @@ export function dateTime64(ms: number): string {
 /** Turns a client or server failure into a KbError: unreachable or overloaded → retriable `engine-unavailable`. */
 export function storeError(error: unknown, what: string): KbError {
   if (error instanceof KbError) return error;
-  const message = error instanceof Error ? error.message : String(error);
+  // An HTTP error answer without a body (a server still starting) reaches here as an Error without a message.
+  const message =
+    error instanceof Error && error.message === '' && !(error instanceof ClickHouseError)
+      ? 'an error answer without a message'
+      : describeError(error);
   if (error instanceof ClickHouseError) {
     if (RETRIABLE_SERVER_CODES.has(error.code)) {
       return new KbError('engine-unavailable', `ClickHouse is busy (${what}): ${message}`, {
@@ -83,6 +95,7 @@ export function connect(options: ClickHouseAccountStoreOptions, database?: strin
 export async function ensureDatabase(options: ClickHouseAccountStoreOptions): Promise<void> {
   const admin = connect(options);
   try {
+    countEngineRequest('clickhouse', 'command');
     await admin.command({
       query: 'CREATE DATABASE IF NOT EXISTS {database:Identifier}',
       query_params: { database: options.database },
@@ -131,6 +144,7 @@ export interface ClickHouseContext {
 /** The shared context over a connected client. */
 export function createClickHouseContext(client: ClickHouseClient): ClickHouseContext {
   async function select<T>(what: string, query: string, params: QueryParams = {}): Promise<T[]> {
+    countEngineRequest('clickhouse', 'query');
     try {
       const result = await client.query({ query, query_params: params, format: 'JSONEachRow' });
       return await result.json<T>();
@@ -141,6 +155,7 @@ export function createClickHouseContext(client: ClickHouseClient): ClickHouseCon
 
   async function insert(what: string, table: string, values: Record<string, unknown>[]): Promise<void> {
     if (values.length === 0) return;
+    countEngineRequest('clickhouse', 'insert');
     try {
       await client.insert({ table, values, format: 'JSONEachRow' });
     } catch (error) {

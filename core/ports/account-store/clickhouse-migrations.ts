@@ -1,4 +1,5 @@
 import { type ClickHouseClient, ClickHouseError } from '@clickhouse/client';
+import { countEngineRequest } from '../../util/engine-requests.ts';
 
 /**
  * One schema step of the ClickHouse account store. Every statement must be idempotent
@@ -155,6 +156,7 @@ const ALREADY_THERE = new Set(['57', '82']); // TABLE_ALREADY_EXISTS, DATABASE_A
 
 async function runIdempotent(client: ClickHouseClient, query: string): Promise<void> {
   try {
+    countEngineRequest('clickhouse', 'command');
     await client.command({ query });
   } catch (error) {
     if (error instanceof ClickHouseError && ALREADY_THERE.has(error.code)) return;
@@ -173,6 +175,7 @@ export async function applyClickHouseMigrations(
   migrations: readonly ClickHouseMigration[] = CLICKHOUSE_MIGRATIONS,
 ): Promise<number[]> {
   await runIdempotent(client, SCHEMA_MIGRATIONS_TABLE);
+  countEngineRequest('clickhouse', 'query');
   const rows = await (
     await client.query({ query: 'SELECT version FROM schema_migrations FINAL', format: 'JSONEachRow' })
   ).json<{ version: number }>();
@@ -181,6 +184,7 @@ export async function applyClickHouseMigrations(
   for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
     if (done.has(migration.version)) continue;
     for (const statement of migration.statements) await runIdempotent(client, statement);
+    countEngineRequest('clickhouse', 'insert');
     await client.insert({
       table: 'schema_migrations',
       values: [{ version: migration.version, name: migration.name }],

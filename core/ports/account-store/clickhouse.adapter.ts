@@ -33,7 +33,11 @@ export type { ClickHouseAccountStoreOptions } from './clickhouse-context.ts';
  *   window as keys). Sessions are ranked rows like keys, read with `FINAL`, so a sign-out is
  *   visible to the next read.
  * - Audit entries are immutable rows ordered by `(workspace_id, id)`; re-appending an id collapses
- *   under `FINAL`. `listAudit` reads the page and the total in two queries: an entry appended in
+ *   under `FINAL`. `appendAudit` resolves once the entry is buffered; the buffer is inserted a
+ *   second after its first entry (or at 1,000 entries) in one insert, kept and tried again while
+ *   ClickHouse is unavailable, and written by `close` (SIGTERM) and before this store's
+ *   `listAudit`. Other processes see an entry within about a second; a process killed without
+ *   `close` loses what it held. `listAudit` reads the page and the total in two queries: an entry appended in
  *   between may be counted but not listed, or the reverse.
  * - Usage: each (instance, key, second) is one row; a re-send replaces it. `readUsage` sums over
  *   instances from `rate_usage FINAL`. Rows expire a day after they were recorded, and the view
@@ -56,12 +60,14 @@ export async function createClickHouseAccountStore(options: ClickHouseAccountSto
     throw storeError(error, 'applying migrations');
   }
   const context = createClickHouseContext(client);
+  const audit = createClickHouseAudit(context, options.auditBuffer);
 
   return {
     kind: 'clickhouse',
     ...createClickHouseKeys(context),
     ...createClickHouseAccounts(context),
-    ...createClickHouseAudit(context),
+    appendAudit: audit.appendAudit,
+    listAudit: audit.listAudit,
     ...createClickHouseUsage(context),
 
     async ping() {
@@ -69,7 +75,11 @@ export async function createClickHouseAccountStore(options: ClickHouseAccountSto
     },
 
     async close() {
-      await client.close();
+      try {
+        await audit.close();
+      } finally {
+        await client.close();
+      }
     },
   };
 }

@@ -4,6 +4,7 @@ import { createFairShares, type FairShares } from '../../util/fair-shares.ts';
 import { kafkaError } from './kafka-errors.ts';
 import type { KafkaLogSink } from './kafka-logging.ts';
 import type { TopicSchemas } from './kafka-registry.ts';
+import { countKafkaRequests } from './kafka-request-count.ts';
 import type { DeliveredMessage, SubscribeOptions, Subscription } from './message-log.port.ts';
 
 /** Consumer-group settings of one subscription (see `KafkaMessageLogOptions` for their meaning). */
@@ -108,6 +109,8 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
       },
     },
   });
+
+  countKafkaRequests({ kind: 'consumer', consumer });
 
   /** Delivers the partition's message at `offset` again after a pause, moving past nothing. */
   function redeliverLater(topic: string, partition: number, offset: string): void {

@@ -1,3 +1,4 @@
+import { describeError } from '../../errors/describe-error.ts';
 import { KbError } from '../../errors/kb-error.ts';
 import { isTransientNetworkCode } from '../../errors/transient-errors.ts';
 
@@ -54,10 +55,7 @@ function chain(error: unknown): ErrorLike[] {
 }
 
 function messageOf(error: unknown): string {
-  if (error && typeof error === 'object' && typeof (error as ErrorLike).message === 'string') {
-    return (error as { message: string }).message;
-  }
-  return String(error);
+  return describeError(error);
 }
 
 /** The protocol error type (e.g. `UNKNOWN_TOPIC_OR_PARTITION`) anywhere in the cause chain, if any. */

@@ -1,8 +1,10 @@
 import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-schema-registry';
 import type { Schema as AvscSchema, Type as AvscType } from 'avsc';
 import avro from 'avsc';
+import { describeError } from '../../errors/describe-error.ts';
 import { KbError } from '../../errors/kb-error.ts';
 import type { EventSchema } from '../../events/event-schema.ts';
+import { countEngineRequest } from '../../util/engine-requests.ts';
 import { isRegistryUnavailable, registryError, registryStatus, withTimeout } from './kafka-errors.ts';
 
 /** Subject compatibility levels of a Confluent-compatible schema registry. */
@@ -87,6 +89,15 @@ export function createTopicSchemas(options: TopicSchemasOptions): TopicSchemas {
     host: base,
     clientId: options.clientId,
     retry: { retries: 2, initialRetryTimeInSecs: 0.1, maxRetryTimeInSecs: 1 },
+    // Counts each request the client sends (its own id and subject caches answer the rest).
+    middlewares: [
+      () => ({
+        request(request) {
+          countEngineRequest('schema-registry', `${request.method().toUpperCase()} client`);
+          return request;
+        },
+      }),
+    ],
   });
   const cache = new Map<string, TopicSchema>();
   const subject = (topic: string) => `${topic}-value`;
@@ -96,6 +107,7 @@ export function createTopicSchemas(options: TopicSchemasOptions): TopicSchemas {
   /** A plain HTTP call for the endpoints the registry client does not wrap. */
   async function call(method: string, path: string, action: string, body?: unknown): Promise<unknown> {
     let response: Response;
+    countEngineRequest('schema-registry', method);
     try {
       response = await fetch(`${base}${path}`, {
         method,
@@ -104,15 +116,19 @@ export function createTopicSchemas(options: TopicSchemasOptions): TopicSchemas {
         signal: AbortSignal.timeout(options.requestTimeoutMs),
       });
     } catch (error) {
-      throw new KbError('engine-unavailable', `The schema registry is unavailable (could not ${action})`, {
-        cause: error,
-      });
+      throw new KbError(
+        'engine-unavailable',
+        `The schema registry is unavailable (could not ${action}): ${describeError(error)}`,
+        {
+          cause: error,
+        },
+      );
     }
     const text = await response.text();
     if (!response.ok) {
-      let detail = text;
+      let detail = text.trim() || `HTTP status ${response.status} without a message`;
       try {
-        detail = String((JSON.parse(text) as { message?: unknown }).message ?? text);
+        detail = String((JSON.parse(text) as { message?: unknown }).message ?? detail);
       } catch {
         // Not JSON: keep the text.
       }

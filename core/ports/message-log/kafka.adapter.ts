@@ -6,6 +6,7 @@ import { kafkaError, kafkaErrorType, withTimeout } from './kafka-errors.ts';
 import { type KafkaLogSink, quietLogCreator, stderrKafkaLogSink } from './kafka-logging.ts';
 import { createCoalescingSender } from './kafka-producer.ts';
 import { createTopicSchemas, type SchemaCompatibility, type TopicSchema } from './kafka-registry.ts';
+import { countKafkaRequests } from './kafka-request-count.ts';
 import type { MessageLog, MessageLogAdmin, OutgoingMessage, Subscription, TopicSpec } from './message-log.port.ts';
 
 export type { SchemaCompatibility } from './kafka-registry.ts';
@@ -177,6 +178,8 @@ export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Pr
     // Bounded so that `publish` reports an unreachable broker instead of retrying forever.
     retry: KAFKA_RETRY,
   });
+  countKafkaRequests({ kind: 'admin', admin });
+  countKafkaRequests({ kind: 'producer', producer });
   const send = createCoalescingSender(async (topicMessages) => {
     await producer.sendBatch({ topicMessages, acks: -1 });
   });

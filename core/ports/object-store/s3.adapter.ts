@@ -4,6 +4,7 @@ import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { Client, S3Error } from 'minio';
 import { KbError } from '../../errors/kb-error.ts';
+import { countEngineRequest } from '../../util/engine-requests.ts';
 import { isObjectKey, validateObjectKey, validateObjectKeyPrefix } from './object-key.ts';
 import type { ObjectInfo, ObjectStore } from './object-store.port.ts';
 import { budgetedParts, createPartBuffers, type Part } from './s3-parts.ts';
@@ -167,7 +168,8 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
     );
   }
 
-  async function call<T>(what: string, operation: () => Promise<T>): Promise<T> {
+  async function call<T>(request: string, what: string, operation: () => Promise<T>): Promise<T> {
+    countEngineRequest('minio', request);
     try {
       return await operation();
     } catch (error) {
@@ -176,7 +178,7 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
   }
 
   async function ensureBucket(): Promise<void> {
-    if (await call(`checking bucket ${bucket}`, () => client.bucketExists(bucket))) return;
+    if (await call('HeadBucket', `checking bucket ${bucket}`, () => client.bucketExists(bucket))) return;
     try {
       await client.makeBucket(bucket, region);
     } catch (error) {
@@ -199,7 +201,7 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
     first: Part,
     rest: AsyncIterator<Part>,
   ): Promise<number> {
-    const uploadId = await call(`starting upload of ${key}`, () =>
+    const uploadId = await call('CreateMultipartUpload', `starting upload of ${key}`, () =>
       client.initiateNewMultipartUpload(bucket, key, headers),
     );
     try {
@@ -207,7 +209,7 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
       let size = 0;
       const upload = async (body: Buffer) => {
         const part = etags.length + 1;
-        const result = await call(`uploading part ${part} of ${key}`, () =>
+        const result = await call('UploadPart', `uploading part ${part} of ${key}`, () =>
           client.uploadPart(
             {
               bucketName: bucket,
@@ -229,9 +231,12 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
         await upload(next.value.bytes);
         next.value.release();
       }
-      await call(`completing upload of ${key}`, () => client.completeMultipartUpload(bucket, key, uploadId, etags));
+      await call('CompleteMultipartUpload', `completing upload of ${key}`, () =>
+        client.completeMultipartUpload(bucket, key, uploadId, etags),
+      );
       return size;
     } catch (error) {
+      countEngineRequest('minio', 'AbortMultipartUpload');
       await client.abortMultipartUpload(bucket, key, uploadId).catch(() => undefined);
       throw error;
     }
@@ -246,7 +251,7 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
       // Already in memory whole: nothing to bound.
       const whole = typeof body === 'string' ? Buffer.from(body) : body;
       if (whole.length <= partSize) {
-        await call(`writing ${key}`, () => client.putObject(bucket, key, whole, whole.length, headers));
+        await call('PutObject', `writing ${key}`, () => client.putObject(bucket, key, whole, whole.length, headers));
         return { key, size: whole.length, modifiedAt: Date.now() };
       }
     }
@@ -257,7 +262,7 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
       const first = await parts.next();
       if (first.done || first.value.last) {
         const whole = first.done ? Buffer.alloc(0) : first.value.bytes;
-        await call(`writing ${key}`, () => client.putObject(bucket, key, whole, whole.length, headers));
+        await call('PutObject', `writing ${key}`, () => client.putObject(bucket, key, whole, whole.length, headers));
         return { key, size: whole.length, modifiedAt: Date.now() };
       }
       return { key, size: await uploadMultipart(key, headers, first.value, parts), modifiedAt: Date.now() };
@@ -269,6 +274,7 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
 
   async function get(key: string): Promise<Readable> {
     validateObjectKey(key);
+    countEngineRequest('minio', 'GetObject');
     try {
       return await client.getObject(bucket, key);
     } catch (error) {
@@ -290,6 +296,7 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
 
   async function stat(key: string): Promise<ObjectInfo | null> {
     validateObjectKey(key);
+    countEngineRequest('minio', 'HeadObject');
     try {
       const info = await client.statObject(bucket, key);
       return { key, size: info.size, modifiedAt: info.lastModified.getTime() };
@@ -303,7 +310,7 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
     validateObjectKeyPrefix(prefix);
     let token = '';
     for (;;) {
-      const page = await call(`listing ${prefix}`, () =>
+      const page = await call('ListObjectsV2', `listing ${prefix}`, () =>
         client.listObjectsV2Query(bucket, prefix, token, '', LIST_PAGE, ''),
       );
       for (const item of page.objects) {
@@ -316,7 +323,9 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
   }
 
   async function removeBatch(keys: string[]): Promise<number> {
-    const results = await call(`deleting ${keys.length} objects`, () => client.removeObjects(bucket, keys));
+    const results = await call('DeleteObjects', `deleting ${keys.length} objects`, () =>
+      client.removeObjects(bucket, keys),
+    );
     let failed = 0;
     let firstFailure = '';
     for (const result of results) {
@@ -354,7 +363,7 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
     stat,
     async delete(key) {
       validateObjectKey(key);
-      await call(`deleting ${key}`, () => client.removeObject(bucket, key));
+      await call('DeleteObject', `deleting ${key}`, () => client.removeObject(bucket, key));
     },
     deletePrefix,
     list,
@@ -367,7 +376,7 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
       return 0;
     },
     async ping() {
-      const exists = await call(`checking bucket ${bucket}`, () => client.bucketExists(bucket));
+      const exists = await call('HeadBucket', `checking bucket ${bucket}`, () => client.bucketExists(bucket));
       if (!exists) throw new KbError('engine-unavailable', `Bucket ${bucket} does not exist`, { retriable: true });
     },
     async close() {

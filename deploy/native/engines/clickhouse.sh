@@ -168,6 +168,27 @@ engine_status() {
   return 1
 }
 
+# The account store's first operations on a fresh database: create it, a ReplacingMergeTree table,
+# an insert and a FINAL read of it; then drop the database.
+engine_probe() {
+  local db out rc=0
+  http_ok || { engine_status; return 1; }
+  db="$(kb_probe_name kb_ready_)"
+  {
+    kb_probe_http "CREATE DATABASE $db" POST "$URL/" --data-binary "CREATE DATABASE IF NOT EXISTS $db" >/dev/null &&
+      kb_probe_http "CREATE TABLE $db.probe" POST "$URL/" --data-binary \
+        "CREATE TABLE IF NOT EXISTS $db.probe (id String, at DateTime64(3, 'UTC')) ENGINE = ReplacingMergeTree ORDER BY id" \
+        >/dev/null &&
+      kb_probe_http "INSERT INTO $db.probe" POST "$URL/?query=INSERT%20INTO%20$db.probe%20FORMAT%20JSONEachRow" \
+        --data-binary '{"id":"a","at":"2026-01-01 00:00:00.000"}' >/dev/null &&
+      out="$(kb_probe_http "SELECT FROM $db.probe" POST "$URL/" --data-binary "SELECT count() FROM $db.probe FINAL")" &&
+      [[ "$out" == 1* ]]
+  } || rc=1
+  kb_probe_http "DROP DATABASE $db" POST "$URL/" --data-binary "DROP DATABASE IF EXISTS $db SYNC" >/dev/null || rc=1
+  ((rc == 0)) && echo "$NAME: ready (DDL, insert and read on a fresh database at $URL)"
+  return "$rc"
+}
+
 engine_env() {
   echo "export KB_CLICKHOUSE_URL=$URL"
   echo "export KB_CLICKHOUSE_USER=default"

@@ -131,6 +131,28 @@ engine_status() {
   return 1
 }
 
+# The message log's first operations: create a fresh topic, produce one record to it with
+# acks=all (which needs the partition's leader elected), then delete the topic.
+engine_probe() {
+  local topic out rc=0
+  engine_status >/dev/null || { engine_status; return 1; }
+  topic="$(kb_probe_name kb-ready-)"
+  {
+    out="$(kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$BROKER_PORT" \
+      --create --topic "$topic" --partitions 1 --replication-factor 1 2>&1)" ||
+      { echo "create topic $topic: ${out//$'\n'/ }" >&2; false; }
+  } && {
+    out="$(echo "probe" | kafka_tool kafka.tools.ConsoleProducer --bootstrap-server "127.0.0.1:$BROKER_PORT" \
+      --topic "$topic" --sync --producer-property acks=all --producer-property delivery.timeout.ms=20000 \
+      --producer-property request.timeout.ms=10000 2>&1)" && ! grep -q 'ERROR' <<<"$out" ||
+      { echo "produce to $topic: ${out//$'\n'/ }" >&2; false; }
+  } || rc=1
+  out="$(kafka_tool org.apache.kafka.tools.TopicCommand --bootstrap-server "127.0.0.1:$BROKER_PORT" \
+    --delete --topic "$topic" 2>&1)" || { echo "delete topic $topic: ${out//$'\n'/ }" >&2; rc=1; }
+  ((rc == 0)) && echo "$NAME: ready (topic created, record produced with acks=all, topic deleted on 127.0.0.1:$BROKER_PORT)"
+  return "$rc"
+}
+
 engine_env() {
   echo "export KB_KAFKA_BROKERS=127.0.0.1:$BROKER_PORT"
 }

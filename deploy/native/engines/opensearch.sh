@@ -355,6 +355,24 @@ engine_status() {
   return 1
 }
 
+# The document store's first operations: create a k-NN index on a fresh name, write a document
+# with a vector and refresh, then delete the index.
+engine_probe() {
+  local index rc=0
+  cluster_ready || { engine_status; return 1; }
+  index="$(kb_probe_name kb-ready-)"
+  {
+    kb_probe_http "create index $index" PUT "$URL/$index" -H 'content-type: application/json' --data-binary \
+      '{"settings":{"index":{"knn":true,"number_of_shards":1,"number_of_replicas":0}},"mappings":{"properties":{"text":{"type":"text"},"vector":{"type":"knn_vector","dimension":2,"method":{"name":"hnsw","space_type":"cosinesimil","engine":"lucene"}}}}}' \
+      >/dev/null &&
+      kb_probe_http "write to $index" PUT "$URL/$index/_doc/probe?refresh=true" -H 'content-type: application/json' \
+        --data-binary '{"text":"ready","vector":[1,0]}' >/dev/null
+  } || rc=1
+  kb_probe_http "delete index $index" DELETE "$URL/$index" >/dev/null || rc=1
+  ((rc == 0)) && echo "$NAME: ready (k-NN index created, written and deleted at $URL)"
+  return "$rc"
+}
+
 engine_env() {
   echo "export KB_OPENSEARCH_URL=$URL"
 }

@@ -76,6 +76,27 @@ engine_status() {
   return 1
 }
 
+# The message log's first registry operations: set a fresh subject's compatibility, register an
+# Avro schema under it and read it back, then delete the subject (soft, then for good).
+engine_probe() {
+  local subject schema rc=0
+  kb_http_ok "$CCOMPAT_URL/subjects" || { engine_status; return 1; }
+  subject="$(kb_probe_name kb-ready-)-value"
+  schema='{"schema":"{\"type\":\"record\",\"name\":\"Probe\",\"fields\":[{\"name\":\"id\",\"type\":\"string\"}]}"}'
+  {
+    kb_probe_http "set compatibility of $subject" PUT "$CCOMPAT_URL/config/$subject" \
+      -H 'content-type: application/vnd.schemaregistry.v1+json' --data-binary '{"compatibility":"BACKWARD"}' >/dev/null &&
+      kb_probe_http "register a schema under $subject" POST "$CCOMPAT_URL/subjects/$subject/versions" \
+        -H 'content-type: application/vnd.schemaregistry.v1+json' --data-binary "$schema" | grep -q '"id"' &&
+      kb_probe_http "look up the schema of $subject" POST "$CCOMPAT_URL/subjects/$subject" \
+        -H 'content-type: application/vnd.schemaregistry.v1+json' --data-binary "$schema" | grep -q '"id"'
+  } || rc=1
+  kb_probe_http "delete $subject" DELETE "$CCOMPAT_URL/subjects/$subject" >/dev/null &&
+    kb_probe_http "delete $subject for good" DELETE "$CCOMPAT_URL/subjects/$subject?permanent=true" >/dev/null || rc=1
+  ((rc == 0)) && echo "$NAME: ready (schema registered, read and deleted at $CCOMPAT_URL)"
+  return "$rc"
+}
+
 engine_env() {
   echo "export KB_SCHEMA_REGISTRY_URL=$CCOMPAT_URL"
 }

@@ -53,7 +53,7 @@ async function sourcesOf<S>(
  * documents and copies again where serving changed meanwhile.
  */
 export function createChunkWriter(context: OpenSearchContext) {
-  const { http, names, getVersionSource, mget, settleChunks, readIndexModel, requireVectorOf } = context;
+  const { names, getVersionSource, mget, settleChunks, readIndexModel, requireVectorOf } = context;
   const { syncChunks } = createServing(context);
   const versionKey = (documentId: string, version: number) => versionId(documentId, version);
 
@@ -80,7 +80,7 @@ export function createChunkWriter(context: OpenSearchContext) {
     for (const [key, { documentId, version }] of keys) {
       derived.set(key, derivedChunkFields(documents.get(documentId) ?? null, version, versions.get(key) ?? null));
     }
-    const results = await http.bulk(
+    const results = await context.bulk(
       chunks.map(
         (chunk): BulkAction => ({
           kind: 'index',

@@ -1,9 +1,12 @@
 import { KbError } from '../../../errors/kb-error.ts';
 import type { IndexModel } from '../../../model/document-records.model.ts';
+import { createCoalescedCalls } from '../../../util/coalesced-calls.ts';
 import { backoffDelay, sleep } from '../../../util/time.ts';
 import { requireIndexModel } from '../stored-records.ts';
 import {
   type BulkAction,
+  type BulkItemResult,
+  bulkItemError,
   type CountBody,
   createEngineHttp,
   type Json,
@@ -71,6 +74,12 @@ export interface Guarded<S> {
 export const SCAN_PAGE = 1000;
 /** Most ids of one `_mget`. */
 const MGET_BATCH = 1000;
+/**
+ * How long a lookup or write made while none is in flight waits for others to share its request:
+ * a stage handler makes several in a row, so a few milliseconds each, against requests whose
+ * engine-side and client-side cost is paid once for every caller that joins.
+ */
+const GATHER_MS = 3;
 /** Attempts of an optimistic read-modify-write before giving up with a retriable conflict. */
 const MAX_ATTEMPTS = 60;
 export const INDEX_MODEL_ID = 'index-model';
@@ -151,7 +160,61 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
 
   // ---- Low-level reads and writes ----
 
+  /**
+   * Lookups by id of every caller, coalesced: the lookups asked while an `_mget` is in flight go
+   * out together in the next one (real-time, like a GET), so the stage handlers of many documents
+   * share one request instead of sending one each.
+   */
+  const lookUp = createCoalescedCalls<
+    { readonly index: string; readonly id: string; readonly withVectors: boolean },
+    SourceHit<unknown>
+  >(
+    async (records) =>
+      (
+        await http.request<{ docs: SourceHit<unknown>[] }>('POST', '/_mget', {
+          docs: records.map((record) => ({
+            _index: record.index,
+            _id: record.id,
+            ...(record.withVectors ? {} : { _source: { excludes: [`${VECTOR_FIELD_PREFIX}*`] } }),
+          })),
+        })
+      ).body.docs,
+    { maxItems: MGET_BATCH, gatherMs: GATHER_MS },
+  );
+
+  /**
+   * Writes of every caller that need no refresh parameter (single records, chunk batches, vector
+   * cache entries, copies of a serving change), coalesced the same way into one `_bulk` (split
+   * at 500 actions a request); each caller gets the answers of its own actions, in order.
+   */
+  const bulkTogether = createCoalescedCalls<readonly BulkAction[], BulkItemResult[]>(
+    async (lists) => {
+      const results = await http.bulk(lists.flat(), false);
+      let at = 0;
+      return lists.map((list) => {
+        const own = results.slice(at, at + list.length);
+        at += list.length;
+        return own;
+      });
+    },
+    { maxItems: 100, gatherMs: GATHER_MS },
+  );
+  const writeOne = async (action: BulkAction): Promise<BulkItemResult> => {
+    const [result] = await bulkTogether([action]);
+    if (result === undefined) throw new KbError('internal-error', `OpenSearch answered no item for ${action.id}`);
+    return result;
+  };
+  /** A `_bulk` of `actions`: coalesced with other callers' when it needs no refresh, else alone. */
+  async function bulk(actions: readonly BulkAction[], refreshPolicy: RefreshPolicy | false): Promise<BulkItemResult[]> {
+    if (actions.length === 0) return [];
+    return refreshPolicy === false ? bulkTogether(actions) : http.bulk(actions, refreshPolicy);
+  }
+
   async function getGuarded<S>(index: string, id: string, query: Json = {}): Promise<Guarded<S> | null> {
+    const keys = Object.keys(query);
+    if (keys.length === 0 || (keys.length === 1 && query._source_excludes === `${VECTOR_FIELD_PREFIX}*`)) {
+      return guardedOf((await lookUp({ index, id, withVectors: keys.length === 0 })) as SourceHit<S>);
+    }
     const response = await http.request<SourceHit<S>>('GET', path(index, '_doc', id), undefined, {
       allow: [404],
       query: query as Record<string, string>,
@@ -160,19 +223,14 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
   }
 
   /**
-   * Records of any indexes by id in one request (lookups by id, real-time), each with its guard,
-   * in the order asked; null where a record does not exist. Vectors are left out.
+   * Records of any indexes by id (lookups by id, real-time, coalesced with other callers'), each
+   * with its guard, in the order asked; null where a record does not exist. Vectors are left out.
    */
   async function getGuardedMany(
     records: readonly { readonly index: string; readonly id: string }[],
   ): Promise<(Guarded<unknown> | null)[]> {
-    const response = await http.request<{ docs: SourceHit<unknown>[] }>(
-      'POST',
-      '/_mget',
-      { docs: records.map((record) => ({ _index: record.index, _id: record.id })) },
-      { query: { _source_excludes: `${VECTOR_FIELD_PREFIX}*` } },
-    );
-    return response.body.docs.map(guardedOf);
+    const hits = await Promise.all(records.map((record) => lookUp({ ...record, withVectors: false })));
+    return hits.map(guardedOf);
   }
 
   const getDocument = (id: string) => getGuarded<DocumentSource>(names.documents, id);
@@ -191,6 +249,24 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     visibility: Visibility = 'now',
   ) {
     const shown = afterWrite(visibility);
+    if (shown !== 'now') {
+      const item = await writeOne({
+        kind: 'index',
+        index,
+        id,
+        source: source as Json,
+        ...(condition === 'create' ? { create: true } : {}),
+        ...(condition !== null && condition !== 'create'
+          ? { guard: { seqNo: condition.seqNo, primaryTerm: condition.primaryTerm } }
+          : {}),
+      });
+      if (item.status === 409) return false;
+      if (item.status >= 300) throw bulkItemError(item, `write ${index}/${id}`);
+      if (shown === 'shared') await refreshIndexes([index]);
+      if (shown === 'own-reads') unrefreshed.add(index);
+      const written: Omit<Guarded<unknown>, 'source'> = { seqNo: item.seqNo ?? 0, primaryTerm: item.primaryTerm ?? 0 };
+      return written;
+    }
     const query: Record<string, string | number> = refreshParameter(shown);
     if (condition === 'create') query.op_type = 'create';
     else if (condition !== null) {
@@ -204,8 +280,6 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
       { query, allow: [409] },
     );
     if (response.status === 409) return false;
-    if (shown === 'shared') await refreshIndexes([index]);
-    if (shown === 'own-reads') unrefreshed.add(index);
     const written: Omit<Guarded<unknown>, 'source'> = {
       seqNo: response.body._seq_no ?? 0,
       primaryTerm: response.body._primary_term ?? 0,
@@ -236,6 +310,14 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     withSource: boolean,
   ): Promise<{ source: S | undefined } | null> {
     const shown = afterWrite(visibility);
+    if (shown !== 'now') {
+      const item = await writeOne({ kind: 'update', index, id, body, retryOnConflict: 10, withSource });
+      if (item.status === 404) return null;
+      if (item.status >= 300) throw bulkItemError(item, `update ${index}/${id}`);
+      if (shown === 'shared') await refreshIndexes([index]);
+      if (shown === 'own-reads') unrefreshed.add(index);
+      return { source: item.source as S | undefined };
+    }
     const response = await http.request<{ get?: { _source?: S } }>('POST', path(index, '_update', id), body, {
       query: {
         ...refreshParameter(shown),
@@ -245,25 +327,16 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
       allow: [404],
     });
     if (response.status === 404) return null;
-    if (shown === 'shared') await refreshIndexes([index]);
-    if (shown === 'own-reads') unrefreshed.add(index);
     return { source: response.body.get?._source };
   }
 
   async function mget<S>(index: string, ids: readonly string[]): Promise<Map<string, S>> {
     const found = new Map<string, S>();
     const unique = [...new Set(ids)];
-    for (let start = 0; start < unique.length; start += MGET_BATCH) {
-      const batch = unique.slice(start, start + MGET_BATCH);
-      const response = await http.request<{ docs: SourceHit<S>[] }>(
-        'POST',
-        `/${index}/_mget`,
-        { ids: batch },
-        { query: { _source_excludes: `${VECTOR_FIELD_PREFIX}*` } },
-      );
-      for (const doc of response.body.docs) {
-        if (doc.found === true && doc._source !== undefined) found.set(doc._id, doc._source);
-      }
+    // Coalesced with other callers' lookups (at most MGET_BATCH ids a request).
+    const docs = await Promise.all(unique.map((id) => lookUp({ index, id, withVectors: false })));
+    for (const doc of docs as SourceHit<S>[]) {
+      if (doc.found === true && doc._source !== undefined) found.set(doc._id, doc._source);
     }
     return found;
   }
@@ -339,7 +412,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
   ) {
     let pending = updates;
     for (let attempt = 0; pending.length > 0; attempt += 1) {
-      const results = await http.bulk(
+      const results = await bulk(
         pending.map((entry): BulkAction => ({ kind: 'update', index, id: entry.id, body: entry.body })),
         refreshFor(visibility),
       );
@@ -447,6 +520,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
 
   return {
     http,
+    bulk,
     names,
     efSearch,
     resultWindow,

@@ -1,5 +1,6 @@
 import { Client, errors } from '@opensearch-project/opensearch';
 import { KbError } from '../../../errors/kb-error.ts';
+import { countEngineRequest } from '../../../util/engine-requests.ts';
 
 /** A JSON body as sent to OpenSearch. */
 export type Json = Record<string, unknown>;
@@ -41,8 +42,26 @@ export interface CountBody {
 
 /** One bulk action: the action line and, except for delete, its body line. */
 export type BulkAction =
-  | { readonly kind: 'index'; readonly index: string; readonly id: string; readonly source: Json }
-  | { readonly kind: 'update'; readonly index: string; readonly id: string; readonly body: Json }
+  | {
+      readonly kind: 'index';
+      readonly index: string;
+      readonly id: string;
+      readonly source: Json;
+      /** Only if the id is free (a `create` action); 409 otherwise. */
+      readonly create?: boolean;
+      /** Only if the record is unchanged since it was read with this guard; 409 otherwise. */
+      readonly guard?: { readonly seqNo: number; readonly primaryTerm: number };
+    }
+  | {
+      readonly kind: 'update';
+      readonly index: string;
+      readonly id: string;
+      readonly body: Json;
+      /** The engine's own retries of a conflicting update (default 5). */
+      readonly retryOnConflict?: number;
+      /** Answer the record as updated (`source` of the result). */
+      readonly withSource?: boolean;
+    }
   | { readonly kind: 'delete'; readonly index: string; readonly id: string };
 
 export interface BulkItemResult {
@@ -50,6 +69,11 @@ export interface BulkItemResult {
   readonly status: number;
   readonly errorType: string | null;
   readonly reason: string | null;
+  /** The guard of the record as written (index and update actions that succeeded). */
+  readonly seqNo?: number;
+  readonly primaryTerm?: number;
+  /** The record as updated, for an update action with `withSource`. */
+  readonly source?: unknown;
 }
 
 /** Most actions sent in one `_bulk` request (chunks with vectors are a few KB each). */
@@ -87,6 +111,12 @@ export interface EngineHttp {
 /** Endpoints that only read, whatever the method (`POST /_search` is a read). */
 const READ_ENDPOINT = /\/(_search|_count|_mget|_stats|_mapping|_settings|_cluster\/health)(\/|\?|$)/;
 
+/** The endpoint a request calls, as counted: its first `_` segment (`_mget`, `_doc`, `_refresh`), else the method on an index. */
+export function endpointOf(method: string, path: string): string {
+  const segment = path.split(/[/?]/).find((part) => part.startsWith('_'));
+  return segment ?? `${method} index`;
+}
+
 function isWrite(method: string, path: string): boolean {
   if (method === 'GET' || method === 'HEAD') return false;
   return !(READ_ENDPOINT.test(path) && method !== 'PUT');
@@ -113,6 +143,7 @@ export function createEngineHttp(options: { url: string; requestTimeoutMs: numbe
     const what = `${method} ${path}`;
     let response: { statusCode: number | null; body: unknown };
     const writing = isWrite(method, path);
+    countEngineRequest('opensearch', endpointOf(method, path));
     try {
       response = await client.transport.request(
         {
@@ -153,13 +184,23 @@ export function createEngineHttp(options: { url: string; requestTimeoutMs: numbe
       const lines: Json[] = [];
       for (const action of batch) {
         const meta = { _index: action.index, _id: action.id };
-        if (action.kind === 'index') lines.push({ index: meta }, action.source);
-        else if (action.kind === 'update') lines.push({ update: { ...meta, retry_on_conflict: 5 } }, action.body);
-        else lines.push({ delete: meta });
+        if (action.kind === 'index') {
+          const guard =
+            action.guard === undefined
+              ? {}
+              : { if_seq_no: action.guard.seqNo, if_primary_term: action.guard.primaryTerm };
+          lines.push(action.create === true ? { create: meta } : { index: { ...meta, ...guard } }, action.source);
+        } else if (action.kind === 'update') {
+          lines.push(
+            { update: { ...meta, retry_on_conflict: action.retryOnConflict ?? 5 } },
+            action.withSource === true ? { ...action.body, _source: true } : action.body,
+          );
+        } else lines.push({ delete: meta });
       }
       const last = start + BULK_BATCH >= actions.length;
       const what = `POST /_bulk (${batch.length} actions)`;
       let response: { body: unknown };
+      countEngineRequest('opensearch', '_bulk');
       try {
         response = await client.transport.request({
           method: 'POST',
@@ -184,6 +225,8 @@ export function createEngineHttp(options: { url: string; requestTimeoutMs: numbe
           status: result.status,
           errorType: result.error?.type ?? null,
           reason: result.error?.reason ?? null,
+          ...(result._seq_no === undefined ? {} : { seqNo: result._seq_no, primaryTerm: result._primary_term ?? 0 }),
+          ...(result.get?._source === undefined ? {} : { source: result.get._source }),
         });
       }
     }
@@ -205,6 +248,9 @@ export function createEngineHttp(options: { url: string; requestTimeoutMs: numbe
 interface BulkItemBody {
   readonly _id: string;
   readonly status: number;
+  readonly _seq_no?: number;
+  readonly _primary_term?: number;
+  readonly get?: { readonly _source?: unknown };
   readonly error?: { readonly type?: string; readonly reason?: string };
 }
 
@@ -213,6 +259,14 @@ interface BulkItemBody {
  * (429 and 5xx answers of overloaded nodes) as retriable `engine-unavailable`, others as
  * `internal-error`.
  */
+export function bulkItemError(result: BulkItemResult, what: string): KbError {
+  const detail = `${what}: ${result.id} failed with ${result.status} (${result.errorType}: ${result.reason})`;
+  if (BUSY_STATUSES.has(result.status)) {
+    return new KbError('engine-unavailable', `OpenSearch is busy, ${detail}`, { retriable: true });
+  }
+  return new KbError('internal-error', `OpenSearch ${detail}`);
+}
+
 export function requireBulkSuccess(
   results: readonly BulkItemResult[],
   what: string,
@@ -220,10 +274,6 @@ export function requireBulkSuccess(
 ) {
   for (const result of results) {
     if (result.status < 300 || tolerated.includes(result.status)) continue;
-    const detail = `${what}: ${result.id} failed with ${result.status} (${result.errorType}: ${result.reason})`;
-    if (BUSY_STATUSES.has(result.status)) {
-      throw new KbError('engine-unavailable', `OpenSearch is busy, ${detail}`, { retriable: true });
-    }
-    throw new KbError('internal-error', `OpenSearch ${detail}`);
+    throw bulkItemError(result, what);
   }
 }

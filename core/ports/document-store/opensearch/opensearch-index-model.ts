@@ -65,6 +65,11 @@ export function createOpenSearchIndexModelStore(context: OpenSearchContext): Ind
         throw new KbError('bad-request', `Invalid index model ${JSON.stringify(model)}`);
       }
       const wanted: IndexModel = { model: model.model, dimensions: model.dimensions };
+      // The index model as read at most one change-poll interval ago (the index stage asks once per
+      // document): already the wanted one, nothing to do. A completion checks the model it writes
+      // chunks for again, in the same read as the version and the document.
+      const known = setOptions?.replace === true ? null : await queryIndexModel();
+      if (known !== null && known.model === wanted.model && known.dimensions === wanted.dimensions) return;
       for (let attempt = 0; ; attempt += 1) {
         const current = await getGuarded<IndexModel>(names.meta, INDEX_MODEL_ID);
         if (

@@ -15,7 +15,7 @@ function cacheId(model: string, contentHash: string): string {
  * record per model and content hash, read by id only.
  */
 export function createOpenSearchVectorCache(context: OpenSearchContext): VectorCache {
-  const { http, names, mget } = context;
+  const { names, mget } = context;
   return {
     async getCachedVectors(model, contentHashes) {
       const found = new Map<string, Float32Array>();
@@ -33,7 +33,7 @@ export function createOpenSearchVectorCache(context: OpenSearchContext): VectorC
     async putCachedVectors(model, vectors) {
       if (vectors.size === 0) return;
       // Read back by id only (real-time), so no refresh is needed.
-      const results = await http.bulk(
+      const results = await context.bulk(
         [...vectors].map(
           ([hash, vector]): BulkAction => ({
             kind: 'index',
