@@ -95,7 +95,7 @@ export const CreateSourceBody = Type.Object(
     metadata: Type.Optional(SourceMetadata),
     schedule: Type.Optional(Schedule),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateSourceRequest' },
 );
 
 export const PatchSourceBody = Type.Object(
@@ -109,68 +109,78 @@ export const PatchSourceBody = Type.Object(
   {
     additionalProperties: false,
     minProperties: 1,
+    title: 'UpdateSourceRequest',
     description: 'The name and kind stay; what is given replaces what was there.',
   },
 );
 
-export const Run = Type.Object({
-  run_id: Type.String({ format: 'uuid' }),
-  source_id: Type.String({ format: 'uuid' }),
-  status: StringEnum(['running', 'completed', 'failed'] as const),
-  allow_mass_delete: Type.Boolean(),
-  started_at: DateTime(),
-  finished_at: Nullable(DateTime()),
-  counts: Type.Object({
-    seen: Type.Integer({ description: 'Items the source listed (matching the patterns).' }),
-    created: Type.Integer({ description: 'New documents.' }),
-    updated: Type.Integer({ description: 'New versions of documents whose item changed.' }),
-    unchanged: Type.Integer(),
-    deleted: Type.Integer({ description: 'Documents deleted (not purged) because their item is gone.' }),
-    failed: Type.Integer({ description: 'Items that failed (listed in `errors`); the run goes on.' }),
-    deletions_held: Type.Integer({
-      description: 'Documents whose item is gone but which were kept: too many would have been deleted.',
+export const Run = Type.Object(
+  {
+    run_id: Type.String({ format: 'uuid' }),
+    source_id: Type.String({ format: 'uuid' }),
+    status: StringEnum(['running', 'completed', 'failed'] as const),
+    allow_mass_delete: Type.Boolean(),
+    started_at: DateTime(),
+    finished_at: Nullable(DateTime()),
+    counts: Type.Object({
+      seen: Type.Integer({ description: 'Items the source listed (matching the patterns).' }),
+      created: Type.Integer({ description: 'New documents.' }),
+      updated: Type.Integer({ description: 'New versions of documents whose item changed.' }),
+      unchanged: Type.Integer(),
+      deleted: Type.Integer({ description: 'Documents deleted (not purged) because their item is gone.' }),
+      failed: Type.Integer({ description: 'Items that failed (listed in `errors`); the run goes on.' }),
+      deletions_held: Type.Integer({
+        description: 'Documents whose item is gone but which were kept: too many would have been deleted.',
+      }),
     }),
-  }),
-  errors: Type.Array(
-    Type.Object({
-      item: Nullable(Type.String({ description: 'The failing item; null for the run as a whole.' })),
-      code: Type.String(),
-      detail: Type.String(),
-    }),
-    { description: 'At most 200 entries; `counts.failed` counts them all.' },
-  ),
-});
+    errors: Type.Array(
+      Type.Object({
+        item: Nullable(Type.String({ description: 'The failing item; null for the run as a whole.' })),
+        code: Type.String(),
+        detail: Type.String(),
+      }),
+      { description: 'At most 200 entries; `counts.failed` counts them all.' },
+    ),
+  },
+  { title: 'SourceRun', description: 'One synchronisation run of a source.' },
+);
 
-export const Source = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  name: Type.String(),
-  kind: StringEnum(['folder', 's3', 'web'] as const),
-  path: Type.Optional(Type.String({ description: '`folder`: the directory, symlinks resolved.' })),
-  urls: Type.Optional(Type.Array(Type.String(), { description: '`web`: the pages.' })),
-  sitemap: Type.Optional(Type.String({ description: '`web`: the sitemap.' })),
-  endpoint: Type.Optional(Type.String({ description: '`s3`: the endpoint.' })),
-  bucket: Type.Optional(Type.String()),
-  prefix: Type.Optional(Type.String()),
-  region: Type.Optional(Nullable(Type.String())),
-  credentials: Type.Optional(
-    StringEnum(['stored', 'none'] as const, {
-      description: '`s3`: whether credentials are stored (encrypted). They are never shown.',
+export const Source = Type.Object(
+  {
+    id: Type.String({ format: 'uuid' }),
+    name: Type.String(),
+    kind: StringEnum(['folder', 's3', 'web'] as const),
+    path: Type.Optional(Type.String({ description: '`folder`: the directory, symlinks resolved.' })),
+    urls: Type.Optional(Type.Array(Type.String(), { description: '`web`: the pages.' })),
+    sitemap: Type.Optional(Type.String({ description: '`web`: the sitemap.' })),
+    endpoint: Type.Optional(Type.String({ description: '`s3`: the endpoint.' })),
+    bucket: Type.Optional(Type.String()),
+    prefix: Type.Optional(Type.String()),
+    region: Type.Optional(Nullable(Type.String())),
+    credentials: Type.Optional(
+      StringEnum(['stored', 'none'] as const, {
+        description: '`s3`: whether credentials are stored (encrypted). They are never shown.',
+      }),
+    ),
+    include: Type.Array(Type.String()),
+    exclude: Type.Array(Type.String()),
+    metadata: Type.Record(Type.String(), Type.Unknown()),
+    schedule: Nullable(Type.String()),
+    created_at: DateTime(),
+    updated_at: DateTime(),
+    status: StringEnum(['never_synced', 'running', 'completed', 'failed'] as const, {
+      description: "The last run's status.",
     }),
-  ),
-  include: Type.Array(Type.String()),
-  exclude: Type.Array(Type.String()),
-  metadata: Type.Record(Type.String(), Type.Unknown()),
-  schedule: Nullable(Type.String()),
-  created_at: DateTime(),
-  updated_at: DateTime(),
-  status: StringEnum(['never_synced', 'running', 'completed', 'failed'] as const, {
-    description: "The last run's status.",
-  }),
-  last_run: Nullable(Run),
-});
+    last_run: Nullable(Run),
+  },
+  { title: 'Source', description: 'A source of synchronisation and its last run.' },
+);
 
-export const SourceList = Type.Object({ sources: Type.Array(Source) });
-export const RunList = Type.Object({ runs: Type.Array(Run, { description: 'Newest first.' }) });
+export const SourceList = Type.Object({ sources: Type.Array(Source) }, { title: 'SourceList' });
+export const RunList = Type.Object(
+  { runs: Type.Array(Run, { description: 'Newest first.' }) },
+  { title: 'SourceRunList' },
+);
 
 export const SyncQuery = Type.Object({
   allow_mass_delete: Type.Optional(
@@ -182,10 +192,13 @@ export const SyncQuery = Type.Object({
   ),
 });
 
-export const SyncStarted = Type.Object({
-  run_id: Type.String({ format: 'uuid' }),
-  status: Type.Literal('running'),
-});
+export const SyncStarted = Type.Object(
+  {
+    run_id: Type.String({ format: 'uuid' }),
+    status: Type.Literal('running'),
+  },
+  { title: 'SyncStarted', description: 'The run that was started.' },
+);
 
 export const DeleteSourceQuery = Type.Object({
   delete_documents: Type.Optional(
