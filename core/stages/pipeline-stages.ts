@@ -13,6 +13,7 @@ import type {
   StageName,
   Topics,
 } from '../events/events.ts';
+import { notifyVersionSettled } from '../events/notify-version.ts';
 import { publishEvent } from '../events/publish-event.ts';
 import type { VersionRecord } from '../model/document-records.model.ts';
 import type { Parser } from '../model/parser.model.ts';
@@ -106,6 +107,11 @@ async function settleCancelled(deps: StageDeps, event: EventBase, stage: StageNa
       at: isoNow(),
     },
   });
+  await notifyVersionSettled(
+    { log: deps.log, documents: deps.documents, topic: deps.topics.notification },
+    { workspaceId: event.workspace_id, documentId: event.document_id, version: event.version },
+    'failed',
+  );
 }
 
 /**
@@ -306,6 +312,12 @@ export function createIndexStage(deps: StageDeps): StageDefinition<DocumentEmbed
       model: event.model,
       served,
     });
+    // The version is searchable now: tell clients (a redelivered event completes and tells again).
+    await notifyVersionSettled(
+      { log: deps.log, documents: deps.documents, topic: deps.topics.notification },
+      { workspaceId: event.workspace_id, documentId: event.document_id, version: event.version },
+      'completed',
+    );
   });
 }
 
