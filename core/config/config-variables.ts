@@ -78,6 +78,12 @@ export const CONFIG_VARIABLES = [
     { min: 0 },
   ),
   v(
+    'KB_OUTBOUND_ALLOW_PRIVATE',
+    'boolean',
+    'false',
+    'Let requests the service makes of its own accord (sync sources fetching pages or objects, webhook deliveries) reach loopback, private, link-local and other non-public addresses. Off by default so a URL a user supplies cannot reach the network the service runs in; turn it on for on-premise stores and receivers.',
+  ),
+  v(
     'KB_STORAGE_RESERVE_BYTES',
     'integer',
     '33554432',

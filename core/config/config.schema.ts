@@ -78,6 +78,7 @@ const sharedProperties = {
   startupTimeoutMs: Type.Integer(),
   /** The embedded data volume: free space kept for the pipeline, and the reserve that lets deletes run on a full disk. */
   storage: Type.Object({ minFreeBytes: Type.Integer(), reserveBytes: Type.Integer() }),
+  outbound: Type.Object({ allowPrivate: Type.Boolean() }),
   parsing: Type.Object({
     threads: Type.Integer(),
     taskTimeoutMs: Type.Integer(),

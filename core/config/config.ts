@@ -125,6 +125,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     shutdownGraceMs: int('KB_SHUTDOWN_GRACE_MS'),
     startupTimeoutMs: int('KB_STARTUP_TIMEOUT_MS'),
     storage: { minFreeBytes: int('KB_MIN_FREE_BYTES'), reserveBytes: int('KB_STORAGE_RESERVE_BYTES') },
+    outbound: { allowPrivate: bool('KB_OUTBOUND_ALLOW_PRIVATE') },
     parsing: {
       threads: int('KB_PARSE_THREADS'),
       taskTimeoutMs: int('KB_PARSE_TIMEOUT_MS'),

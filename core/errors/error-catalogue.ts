@@ -58,6 +58,11 @@ export const ERROR_CATALOGUE = {
   // The disk, the database or the bucket is full (or read-only): heals when space is freed.
   'insufficient-storage': entry('insufficient-storage', 'Insufficient Storage', true),
 
+  // Outbound requests (sync sources, webhook deliveries).
+  'outbound-refused': entry('validation-error', 'Target address not allowed'),
+  'outbound-too-large': entry('validation-error', 'Remote content exceeds the size limit'),
+  'outbound-failed': entry('service-unavailable', 'Remote target could not be reached', true),
+
   // Configuration errors: the service was started with settings it cannot run with.
   'config-invalid': entry('internal-error', 'Invalid configuration'),
 
