@@ -61,7 +61,8 @@ export function documentNotification(
         workspace_id: document.workspaceId,
         document_id: document.id,
         version: version?.version ?? null,
-        status: type === 'document.deleted' ? 'deleted' : type === 'document.purged' ? 'purged' : (version?.status ?? null),
+        status:
+          type === 'document.deleted' ? 'deleted' : type === 'document.purged' ? 'purged' : (version?.status ?? null),
         name: version?.name ?? null,
         source: document.source,
         ...(type === 'document.version.failed'

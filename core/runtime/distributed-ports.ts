@@ -17,11 +17,13 @@ export async function createDistributedPorts(
     { createS3ObjectStore },
     { createOpenSearchDocumentStore },
     { createClickHouseAccountStore },
+    { createClickHouseWebhookStore },
   ] = await Promise.all([
     import('../ports/message-log/kafka.adapter.ts'),
     import('../ports/object-store/s3.adapter.ts'),
     import('../ports/document-store/opensearch.adapter.ts'),
     import('../ports/account-store/clickhouse.adapter.ts'),
+    import('../ports/webhook-store/clickhouse.adapter.ts'),
   ]);
   // Each step is idempotent (created if missing, kept if there), so any number of processes may
   // start at once; an engine still starting is waited for within KB_STARTUP_TIMEOUT_MS.
@@ -70,7 +72,15 @@ export async function createDistributedPorts(
         database: config.clickhouse.database,
       }),
     );
-    return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore }, embeddings);
+    const webhooks = await open('ClickHouse', `create the webhook tables in ${config.clickhouse.database}`, () =>
+      createClickHouseWebhookStore({
+        url: config.clickhouse.url,
+        user: config.clickhouse.user,
+        password: config.clickhouse.password,
+        database: config.clickhouse.database,
+      }),
+    );
+    return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore, webhooks }, embeddings);
   } catch (error) {
     await Promise.allSettled(opened.map((adapter) => adapter.close()));
     throw error;

@@ -7,6 +7,7 @@ import { createSqliteDocumentStore } from '../ports/document-store/sqlite.adapte
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import { createSqliteMessageLog } from '../ports/message-log/sqlite.adapter.ts';
 import { createFilesystemObjectStore } from '../ports/object-store/filesystem.adapter.ts';
+import { createSqliteWebhookStore } from '../ports/webhook-store/sqlite.adapter.ts';
 import { createDiskGuard } from './disk-guard.ts';
 import { type Ports, withLazyParts } from './runtime-ports.ts';
 
@@ -38,10 +39,11 @@ export async function createEmbeddedPorts(
   });
   // `control.db`: the account store's file keeps the name existing data directories have.
   const accountStore = createSqliteAccountStore({ file: path.join(dir, 'control.db') });
+  const webhooks = createSqliteWebhookStore({ file: path.join(dir, 'webhooks.db') });
   const disk = createDiskGuard({
     dir,
     minFreeBytes: config.storage.minFreeBytes,
     reserveBytes: config.storage.reserveBytes,
   });
-  return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore, disk }, embeddings);
+  return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore, webhooks, disk }, embeddings);
 }

@@ -5,6 +5,7 @@ import type { DocumentStore } from '../ports/document-store/document-store.port.
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import type { MessageLog, MessageLogAdmin } from '../ports/message-log/message-log.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
+import type { WebhookStore } from '../ports/webhook-store/webhook-store.port.ts';
 import { createParsePool } from '../workers/parse-pool.ts';
 import { createEmbeddingProvider } from './create-embedding-provider.ts';
 import type { DiskGuard } from './disk-guard.ts';
@@ -18,6 +19,8 @@ export interface Ports {
   readonly logAdmin: MessageLogAdmin;
   readonly documents: DocumentStore;
   readonly accountStore: AccountStore;
+  /** Webhook endpoints and their deliveries. */
+  readonly webhooks: WebhookStore;
   /** The embedded runtime's data volume (free-space checks, the reserve for deletes); null on the distributed runtime. */
   readonly disk: DiskGuard | null;
   /** Loaded on first use: the API needs it for queries, workers for the embed stage, `kb keys` never. */
@@ -30,7 +33,9 @@ export interface Ports {
 /** Adds the embedding provider and the parse pool, both built on first use, and `close`. */
 export function withLazyParts(
   config: Config,
-  parts: Pick<Ports, 'objects' | 'log' | 'logAdmin' | 'documents' | 'accountStore'> & { readonly disk?: DiskGuard },
+  parts: Pick<Ports, 'objects' | 'log' | 'logAdmin' | 'documents' | 'accountStore' | 'webhooks'> & {
+    readonly disk?: DiskGuard;
+  },
   injected?: EmbeddingProvider,
 ): Ports {
   const embeddings = lazy(async () => injected ?? createEmbeddingProvider(config.embedding));
@@ -56,7 +61,12 @@ export function withLazyParts(
         provider && !injected ? provider.then((p) => p.close()) : Promise.resolve(),
       ]);
       await parts.log.close();
-      await Promise.allSettled([parts.objects.close(), parts.documents.close(), parts.accountStore.close()]);
+      await Promise.allSettled([
+        parts.objects.close(),
+        parts.documents.close(),
+        parts.accountStore.close(),
+        parts.webhooks.close(),
+      ]);
     },
   };
 }

@@ -30,6 +30,8 @@ import { createVersionsService } from '../services/versions.service.ts';
 import { createStages, type StageDeps } from '../stages/pipeline-stages.ts';
 import { runStage } from '../stages/stage-runner.ts';
 import { retryStartUp } from '../util/start-up-retry.ts';
+import { startWebhookDispatcher, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
+import { createWebhooksService } from '../webhooks/webhooks.service.ts';
 import { createDistributedPorts } from './distributed-ports.ts';
 import { createEmbeddedPorts } from './embedded-ports.ts';
 import type { Ports } from './runtime-ports.ts';
@@ -67,6 +69,11 @@ export interface RuntimeOptions {
    * and apply new chunk changes to it as they come (`kb serve` does: it answers the queries).
    */
   readonly followKeywordIndex?: boolean;
+  /**
+   * Run the webhook dispatcher in this process: consume the notification topic and deliver to the
+   * endpoints (`kb serve` does, unless `KB_WEBHOOK_DISPATCH=false`).
+   */
+  readonly dispatchWebhooks?: boolean;
 }
 
 export function serviceVersion(): string {
@@ -103,6 +110,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     probe: {
       stageLag: () => readStageLag(ports.logAdmin, topics),
       documentsByStatus: () => ports.documents.countDocumentsByStatus(),
+      webhooksPending: () => ports.webhooks.pendingSummary(),
     },
   });
   const keys = createKeysService({ accountStore: ports.accountStore, cacheMs: config.keyCacheMs });
@@ -173,7 +181,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       batchSize: config.embedding.batchSize,
     }),
     retention: createRetentionService({ documents: ports.documents, accountStore: ports.accountStore }),
+    webhooks: createWebhooksService({
+      store: ports.webhooks,
+      policy: config.outbound,
+      wake: () => dispatcher?.wake(),
+    }),
   };
+  let dispatcher: WebhookDispatcher | undefined;
 
   const running: Subscription[] = [];
   const stageNames: StageName[] = [];
@@ -225,6 +239,28 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     }
   }
 
+  const startDispatcher = async () => {
+    dispatcher = await retryStartUp(
+      ports.log.kind,
+      "start the webhook dispatcher's consumer",
+      () =>
+        startWebhookDispatcher({
+          log: ports.log,
+          store: ports.webhooks,
+          topic: topics.notification,
+          groupId: topics.webhooksGroup,
+          policy: config.outbound,
+          retryBaseMs: config.webhooks.retryBaseMs,
+          timeoutMs: config.webhooks.timeoutMs,
+          disableAfterMs: config.webhooks.disableAfterMs,
+          userAgent: `kb-document-service/${serviceVersion()} (webhooks)`,
+          logger,
+          observer: { delivery: (outcome, lag) => metrics.webhookDelivery(outcome, lag) },
+        }),
+      { boundMs: config.startupTimeoutMs },
+    );
+  };
+
   let closed = false;
   const runtime: Runtime = {
     config,
@@ -240,7 +276,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       if (closed) return;
       closed = true;
       clearInterval(sweepTimer);
-      await Promise.allSettled(running.map((s) => s.stop()));
+      await Promise.allSettled([...running.map((s) => s.stop()), dispatcher?.stop()]);
       await sweeping;
       await rateLimiter.close();
       await keys.close();
@@ -249,6 +285,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   };
   try {
     await startStages(initial);
+    if (options.dispatchWebhooks) await startDispatcher();
   } catch (error) {
     await runtime.close();
     throw error;

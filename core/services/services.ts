@@ -21,6 +21,7 @@ import type {
   SearchView,
 } from '../model/response-views.model.ts';
 import type { SearchFilters } from '../model/search-filters.model.ts';
+import type { WebhooksService } from '../webhooks/webhooks.service.ts';
 import type { ChunksService } from './chunks.service.ts';
 import type { DocumentWritesService } from './document-writes.service.ts';
 import type { DocumentsService } from './documents.service.ts';
@@ -166,4 +167,5 @@ export interface Services {
   readonly health: HealthService;
   readonly reindex: ReindexService;
   readonly retention: RetentionService;
+  readonly webhooks: WebhooksService;
 }

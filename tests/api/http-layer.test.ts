@@ -60,6 +60,17 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
       changePassword: unexpected,
       count: unexpected,
     },
+    webhooks: {
+      eventTypes: [],
+      create: unexpected,
+      list: unexpected,
+      get: unexpected,
+      update: unexpected,
+      remove: unexpected,
+      sendTest: unexpected,
+      deliveries: unexpected,
+      retry: unexpected,
+    },
     usage: { lastHour: unexpected },
     pipeline: { overview: unexpected },
     keys: {

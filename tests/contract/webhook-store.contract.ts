@@ -72,7 +72,9 @@ export function describeWebhookStoreContract(name: string, open: () => Promise<W
       expect(await store.getEndpoint('another-workspace', ep.id)).toBeNull();
       expect(await store.listEndpoints('another-workspace')).toEqual([]);
       expect(await store.deleteEndpoint('another-workspace', ep.id)).toBe(false);
-      expect(await store.updateEndpoint({ ...ep, workspaceId: 'another-workspace', url: 'https://x.test/' })).toBe(false);
+      expect(await store.updateEndpoint({ ...ep, workspaceId: 'another-workspace', url: 'https://x.test/' })).toBe(
+        false,
+      );
       expect(await store.getEndpoint(ep.workspaceId, ep.id)).toEqual(ep);
     });
 
@@ -118,7 +120,7 @@ export function describeWebhookStoreContract(name: string, open: () => Promise<W
       const c = delivery(ep);
       await store.enqueueDeliveries([c, a, b]);
       await store.saveDelivery({ ...b, status: 'delivered', attempts: 1, nextAttemptAtMs: null, deliveredAtMs: 9 });
-      const pending = (await store.listPendingDeliveries(10_000)).filter((d) => d.endpointId === ep.id);
+      const pending = (await store.listPendingDeliveries(100)).filter((d) => d.endpointId === ep.id);
       expect(pending.map((d) => d.id)).toEqual([a.id, c.id]);
       expect((await store.listDeliveries(ep.workspaceId, ep.id, 10)).map((d) => d.id)).toEqual([c.id, b.id, a.id]);
       expect((await store.listDeliveries(ep.workspaceId, ep.id, 1)).map((d) => d.id)).toEqual([c.id]);
@@ -130,12 +132,33 @@ export function describeWebhookStoreContract(name: string, open: () => Promise<W
       expect(summary.oldestCreatedAtMs as number).toBeLessThanOrEqual(a.createdAtMs);
     });
 
+    it('lists at most the first pending deliveries of each endpoint, so a backlog crowds out no one', async () => {
+      const busy = endpoint();
+      const quiet = endpoint();
+      await store.createEndpoint(busy);
+      await store.createEndpoint(quiet);
+      const backlog = [delivery(busy), delivery(busy), delivery(busy), delivery(busy)];
+      const late = delivery(quiet);
+      await store.enqueueDeliveries([...backlog, late]);
+      const listed = (await store.listPendingDeliveries(2)).filter(
+        (d) => d.endpointId === busy.id || d.endpointId === quiet.id,
+      );
+      expect(listed.map((d) => d.id)).toEqual([backlog[0]?.id, backlog[1]?.id, late.id]);
+    });
+
     it('records attempts in order per delivery', async () => {
       const ep = endpoint();
       await store.createEndpoint(ep);
       const d = delivery(ep);
       await store.enqueueDeliveries([d]);
-      await store.recordAttempt({ deliveryId: d.id, attempt: 2, atMs: 20, statusCode: 200, error: null, durationMs: 5 });
+      await store.recordAttempt({
+        deliveryId: d.id,
+        attempt: 2,
+        atMs: 20,
+        statusCode: 200,
+        error: null,
+        durationMs: 5,
+      });
       await store.recordAttempt({
         deliveryId: d.id,
         attempt: 1,

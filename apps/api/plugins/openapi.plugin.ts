@@ -49,6 +49,8 @@ async function openApiPlugin(app: FastifyInstance, opts: OpenApiPluginOptions) {
         { name: 'chunks', description: 'Chunks and extracted text' },
         { name: 'search', description: 'Hybrid, semantic and keyword search, also as of a past instant' },
         { name: 'audit', description: 'Audit log' },
+        { name: 'webhooks', description: 'Signed webhook endpoints and their deliveries' },
+        { name: 'events', description: 'Live stream of document events (Server-Sent Events)' },
         { name: 'health', description: 'Liveness and readiness (no key needed)' },
         { name: 'errors', description: 'Pages explaining each problem kind' },
       ],

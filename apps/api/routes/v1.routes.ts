@@ -10,6 +10,7 @@ import chunksRoutes from './chunks.routes.ts';
 import documentsRoutes, { type RoutesOptions } from './documents.routes.ts';
 import searchRoutes from './search.routes.ts';
 import versionsRoutes from './versions.routes.ts';
+import webhooksRoutes from './webhooks.routes.ts';
 
 const v1Routes: FastifyPluginAsync<RoutesOptions> = async (app, opts) => {
   // Only the services go down: passing `opts` on would repeat this plugin's prefix.
@@ -30,6 +31,7 @@ const v1Routes: FastifyPluginAsync<RoutesOptions> = async (app, opts) => {
   await app.register(chunksRoutes, deps);
   await app.register(searchRoutes, deps);
   await app.register(auditRoutes, deps);
+  await app.register(webhooksRoutes, deps);
 };
 
 export default v1Routes;

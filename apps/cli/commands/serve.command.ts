@@ -77,7 +77,12 @@ export const serveCommand: Command = {
     const stages = parseStages(values.stages, config.runtime === 'embedded' ? STAGE_NAMES : []);
     // Search embeds queries, so the API needs the model as much as the embed stage does.
     print(err, await fetchModelWithProgress(config, err));
-    const runtime = await createRuntime(config, { stages, sweepLeftovers: true, followKeywordIndex: true });
+    const runtime = await createRuntime(config, {
+      stages,
+      sweepLeftovers: true,
+      followKeywordIndex: true,
+      dispatchWebhooks: config.webhooks.dispatch,
+    });
     try {
       await warnOnModelChange(runtime, err);
       await bootstrapKey(runtime, out);

@@ -164,7 +164,17 @@ export async function createClickHouseWebhookStore(options: ClickHouseWebhookSto
       const found = await deliveries('workspace_id = {ws:String} AND id = {id:String}', { ws: workspaceId, id }, 'seq');
       return found[0] ?? null;
     },
-    listPendingDeliveries: (limit) => deliveries(`status = 'pending'`, { limit }, 'seq LIMIT {limit:UInt32}'),
+    async listPendingDeliveries(perEndpoint) {
+      const rows = await select<DeliveryRow>(
+        'reading pending webhook deliveries',
+        `SELECT * FROM (
+           SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries FINAL WHERE status = 'pending'
+           ORDER BY endpoint_id, seq LIMIT {per:UInt32} BY endpoint_id
+         ) ORDER BY seq`,
+        { per: perEndpoint },
+      );
+      return rows.map(toDelivery);
+    },
     listDeliveries: (workspaceId, endpointId, limit) =>
       deliveries(
         'workspace_id = {ws:String} AND endpoint_id = {ep:String}',

@@ -78,7 +78,9 @@ const named = (columns: string) =>
 export function createSqliteWebhookStore(options: SqliteWebhookStoreOptions): WebhookStore {
   const db: Database = openDatabase(options.file);
   migrate(db, 'webhook-store-001', MIGRATIONS);
-  const insertEndpoint = db.prepare(`INSERT INTO wh_endpoints (${ENDPOINT_COLUMNS}) VALUES (${named(ENDPOINT_COLUMNS)})`);
+  const insertEndpoint = db.prepare(
+    `INSERT INTO wh_endpoints (${ENDPOINT_COLUMNS}) VALUES (${named(ENDPOINT_COLUMNS)})`,
+  );
   const insertDelivery = db.prepare(
     `INSERT OR IGNORE INTO wh_deliveries (${DELIVERY_COLUMNS}) VALUES (${named(DELIVERY_COLUMNS)})`,
   );
@@ -131,10 +133,15 @@ export function createSqliteWebhookStore(options: SqliteWebhookStoreOptions): We
         .get(workspaceId, id) as DeliveryRow | undefined;
       return row ? toDelivery(row) : null;
     },
-    async listPendingDeliveries(limit) {
+    async listPendingDeliveries(perEndpoint) {
       const rows = db
-        .prepare(`SELECT ${DELIVERY_COLUMNS} FROM wh_deliveries WHERE status = 'pending' ORDER BY seq LIMIT ?`)
-        .all(limit) as DeliveryRow[];
+        .prepare(
+          `SELECT ${DELIVERY_COLUMNS} FROM (
+             SELECT *, ROW_NUMBER() OVER (PARTITION BY endpoint_id ORDER BY seq) AS rank
+             FROM wh_deliveries WHERE status = 'pending'
+           ) WHERE rank <= ? ORDER BY seq`,
+        )
+        .all(perEndpoint) as DeliveryRow[];
       return rows.map(toDelivery);
     },
     async listDeliveries(workspaceId, endpointId, limit) {

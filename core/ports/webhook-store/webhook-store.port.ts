@@ -66,8 +66,9 @@ export interface DeliveryAttempt {
  * - `updateEndpoint` replaces the endpoint's mutable fields; the last write wins.
  * - `enqueueDeliveries` is idempotent per delivery id: an id already stored is left exactly as it
  *   is (a redelivered log event never resets a delivery's progress).
- * - `listPendingDeliveries` returns pending deliveries in ascending `seq`, due or not (the dispatcher
- *   decides); `saveDelivery` replaces a delivery's state (last write wins) and is visible to
+ * - `listPendingDeliveries` returns pending deliveries, due or not (the dispatcher decides): of each
+ *   endpoint the `perEndpoint` with the lowest `seq`, all in ascending `seq` (so an endpoint with a
+ *   long backlog cannot crowd out the others); `saveDelivery` replaces a delivery's state (last write wins) and is visible to
  *   every later read of every process using the same store.
  * - `listDeliveries` is newest first (`seq` descending); attempts come in attempt order.
  * - Outside the contract: claiming a delivery for one process (two dispatchers on one store
@@ -83,8 +84,8 @@ export interface WebhookStore {
 
   enqueueDeliveries(deliveries: readonly WebhookDelivery[]): Promise<void>;
   getDelivery(workspaceId: string, id: string): Promise<WebhookDelivery | null>;
-  /** Pending deliveries of every workspace, `seq` ascending, at most `limit`. */
-  listPendingDeliveries(limit: number): Promise<WebhookDelivery[]>;
+  /** Pending deliveries of every workspace: the first `perEndpoint` of each endpoint, `seq` ascending. */
+  listPendingDeliveries(perEndpoint: number): Promise<WebhookDelivery[]>;
   /** An endpoint's deliveries, newest first, at most `limit`. */
   listDeliveries(workspaceId: string, endpointId: string, limit: number): Promise<WebhookDelivery[]>;
   saveDelivery(delivery: WebhookDelivery): Promise<void>;
