@@ -80,7 +80,11 @@ export async function createDistributedPorts(
         database: config.clickhouse.database,
       }),
     );
-    return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore, webhooks }, embeddings);
+    return withLazyParts(
+      config,
+      { objects, log, logAdmin: log, logTail: log, documents, accountStore, webhooks },
+      embeddings,
+    );
   } catch (error) {
     await Promise.allSettled(opened.map((adapter) => adapter.close()));
     throw error;

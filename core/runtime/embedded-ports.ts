@@ -45,5 +45,9 @@ export async function createEmbeddedPorts(
     minFreeBytes: config.storage.minFreeBytes,
     reserveBytes: config.storage.reserveBytes,
   });
-  return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore, webhooks, disk }, embeddings);
+  return withLazyParts(
+    config,
+    { objects, log, logAdmin: log, logTail: log, documents, accountStore, webhooks, disk },
+    embeddings,
+  );
 }

@@ -3,7 +3,7 @@ import type { Parser } from '../model/parser.model.ts';
 import type { AccountStore } from '../ports/account-store/account-store.port.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
-import type { MessageLog, MessageLogAdmin } from '../ports/message-log/message-log.port.ts';
+import type { MessageLog, MessageLogAdmin, MessageLogTail } from '../ports/message-log/message-log.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import type { WebhookStore } from '../ports/webhook-store/webhook-store.port.ts';
 import { createParsePool } from '../workers/parse-pool.ts';
@@ -17,6 +17,8 @@ export interface Ports {
   readonly log: MessageLog;
   /** The same log's admin side: backlogs for the dashboard and metrics, clean-up for tests and benchmarks. */
   readonly logAdmin: MessageLogAdmin;
+  /** The same log read outside consumer groups: the event stream follows the notification topic with it. */
+  readonly logTail: MessageLogTail;
   readonly documents: DocumentStore;
   readonly accountStore: AccountStore;
   /** Webhook endpoints and their deliveries. */
@@ -33,7 +35,7 @@ export interface Ports {
 /** Adds the embedding provider and the parse pool, both built on first use, and `close`. */
 export function withLazyParts(
   config: Config,
-  parts: Pick<Ports, 'objects' | 'log' | 'logAdmin' | 'documents' | 'accountStore' | 'webhooks'> & {
+  parts: Pick<Ports, 'objects' | 'log' | 'logAdmin' | 'logTail' | 'documents' | 'accountStore' | 'webhooks'> & {
     readonly disk?: DiskGuard;
   },
   injected?: EmbeddingProvider,

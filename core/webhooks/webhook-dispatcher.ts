@@ -135,7 +135,7 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
   async function attempt(delivery: WebhookDelivery): Promise<void> {
     const endpoint = await store.getEndpoint(delivery.workspaceId, delivery.endpointId);
     const number = delivery.attempts + 1;
-    if (!endpoint || !endpoint.enabled) {
+    if (!endpoint?.enabled) {
       const why = endpoint ? 'The endpoint is disabled; the delivery was not sent.' : 'The endpoint was removed.';
       await store.recordAttempt({
         deliveryId: delivery.id,
