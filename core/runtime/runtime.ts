@@ -15,6 +15,7 @@ import { createAuditService } from '../services/audit.service.ts';
 import { createChunksService } from '../services/chunks.service.ts';
 import { createDocumentWritesService } from '../services/document-writes.service.ts';
 import { createDocumentsService } from '../services/documents.service.ts';
+import { createEventStreamService } from '../services/event-stream.service.ts';
 import { createHealthService } from '../services/health.service.ts';
 import { createKeysService } from '../services/keys.service.ts';
 import { createLeftoversService } from '../services/leftovers.service.ts';
@@ -185,6 +186,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       store: ports.webhooks,
       policy: config.outbound,
       wake: () => dispatcher?.wake(),
+    }),
+    events: createEventStreamService({
+      logTail: ports.logTail,
+      topic: topics.notification,
+      heartbeatMs: config.events.heartbeatMs,
     }),
   };
   let dispatcher: WebhookDispatcher | undefined;

@@ -25,6 +25,7 @@ import type { WebhooksService } from '../webhooks/webhooks.service.ts';
 import type { ChunksService } from './chunks.service.ts';
 import type { DocumentWritesService } from './document-writes.service.ts';
 import type { DocumentsService } from './documents.service.ts';
+import type { EventStreamService } from './event-stream.service.ts';
 import type { HealthService } from './health.service.ts';
 import type { PipelineOverviewService } from './pipeline-overview.service.ts';
 import type { ReindexService } from './reindex.service.ts';
@@ -168,4 +169,5 @@ export interface Services {
   readonly reindex: ReindexService;
   readonly retention: RetentionService;
   readonly webhooks: WebhooksService;
+  readonly events: EventStreamService;
 }

@@ -60,6 +60,7 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
       changePassword: unexpected,
       count: unexpected,
     },
+    events: { open: unexpected, heartbeatMs: 1000 },
     webhooks: {
       eventTypes: [],
       create: unexpected,

@@ -2,6 +2,7 @@ import { ADMIN_EXAMPLES } from './admin.examples.ts';
 import { DOCUMENT_EXAMPLES } from './documents.examples.ts';
 import { SEARCH_EXAMPLES } from './search.examples.ts';
 import { VERSION_EXAMPLES } from './versions.examples.ts';
+import { WEBHOOK_EXAMPLES } from './webhooks.examples.ts';
 
 /**
  * Examples of every request and response body of the OpenAPI document, keyed by operation id
@@ -19,6 +20,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   ...VERSION_EXAMPLES,
   ...SEARCH_EXAMPLES,
   ...ADMIN_EXAMPLES,
+  ...WEBHOOK_EXAMPLES,
 };
 
 /** One problem+json example per error status. */

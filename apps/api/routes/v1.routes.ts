@@ -8,6 +8,7 @@ import authPlugin from '../plugins/auth.plugin.ts';
 import auditRoutes from './audit.routes.ts';
 import chunksRoutes from './chunks.routes.ts';
 import documentsRoutes, { type RoutesOptions } from './documents.routes.ts';
+import eventsRoutes from './events.routes.ts';
 import searchRoutes from './search.routes.ts';
 import versionsRoutes from './versions.routes.ts';
 import webhooksRoutes from './webhooks.routes.ts';
@@ -32,6 +33,7 @@ const v1Routes: FastifyPluginAsync<RoutesOptions> = async (app, opts) => {
   await app.register(searchRoutes, deps);
   await app.register(auditRoutes, deps);
   await app.register(webhooksRoutes, deps);
+  await app.register(eventsRoutes, deps);
 };
 
 export default v1Routes;
