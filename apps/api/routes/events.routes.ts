@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { Subscription } from '../../../core/ports/message-log/message-log.port.ts';
 import type { StreamEvent } from '../../../core/services/event-stream.service.ts';
 import { requestContext } from '../plugins/auth.plugin.ts';
 import { AUTHENTICATED_ERRORS, problemResponses } from '../schemas/common.schema.ts';
@@ -62,7 +61,7 @@ const eventsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
       });
       let ended = false;
       let heartbeat: NodeJS.Timeout | undefined;
-      let subscription: Subscription | undefined;
+      let subscription: { stop(): Promise<void> } | undefined;
       const end = () => {
         if (ended) return;
         ended = true;
