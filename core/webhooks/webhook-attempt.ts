@@ -61,7 +61,7 @@ export async function attemptDelivery(
       ok,
       statusCode: response.status,
       error: ok ? null : `The receiver answered ${response.status}.`,
-      durationMs: response.durationMs,
+      durationMs: Math.round(response.durationMs),
     };
   } catch (thrown) {
     const error = toKbError(thrown);

@@ -64,6 +64,8 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
   const { store, logger } = deps;
   const inFlight = new Map<string, Promise<void>>();
   const perEndpoint = new Map<string, number>();
+  /** Deliveries whose attempt could not be recorded: not tried again before the time noted here. */
+  const heldUntil = new Map<string, { until: number; failures: number }>();
   let stopped = false;
   let passing = false;
   let again = false;
@@ -111,6 +113,7 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
       lanes.add(lane);
       if (inFlight.has(delivery.id)) continue;
       if ((delivery.nextAttemptAtMs ?? 0) > now) continue;
+      if ((heldUntil.get(delivery.id)?.until ?? 0) > now) continue;
       if ((perEndpoint.get(delivery.endpointId) ?? 0) >= MAX_IN_FLIGHT_PER_ENDPOINT) continue;
       start(delivery);
     }
@@ -119,9 +122,15 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
   function start(delivery: WebhookDelivery): void {
     perEndpoint.set(delivery.endpointId, (perEndpoint.get(delivery.endpointId) ?? 0) + 1);
     const work = attempt(delivery)
-      .catch((error: unknown) =>
-        logger.warn({ err: String(error), delivery: delivery.id }, 'recording a webhook attempt failed; it is retried'),
-      )
+      .then(() => {
+        heldUntil.delete(delivery.id);
+      })
+      .catch((error: unknown) => {
+        // The store did not take the outcome: try again later, backing off up to a minute.
+        const failures = (heldUntil.get(delivery.id)?.failures ?? 0) + 1;
+        heldUntil.set(delivery.id, { until: Date.now() + Math.min(60_000, 500 * 2 ** failures), failures });
+        logger.warn({ err: String(error), delivery: delivery.id }, 'recording a webhook attempt failed; it is retried');
+      })
       .finally(() => {
         inFlight.delete(delivery.id);
         const left = (perEndpoint.get(delivery.endpointId) ?? 1) - 1;

@@ -146,7 +146,7 @@ export function describeWebhookStoreContract(name: string, open: () => Promise<W
       expect(listed.map((d) => d.id)).toEqual([backlog[0]?.id, backlog[1]?.id, late.id]);
     });
 
-    it('records attempts in order per delivery', async () => {
+    it('records attempts in order per delivery, in whole milliseconds', async () => {
       const ep = endpoint();
       await store.createEndpoint(ep);
       const d = delivery(ep);
@@ -157,7 +157,7 @@ export function describeWebhookStoreContract(name: string, open: () => Promise<W
         atMs: 20,
         statusCode: 200,
         error: null,
-        durationMs: 5,
+        durationMs: 4.6, // whole milliseconds are kept
       });
       await store.recordAttempt({
         deliveryId: d.id,

@@ -121,7 +121,7 @@ export function attemptRow(a: DeliveryAttempt): AttemptRow {
     at_ms: a.atMs,
     status_code: a.statusCode,
     error: a.error,
-    duration_ms: a.durationMs,
+    duration_ms: Math.round(a.durationMs),
   };
 }
 

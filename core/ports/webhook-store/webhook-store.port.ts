@@ -52,6 +52,7 @@ export interface DeliveryAttempt {
   /** HTTP status answered, or null when no answer came (then `error` says why). */
   readonly statusCode: number | null;
   readonly error: string | null;
+  /** Whole milliseconds (adapters round). */
   readonly durationMs: number;
 }
 
