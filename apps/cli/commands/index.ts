@@ -7,6 +7,7 @@ import { reindexCommand, retentionCommand, schemasCommand } from './maintenance.
 import { modelsCommand } from './models.command.ts';
 import { serveCommand, workerCommand } from './serve.command.ts';
 import { usersCommand } from './users.command.ts';
+import { webhooksCommand } from './webhooks.command.ts';
 
 const configCommand: Command = {
   summary: 'Print every configuration variable with its default and meaning',
@@ -39,6 +40,7 @@ export const COMMANDS: Record<string, Command> = {
   keys: keysCommand,
   users: usersCommand,
   ingest: ingestCommand,
+  webhooks: webhooksCommand,
   schemas: schemasCommand,
   reindex: reindexCommand,
   retention: retentionCommand,
