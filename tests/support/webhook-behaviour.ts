@@ -4,12 +4,15 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parsePrometheusText, sampleValue } from './prometheus-text.ts';
 import type { TestServiceOptions } from './test-service.ts';
 import { expectProblem, type TestService } from './test-service.ts';
 import { startWebhookReceiver, type WebhookReceiver } from './webhook-receiver.ts';
 
 /** Opens a service of the runtime under test (each call its own, fresh data); closing it cleans up. */
 export type OpenTestService = (options: TestServiceOptions) => Promise<TestService>;
+
+const METRICS_TOKEN = 'webhook-metrics-token';
 
 export function describeWebhookBehaviour(runtime: string, open: OpenTestService): void {
   describe(`webhooks (${runtime} runtime)`, () => {
@@ -65,6 +68,7 @@ export function describeWebhookBehaviour(runtime: string, open: OpenTestService)
           KB_OUTBOUND_ALLOW_PRIVATE: 'true',
           KB_WEBHOOK_RETRY_BASE_MS: '30',
           KB_WEBHOOK_TIMEOUT_MS: '800',
+          KB_METRICS_TOKEN: METRICS_TOKEN,
         },
       });
     });
@@ -314,6 +318,28 @@ export function describeWebhookBehaviour(runtime: string, open: OpenTestService)
           (r) => r.body.enabled === false,
         );
         expect(read.body.disabled_reason).toMatch(/failed since .*answered 500/);
+      });
+
+      it('reports deliveries by outcome, their lag and the oldest pending delivery in /metrics', async () => {
+        const pending = await addEndpoint('/metrics-pending', ['document.purged']);
+        receiver.answer(
+          '/metrics-pending',
+          Array.from({ length: 20 }, () => ({ status: 500 })),
+        );
+        await svc.request('POST', `/api/v1/webhooks/${pending.id}/test`);
+        await receiver.waitFor(() => receiver.to('/metrics-pending').length >= 1);
+        await new Promise((r) => setTimeout(r, 200));
+        const res = await svc.request('GET', '/metrics', {
+          key: null,
+          headers: { authorization: `Bearer ${METRICS_TOKEN}` },
+        });
+        expect(res.status).toBe(200);
+        const samples = parsePrometheusText(res.text);
+        expect(sampleValue(samples, 'kb_webhook_deliveries_total', { outcome: 'delivered' })).toBeGreaterThan(0);
+        expect(sampleValue(samples, 'kb_webhook_deliveries_total', { outcome: 'retrying' })).toBeGreaterThan(0);
+        expect(sampleValue(samples, 'kb_webhook_delivery_lag_seconds_count')).toBeGreaterThan(0);
+        expect(sampleValue(samples, 'kb_webhook_pending_deliveries')).toBeGreaterThanOrEqual(1);
+        expect(sampleValue(samples, 'kb_webhook_oldest_pending_seconds')).toBeGreaterThan(0);
       });
 
       it('deletes an endpoint', async () => {
