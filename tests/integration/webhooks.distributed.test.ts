@@ -3,8 +3,8 @@ import { cleanupsAfterAll } from '../support/cleanups.ts';
 import { distributedEnv } from '../support/distributed-env.ts';
 import { describeEventStreamBehaviour } from '../support/event-stream-behaviour.ts';
 import { startTestService } from '../support/test-service.ts';
-import { killedMidDeliveryIsDeliveredAgain } from '../support/webhook-crash.ts';
 import { describeWebhookBehaviour, type OpenTestService } from '../support/webhook-behaviour.ts';
+import { killedMidDeliveryIsDeliveredAgain } from '../support/webhook-crash.ts';
 
 /**
  * Webhooks and the event stream on the distributed runtime (Kafka, ClickHouse, OpenSearch, S3):
