@@ -18,12 +18,22 @@ import { createRow, goals, machine, type Row, renderMarkdown, renderTable, write
 import { distributedTarget, embeddedTarget, firstLine, type Target } from './lib/target.ts';
 import { apiOverhead } from './scenarios/api-overhead.scenario.ts';
 import { compareRuntimes, ingestLocalModel, ingestOverhead } from './scenarios/ingest.scenario.ts';
+import { notificationsScenario } from './scenarios/notifications.scenario.ts';
 import { scaleOut } from './scenarios/scale-out.scenario.ts';
 import { searchScenario } from './scenarios/search.scenario.ts';
 import { uploadIngress } from './scenarios/upload-ingress.scenario.ts';
 import { vectorIndexScenario } from './scenarios/vector-index.scenario.ts';
 
-const SCENARIOS = ['ingest', 'overhead', 'upload', 'search', 'vector-index', 'api', 'scale-out'] as const;
+const SCENARIOS = [
+  'ingest',
+  'overhead',
+  'upload',
+  'search',
+  'vector-index',
+  'api',
+  'notifications',
+  'scale-out',
+] as const;
 
 const USAGE = `Usage: npm run bench -- [options]
 
@@ -227,6 +237,9 @@ async function main(): Promise<void> {
       }
       if (only.includes('api')) {
         await attempt('API overhead', target.runtime, '1000 docs', () => apiOverhead(ctx, target));
+      }
+      if (only.includes('notifications')) {
+        await attempt('notifications', target.runtime, `at 50 docs/s`, () => notificationsScenario(ctx, target));
       }
     }
     compareRuntimes(rows);
