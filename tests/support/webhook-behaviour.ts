@@ -389,6 +389,11 @@ export function describeWebhookBehaviour(runtime: string, open: OpenTestService)
           );
           expect(list.body.deliveries[0].attempt_log[0].error).toMatch(/^outbound-refused/);
           expect(receiver.to('/private-later')).toEqual([]);
+          // Nor can the endpoint be pointed at another private target.
+          const moved = await strict.request('PATCH', '/api/v1/webhooks/6f1b7a2e-0000-4000-8000-000000000001', {
+            json: { url: `${receiver.url}/elsewhere` },
+          });
+          expect(expectProblem(moved, 422, 'validation-error').errors?.[0]?.field).toBe('url');
         } finally {
           await strict.close();
         }
