@@ -32,13 +32,15 @@ export interface WebhookDispatcherDeps {
 export interface WebhookDispatcher {
   /** Looks for due deliveries now (after a delivery was enqueued or retried in this process). */
   wake(): void;
-  /** Stops consuming, waits for the attempts in flight and stops. */
+  /** Stops consuming and waits up to a second for the attempts in flight. */
   stop(): Promise<void>;
 }
 
 /** Attempts in flight at once, over all endpoints and per endpoint. */
 const MAX_IN_FLIGHT = 64;
 const MAX_IN_FLIGHT_PER_ENDPOINT = 4;
+/** How long `stop()` waits for attempts in flight. */
+const STOP_GRACE_MS = 1_000;
 /** Pending deliveries read per endpoint on each pass. */
 const PER_ENDPOINT_WINDOW = 50;
 
@@ -229,7 +231,16 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
       stopped = true;
       clearInterval(timer);
       await subscription.stop();
-      await Promise.allSettled([...inFlight.values()]);
+      // Attempts in flight get a moment to record their outcome; one still waiting for its receiver
+      // stays pending in the store and is attempted again, with the same webhook-id, after a restart.
+      let grace: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled([...inFlight.values()]),
+        new Promise((resolve) => {
+          grace = setTimeout(resolve, STOP_GRACE_MS);
+        }),
+      ]);
+      clearTimeout(grace);
     },
   };
 }
