@@ -17,6 +17,7 @@ import type { BenchContext, BenchOptions } from './lib/context.ts';
 import { createRow, goals, machine, type Row, renderMarkdown, renderTable, writeResults } from './lib/report.ts';
 import { distributedTarget, embeddedTarget, firstLine, type Target } from './lib/target.ts';
 import { apiOverhead } from './scenarios/api-overhead.scenario.ts';
+import { fairnessScenario } from './scenarios/fairness.scenario.ts';
 import { compareRuntimes, ingestLocalModel, ingestOverhead } from './scenarios/ingest.scenario.ts';
 import { notificationsScenario } from './scenarios/notifications.scenario.ts';
 import { scaleOut } from './scenarios/scale-out.scenario.ts';
@@ -31,6 +32,7 @@ const SCENARIOS = [
   'search',
   'vector-index',
   'api',
+  'fairness',
   'notifications',
   'scale-out',
 ] as const;
@@ -237,6 +239,11 @@ async function main(): Promise<void> {
       }
       if (only.includes('api')) {
         await attempt('API overhead', target.runtime, '1000 docs', () => apiOverhead(ctx, target));
+      }
+      if (only.includes('fairness')) {
+        await attempt('fairness across workspaces', target.runtime, '30 small docs', () =>
+          fairnessScenario(ctx, target),
+        );
       }
       if (only.includes('notifications')) {
         await attempt('notifications', target.runtime, `at 50 docs/s`, () => notificationsScenario(ctx, target));

@@ -79,6 +79,7 @@ export const ERROR_CATALOGUE = {
   'model-mismatch': entry('conflict', 'Embedding model differs from the index model'),
   'invalid-event': entry('validation-error', 'Event does not match its schema'),
   superseded: entry('conflict', 'A newer version replaced this one before its ingestion finished'),
+  'document-deleted': entry('conflict', 'The document was deleted before this version finished ingestion'),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -89,23 +89,28 @@ async function recordProgress(
 }
 
 /**
- * Ends the work on a version that is no longer wanted: a superseded version that has not completed
- * is marked failed with `superseded` (so nothing stays `processing` for ever); a purged version or
- * one of a deleted document is left as it is.
+ * Ends the work on a version that is no longer wanted, so that nothing stays `pending` or
+ * `processing` for ever: a superseded version that has not completed is marked failed with
+ * `superseded`, one of a deleted document with `document-deleted` (a purge then removes it with
+ * the rest of the document); a purged version is gone already.
  */
 async function settleCancelled(deps: StageDeps, event: EventBase, stage: StageName, standing: Standing): Promise<void> {
-  if (standing !== 'superseded') return;
   const current = await deps.documents.getVersion(event.document_id, event.version);
   if (!current || current.status === 'completed' || current.status === 'failed') return;
+  const error =
+    standing === 'superseded'
+      ? {
+          code: 'superseded',
+          message:
+            'A newer version of the document was created before this one finished ingestion; its work was stopped.',
+        }
+      : {
+          code: 'document-deleted',
+          message: 'The document was deleted before this version finished ingestion; its work was stopped.',
+        };
   await deps.documents.updateVersion(event.document_id, event.version, {
     status: 'failed',
-    error: {
-      code: 'superseded',
-      message: 'A newer version of the document was created before this one finished ingestion; its work was stopped.',
-      stage,
-      attempts: 1,
-      at: isoNow(),
-    },
+    error: { ...error, stage, attempts: 1, at: isoNow() },
   });
   await notifyVersionSettled(
     { log: deps.log, documents: deps.documents, topic: deps.topics.notification },
@@ -165,7 +170,12 @@ export function createParseStage(deps: StageDeps): StageDefinition<DocumentUploa
     }
     const bytes = await deps.objects.getBuffer(event.storage_key);
     const parser = await deps.getParser();
-    const parsed = await parser.parse({ bytes, mimeType: event.mime_type, filename: event.name });
+    const parsed = await parser.parse({
+      bytes,
+      mimeType: event.mime_type,
+      filename: event.name,
+      share: event.workspace_id,
+    });
     if (parsed.text.trim().length === 0) {
       throw new KbError('no-text', 'No text could be extracted from the file.');
     }
@@ -185,7 +195,7 @@ export function createChunkStage(deps: StageDeps): StageDefinition<DocumentParse
     await recordProgress(deps, event, 'chunk', 0, 0);
     const parsed = await readJson<ParsedDocument>(deps.objects, event.text_ref);
     const parser = await deps.getParser();
-    const { chunks, tokens } = await parser.chunk(parsed, deps.chunking);
+    const { chunks, tokens } = await parser.chunk(parsed, deps.chunking, event.workspace_id);
     if (chunks.length === 0) throw new KbError('no-text', 'The extracted text produced no chunks.');
     const chunksRef = storageKeys.chunks(event.workspace_id, event.document_id, event.version);
     await writeJson(deps.objects, chunksRef, chunks);

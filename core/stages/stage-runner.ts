@@ -39,6 +39,8 @@ export async function runStage<E extends EventBase>(
     groupId: deps.topics.group(stage.name),
     topics: [stage.inputTopic],
     fromBeginning: true,
+    // Workspaces take turns: one workspace's backlog does not queue another's documents behind it.
+    shareOf: (message) => String(message.value.workspace_id ?? ''),
     handler: (message) => handleMessage(stage, deps, message, stopping.signal),
   });
   return {

@@ -6,6 +6,7 @@ import { KbError } from '../errors/kb-error.ts';
 import type { ParseLimitOverrides } from '../parsing/parse-document.ts';
 import type { ParsedDocument } from '../parsing/parsed-document.ts';
 import { DEFAULT_ZIP_LIMITS } from '../parsing/zip-guard.ts';
+import { createFairShares } from '../util/fair-shares.ts';
 import type { ChunkTask, ChunkTaskResult, ParseTask, ParseTaskResult, ParseWorkerData } from './parse.worker.ts';
 
 export interface ParsePoolOptions {
@@ -43,6 +44,8 @@ export interface ParseInput {
   /** One of the accepted MIME types, as detected on upload. */
   readonly mimeType: string;
   readonly filename?: string;
+  /** Whom the work is for (the workspace): callers waiting for a thread take turns by share. */
+  readonly share?: string;
 }
 
 export interface ParsePool {
@@ -62,7 +65,7 @@ export interface ParsePool {
    * chunker's `content-too-large` (over `options.maxChunks`), `parse-timeout`, `parser-crashed`, or
    * the pool's retriable errors as for `parse`.
    */
-  chunk(document: ParsedDocument, options: ChunkerOptions): Promise<ChunkingResult>;
+  chunk(document: ParsedDocument, options: ChunkerOptions, share?: string): Promise<ChunkingResult>;
   /** Waits for running parses, then stops every thread. Later `parse` calls fail. */
   close(): Promise<void>;
 }
@@ -76,7 +79,9 @@ function toError(result: { readonly code: string; readonly message: string }): K
 /**
  * Creates the parsing pool: `threads` piscina worker threads running `parse.worker.ts` with
  * `resourceLimits`, one task per thread at a time. Callers beyond the free threads wait in a
- * bounded FIFO here, so a task's timeout only counts its own parsing.
+ * bounded list here, so a task's timeout only counts its own parsing; they take turns by share
+ * (the share whose tasks have taken the least thread time goes first, in arrival order within a
+ * share), so a workspace's backlog of large files delays another's by at most the tasks running.
  */
 export function createParsePool(options: ParsePoolOptions): ParsePool {
   const threads = Math.max(1, Math.floor(options.threads));
@@ -112,9 +117,10 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
 
   let running = 0;
   let closed = false;
-  const waiting: { resolve: () => void; reject: (e: Error) => void }[] = [];
+  const shares = createFairShares();
+  const waiting: { share: string; resolve: () => void; reject: (e: Error) => void }[] = [];
 
-  const acquire = (): Promise<void> => {
+  const acquire = (share: string): Promise<void> => {
     if (closed) return Promise.reject(new KbError('service-unavailable', 'The parse pool is closed.'));
     if (running < threads) {
       running += 1;
@@ -125,13 +131,27 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
         new KbError('service-unavailable', `The parse pool is busy: ${maxPending} files are already waiting.`),
       );
     }
-    return new Promise((resolve, reject) => waiting.push({ resolve, reject }));
+    return new Promise((resolve, reject) => waiting.push({ share, resolve, reject }));
   };
 
-  const release = (): void => {
-    const next = waiting.shift();
-    if (next) next.resolve();
-    else running -= 1;
+  const release = (share: string, startedAt: number): void => {
+    shares.charge(share, performance.now() - startedAt);
+    const next = shares.pick(waiting, (w) => w.share);
+    if (next) {
+      waiting.splice(waiting.indexOf(next), 1);
+      next.resolve();
+    } else running -= 1;
+  };
+
+  /** Runs `body` on a thread slot, waiting for one in turn with the other shares. */
+  const withThread = async <R>(share: string, body: () => Promise<R>): Promise<R> => {
+    await acquire(share);
+    const startedAt = performance.now();
+    try {
+      return await body();
+    } finally {
+      release(share, startedAt);
+    }
   };
 
   /** Runs one task in a thread with the time limit; `what` names it in errors ("Parsing", "Chunking"). */
@@ -219,20 +239,10 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
           `The file has ${input.bytes.byteLength} bytes; the parser accepts at most ${maxInputBytes}.`,
         );
       }
-      await acquire();
-      try {
-        return await run(input);
-      } finally {
-        release();
-      }
+      return withThread(input.share ?? '', () => run(input));
     },
-    async chunk(document, chunkerOptions) {
-      await acquire();
-      try {
-        return await chunk(document, chunkerOptions);
-      } finally {
-        release();
-      }
+    async chunk(document, chunkerOptions, share) {
+      return withThread(share ?? '', () => chunk(document, chunkerOptions));
     },
     async close() {
       if (closed) return;

@@ -40,6 +40,7 @@ const STATUS: Record<ErrorCode, number> = {
   'model-mismatch': 409,
   'invalid-event': 422,
   superseded: 409,
+  'document-deleted': 409,
 };
 
 describe('problem status', () => {

@@ -449,6 +449,35 @@ export function describeMessageLogContract(name: string, make: () => Promise<Mes
       expect(late.reduce((sum, p) => sum + p.lag, 0)).toBe(1);
     });
 
+    it('with shares, takes the messages of a waiting share before more of a share whose handlers took longer, each key in order', async () => {
+      const t = await topic(1);
+      const slow = ['a0', 'a1', 'a2', 'a3', 'a4', 'a5'];
+      await log.publish(t, [
+        ...slow.map((key) => message(key, event(key, 0, 'busy'))),
+        ...['b0', 'b1', 'b2'].map((key) => message(key, event(key, 0, 'quiet'))),
+        message('a0', event('a0-again', 1, 'busy')),
+      ]);
+      const order: string[] = [];
+      const subscription = await log.subscribe({
+        groupId: `g-${randomUUID()}`,
+        topics: [t],
+        shareOf: (m) => String(m.value.note),
+        handler: async (m) => {
+          if (m.value.note === 'busy') await sleep(150);
+          order.push(String(m.value.id));
+        },
+      });
+      subscriptions.push(subscription);
+      await vi.waitFor(() => expect(order).toHaveLength(10), DELIVERY_WAIT);
+      const at = (id: string) => order.indexOf(id);
+      // The quiet share does not wait for the busy share's backlog: at most the handlers already running.
+      for (const quiet of ['b0', 'b1', 'b2']) {
+        expect(at(quiet), order.join(' ')).toBeLessThan(at('a4'));
+        expect(at(quiet), order.join(' ')).toBeLessThan(at('a5'));
+      }
+      expect(at('a0')).toBeLessThan(at('a0-again'));
+    });
+
     it('deletes topics idempotently, unknown names included', async () => {
       const t = `t-${randomUUID()}`;
       await log.ensureTopics([{ name: t, partitions: 1, schema: CONTRACT_EVENT_SCHEMA }]);

@@ -51,6 +51,15 @@ async function logs(text: string): Promise<boolean> {
   return false;
 }
 
+/** Polls `check` every `everyMs` (up to 10 s) until it holds. */
+async function until(check: () => Promise<boolean>, everyMs = 50): Promise<boolean> {
+  for (let waited = 0; waited < 10_000; waited += everyMs) {
+    if (await check()) return true;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+  return false;
+}
+
 /** A sentence of 6 to 12 words of {@link WORDS}. */
 function sentence(): string {
   const length = 6 + Math.floor(next() * 7);
@@ -318,5 +327,48 @@ describe('SQLite keyword index', () => {
     } finally {
       await another.close();
     }
+  });
+
+  it('lets another instance read the index its owner saved, only while the save holds every change', async () => {
+    await indexed.close();
+    for (let d = 0; d < 6; d += 1) await addDocument(exact, 'ws');
+    indexed = openIndexed(100_000, true);
+    await expectSame('ws', 'lantern compass');
+    const reader = openIndexed();
+    const pairs = (hits: { chunk: { id: string }; score: number }[]) => hits.map((h) => [h.chunk.id, h.score]);
+    try {
+      // The following owner saves when idle; until then the reader says it scans exactly.
+      expect(await until(async () => (await reader.ping()) === undefined)).toBe(true);
+      const owners = await indexed.keywordSearch(query('ws', 'lantern compass'));
+      const fts5 = await exact.keywordSearch(query('ws', 'lantern compass'));
+      expect(pairs(owners)).not.toEqual(pairs(fts5));
+      // Read through the index: the owner's BM25 scores, not FTS5's.
+      expect(pairs(await reader.keywordSearch(query('ws', 'lantern compass')))).toEqual(pairs(owners));
+      // A write the saved index does not hold yet: the reader never answers from the stale save.
+      const doc = await addDocument(exact, 'ws', { chunks: 1 });
+      await exact.putChunks([plainChunk(doc, 1, 0, 'zeppelin lantern')]);
+      expect((await reader.keywordSearch(query('ws', 'zeppelin'))).map((h) => h.chunk.id)).toEqual([`${doc.id}:1:0`]);
+      expect(await until(async () => (await reader.ping()) === undefined)).toBe(true);
+      const after = await indexed.keywordSearch(query('ws', 'zeppelin lantern'));
+      expect(after.map((h) => h.chunk.id)).toContain(`${doc.id}:1:0`);
+      expect(pairs(await reader.keywordSearch(query('ws', 'zeppelin lantern')))).toEqual(pairs(after));
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it('reports itself degraded in readiness while it is built, and ready once it answers', async () => {
+    await indexed.close();
+    for (let d = 0; d < 20; d += 1) await addDocument(exact, 'ws');
+    indexed = openIndexed(10, true);
+    expect(
+      await until(
+        async () => String(((await indexed.ping()) as { degraded?: string })?.degraded).includes('being built'),
+        20,
+      ),
+    ).toBe(true);
+    expect(await logs('rebuilt from the database')).toBe(true);
+    expect(await until(async () => (await indexed.ping()) === undefined)).toBe(true);
+    await expectSame('ws', 'velvet');
   });
 });

@@ -232,4 +232,46 @@ describe.skipIf(!mounted)('a data directory that fills up', () => {
     await rm(filler, { force: true });
     await waitForStatus(worker.url, key, id, 'completed', 150_000);
   }, 180_000);
+
+  it('with the file store on a volume remounted read-only, answers uploads 507 and reads as usual, and heals', async () => {
+    await rm(filler, { force: true });
+    const { key } = await createKey(env, {
+      workspace: 'disk',
+      name: 'read-only',
+      permissions: 'read,write,search',
+      plan: 'enterprise',
+    });
+    const api = await startChild(['serve'], env);
+    children.push(api);
+    const before = await upload(api.url, key, 'before.txt', text(20_000, 'meridian'));
+    expect(before.status).toBe(201);
+    const beforeId = String(before.body.document_id);
+    await waitForStatus(api.url, key, beforeId, 'completed');
+
+    // Linux refuses to remount a volume read-only while files on it are open for writing (the
+    // databases are), so the stored files' directory gets a mount of its own, made read-only.
+    const objects = path.join(env.KB_DATA_DIR, 'objects');
+    execFileSync('mount', ['--bind', objects, objects]);
+    try {
+      execFileSync('mount', ['-o', 'remount,bind,ro', objects]);
+      const refused = await upload(api.url, key, 'refused.txt', text(20_000, 'refused'));
+      expect(refused.status, `${JSON.stringify(refused.body)} ${api.output()}`).toBe(507);
+      expect(String(refused.body.type)).toMatch(/\/errors\/insufficient-storage$/);
+      expect(await documentStatus(api.url, key, beforeId)).toBe('completed');
+      const search = await fetch(`${api.url}/api/v1/search`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key, 'content-type': 'application/json' },
+        body: JSON.stringify({ query: 'meridian', mode: 'keyword' }),
+      });
+      expect(search.status).toBe(200);
+      expect(((await search.json()) as { results: unknown[] }).results.length).toBeGreaterThan(0);
+    } finally {
+      execFileSync('umount', [objects]);
+    }
+
+    const after = await upload(api.url, key, 'after.txt', text(20_000, 'zenith'));
+    expect(after.status).toBe(201);
+    await waitForStatus(api.url, key, String(after.body.document_id), 'completed');
+    await stopChild(api);
+  }, 180_000);
 });

@@ -254,7 +254,11 @@ export interface RetentionStore {
 /** The connection every role of one store shares: which engine, whether it answers, and closing it. */
 export interface StoreConnection {
   readonly kind: string;
-  ping(): Promise<void>;
+  /**
+   * Rejects when the store cannot be used. Resolves `{degraded}` when it answers but a part of it
+   * is not at full speed yet (the embedded keyword index while it is built or catches up).
+   */
+  ping(): Promise<undefined | { readonly degraded: string }>;
   /** Releases the connection; calling it again changes nothing. */
   close(): Promise<void>;
 }

@@ -52,6 +52,8 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
 
     async ping() {
       context.run(() => context.statements.ping.get());
+      const lag = context.keywords?.lag() ?? null;
+      return lag === null ? undefined : { degraded: lag };
     },
 
     async close() {

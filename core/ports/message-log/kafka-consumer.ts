@@ -1,5 +1,6 @@
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
 import { KbError } from '../../errors/kb-error.ts';
+import { createFairShares, type FairShares } from '../../util/fair-shares.ts';
 import { kafkaError } from './kafka-errors.ts';
 import type { KafkaLogSink } from './kafka-logging.ts';
 import type { TopicSchemas } from './kafka-registry.ts';
@@ -70,6 +71,17 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
   const { groupId } = options;
   const topics = [...options.topics];
   let state: State = 'running';
+  /** Fair turns among the shares of each partition's waiting messages (`options.shareOf`). */
+  const partitionShares = new Map<string, FairShares>();
+  const sharesOf = (topic: string, partition: number): FairShares => {
+    const key = `${topic}\u0000${partition}`;
+    let found = partitionShares.get(key);
+    if (!found) {
+      found = createFairShares();
+      partitionShares.set(key, found);
+    }
+    return found;
+  };
   const inFlight = new Set<Promise<void>>();
   const resumeTimers = new Set<NodeJS.Timeout>();
   /** Releases of the handlers in flight, called when the subscription is abandoned. */
@@ -254,40 +266,88 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
       commitLater(topic, partition, offset);
     };
 
-    const lanes = new Map<string, number[]>();
+    // Each key's messages, in offset order; a lane is worked by one runner at a time.
+    const byKey = new Map<string, { indices: number[]; next: number; busy: boolean }>();
     messages.forEach((message, index) => {
       const key = message.key ? message.key.toString('utf8') : '';
-      const lane = lanes.get(key);
-      if (lane) lane.push(index);
-      else lanes.set(key, [index]);
+      const lane = byKey.get(key);
+      if (lane) lane.indices.push(index);
+      else byKey.set(key, { indices: [index], next: 0, busy: false });
     });
-    const queue = [...lanes.values()];
+    const lanes = [...byKey.values()];
+    const decoded = new Map<number, Promise<DeliveredMessage | null>>();
+    const decodeAt = (index: number) => {
+      let found = decoded.get(index);
+      if (!found) {
+        found = decode(topic, partition, messages[index] as KafkaMessage);
+        decoded.set(index, found);
+      }
+      return found;
+    };
+    const shareOf = options.shareOf;
+    const shares = sharesOf(topic, partition);
+    /** The next lane to work: the first free one, or with `shareOf` the least-served share's first. */
+    const takeLane = async () => {
+      const free = () => lanes.filter((lane) => !lane.busy && lane.next < lane.indices.length);
+      if (!shareOf) return free()[0];
+      const heads = free().map((lane) => lane.indices[lane.next] as number);
+      await Promise.all(heads.map(decodeAt));
+      const candidates: { lane: (typeof lanes)[number]; index: number; share: string }[] = [];
+      for (const lane of free()) {
+        const index = lane.indices[lane.next] as number;
+        const message = decoded.get(index) ? await decoded.get(index) : null;
+        candidates.push({ lane, index, share: message ? shareOf(message) : '' });
+      }
+      candidates.sort((a, b) => a.index - b.index);
+      return shares.pick(candidates, (c) => c.share)?.lane;
+    };
     const runLanes = async () => {
-      for (let lane = queue.shift(); lane; lane = queue.shift()) {
-        for (const index of lane) {
-          if (!proceed()) return;
-          const message = messages[index] as KafkaMessage;
-          let delivered: DeliveredMessage | null;
-          try {
-            delivered = await decode(topic, partition, message);
-          } catch {
-            halted = true; // The registry is unreachable: try again after the pause.
-            return;
-          }
-          if (delivered) {
+      for (;;) {
+        if (!proceed()) return;
+        let lane: (typeof lanes)[number] | undefined;
+        try {
+          lane = await takeLane();
+        } catch {
+          halted = true; // The registry is unreachable: try again after the pause.
+          return;
+        }
+        if (!lane || lane.busy) {
+          if (lane?.busy) continue;
+          return;
+        }
+        lane.busy = true;
+        try {
+          // Without shares a runner keeps its lane to the end; with them it takes one message a turn.
+          do {
             if (!proceed()) return;
-            const outcome = await runHandler(delivered, heartbeat);
-            if (outcome !== 'done') {
-              halted = true;
+            const index = lane.indices[lane.next] as number;
+            let delivered: DeliveredMessage | null;
+            try {
+              delivered = await decodeAt(index);
+            } catch {
+              halted = true; // The registry is unreachable: try again after the pause.
               return;
             }
-          }
-          handled[index] = true;
-          advance();
+            if (delivered) {
+              if (!proceed()) return;
+              const started = performance.now();
+              const outcome = await runHandler(delivered, heartbeat);
+              if (shareOf) shares.charge(shareOf(delivered), performance.now() - started);
+              if (outcome !== 'done') {
+                halted = true;
+                return;
+              }
+            }
+            handled[index] = true;
+            lane.next += 1;
+            advance();
+          } while (!shareOf && lane.next < lane.indices.length);
+        } finally {
+          lane.busy = false;
         }
       }
     };
-    const width = Math.min(settings.keysConsumedConcurrently, queue.length);
+    const width = Math.min(settings.keysConsumedConcurrently, lanes.length);
     const lanesDone = await Promise.allSettled(Array.from({ length: width }, runLanes));
     const crashed = lanesDone.find((result): result is PromiseRejectedResult => result.status === 'rejected');
     if (crashed) throw crashed.reason;

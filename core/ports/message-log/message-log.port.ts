@@ -45,6 +45,16 @@ export interface SubscribeOptions {
   readonly handler: (message: DeliveredMessage) => Promise<void>;
   /** A new group starts at the earliest retained message (default) or only sees new ones. */
   readonly fromBeginning?: boolean;
+  /**
+   * The share a message belongs to (e.g. its tenant). When given, messages of one partition that
+   * wait are not taken in offset order but share by share: the next message started is the
+   * earliest one of the share whose handlers have taken the least time so far (a share that was
+   * idle starts level with the busiest share waiting, not with its old credit), so one share's
+   * backlog delays another's messages by at most the handler running when they arrive. Each
+   * key's messages still run one after another in offset order, and offsets are still committed
+   * only up to the first message not handled (a crash redelivers what was handled after it).
+   */
+  readonly shareOf?: (message: DeliveredMessage) => string;
 }
 
 export interface PartitionLag {

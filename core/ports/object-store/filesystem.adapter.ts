@@ -147,20 +147,48 @@ export function createFilesystemObjectStore(options: FilesystemObjectStoreOption
     }
   }
 
+  /**
+   * `mkdir -p` that says why it failed: Node's recursive mkdir answers ENOENT when a missing parent
+   * cannot be created, hiding a read-only or full volume; creating each missing level in turn
+   * surfaces the real error (EROFS, ENOSPC, EACCES).
+   */
+  async function makeDirectory(dir: string): Promise<void> {
+    try {
+      await mkdir(dir, { recursive: true });
+      return;
+    } catch (error) {
+      if (errnoCode(error) !== 'ENOENT') throw error;
+    }
+    const missing: string[] = [];
+    for (let current = dir; ; current = path.dirname(current)) {
+      const found = await stat(current).then(
+        () => true,
+        () => false,
+      );
+      if (found || path.dirname(current) === current) break;
+      missing.unshift(current);
+    }
+    for (const level of missing) {
+      await mkdir(level).catch((error: unknown) => {
+        if (errnoCode(error) !== 'EEXIST') throw error;
+      });
+    }
+  }
+
   async function put(key: string, body: Readable | Buffer | string): Promise<ObjectInfo> {
     validateKey(key);
     const target = filePath(key);
     const dir = path.dirname(target);
     const tempPath = path.join(dir, `.${path.basename(target)}${TEMP_MARKER}${randomUUID()}.tmp`);
     try {
-      await mkdir(dir, { recursive: true });
+      await makeDirectory(dir);
       try {
         await writeTemp(tempPath, body);
       } catch (error) {
         // A concurrent delete may have pruned the directory between mkdir and open: retry once
         // unless the body is a stream that has already been read from.
         if (errnoCode(error) !== 'ENOENT' || !(typeof body === 'string' || Buffer.isBuffer(body))) throw error;
-        await mkdir(dir, { recursive: true });
+        await makeDirectory(dir);
         await writeTemp(tempPath, body);
       }
       await rename(tempPath, target);

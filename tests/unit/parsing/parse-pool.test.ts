@@ -234,4 +234,28 @@ describe('parse pool: timeouts and crashes', () => {
       'service-unavailable',
     );
   });
+
+  it('lets waiting callers of a share whose files took little time go before more of a busy share', async () => {
+    const pool = createParsePool({ threads: 1, taskTimeoutMs: 60_000, maxHeapMb: 256, ocr: false });
+    try {
+      const done: string[] = [];
+      const parse = (name: string, share: string, file: string, mimeType: string) =>
+        pool.parse({ bytes: fixture(file), mimeType, share }).then(() => done.push(name));
+      // The busy workspace queues four large files, then a quiet one sends two small ones.
+      const all = [
+        parse('busy-1', 'busy', 'large.csv', MIME.csv),
+        parse('busy-2', 'busy', 'large.csv', MIME.csv),
+        parse('busy-3', 'busy', 'large.csv', MIME.csv),
+        parse('busy-4', 'busy', 'large.csv', MIME.csv),
+        parse('quiet-1', 'quiet', 'plain.txt', MIME.text),
+        parse('quiet-2', 'quiet', 'sample.md', MIME.markdown),
+      ];
+      await Promise.all(all);
+      // The thread was busy with the first large file when the others arrived; once it is done the
+      // quiet workspace, which has used no thread time, goes first.
+      expect(done).toEqual(['busy-1', 'quiet-1', 'quiet-2', 'busy-2', 'busy-3', 'busy-4']);
+    } finally {
+      await pool.close();
+    }
+  });
 });

@@ -167,6 +167,8 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
     owner = takeOwnership();
     return owner;
   };
+  /** Another process owns the directory: the saved table version this one reads, once opened. */
+  let reader: { name: string; version: number; table: lancedb.Table } | null = null;
   /** Background work (a rebuild, a catch-up, an optimisation), or null. */
   let job: Promise<void> | null = null;
   /** Whether that work is a catch-up short enough for a query to wait for. */
@@ -471,6 +473,53 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
     return ready.cursor >= lastChange();
   }
 
+  /**
+   * When another process owns the directory: the table as that process last saved it, provided the
+   * save holds every change logged so far (a table at the saved version is then exact); undefined
+   * otherwise (the caller takes the exact path). Null: the saved index has no rows.
+   */
+  async function readOnlyView(): Promise<lancedb.Table | null | undefined> {
+    if (closed || owner !== false || Date.now() < retryAt) return undefined;
+    const saved = readSaved();
+    if (saved === null || saved.cursor < lastChange()) return undefined;
+    if (saved.version === 0) return null;
+    if (reader !== null && reader.name === saved.table && reader.version === saved.version) return reader.table;
+    try {
+      const table = await (await connect()).openTable(saved.table);
+      await table.checkout(saved.version);
+      reader?.table.close();
+      reader = { name: saved.table, version: saved.version, table };
+      return table;
+    } catch (error) {
+      retryAt = Date.now() + RETRY_AFTER_MS / 12;
+      options.log?.(`keyword index: the index another process saved could not be read: ${String(error)}`);
+      return undefined;
+    }
+  }
+
+  /**
+   * Why keyword queries cannot use the index right now (they run exactly on FTS5 meanwhile), or
+   * null when it answers: for readiness checks.
+   */
+  function lag(): string | null {
+    if (closed) return null;
+    const last = lastChange();
+    if (owner === false) {
+      const saved = readSaved();
+      return saved !== null && saved.cursor >= last
+        ? null
+        : 'keyword index: kept by another process that has not saved the latest changes; keyword queries scan exactly';
+    }
+    if (Date.now() < retryAt) return 'keyword index: failed recently (see the log); keyword queries scan exactly';
+    if (state === null) {
+      return opening === null ? null : 'keyword index: being built from the database; keyword queries scan exactly';
+    }
+    const behind = last - state.cursor;
+    return behind > options.syncBelow
+      ? `keyword index: ${behind} changes behind, being applied; keyword queries scan exactly`
+      : null;
+  }
+
   /** One look of a following index: open it, or apply what changed, in the background. */
   function follow(): void {
     if (closed || job !== null || Date.now() < retryAt || !ownsDirectory()) return;
@@ -483,6 +532,10 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
     } else if (state !== null && state.unoptimized >= OPTIMIZE_EVERY) {
       const current = state;
       background('optimizing', () => optimize(current));
+    } else if (state !== null && state.unsaved > 0 && state.cursor >= lastChange()) {
+      // Saved when idle, so processes reading this directory see the latest changes.
+      const current = state;
+      background('saving', () => writeStateOf(current), true);
     }
   }
   const follower = options.follow ? setInterval(follow, FOLLOW_EVERY_MS) : null;
@@ -500,10 +553,15 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
       documentIds: readonly string[] | undefined,
       k: number,
     ): Promise<KeywordMatches | null> {
-      if (!(await current())) return null;
-      const answering = state;
-      if (answering === null) return null;
-      const table = answering.table;
+      let table: lancedb.Table | null;
+      if (await current()) {
+        if (state === null) return null;
+        table = state.table;
+      } else {
+        const view = await readOnlyView();
+        if (view === undefined) return null;
+        table = view;
+      }
       if (table === null) return { seqs: [], scores: [], more: false };
       let where = `workspace_id = ${sqlString(workspaceId)}`;
       if (documentIds && documentIds.length > 0) {
@@ -539,6 +597,8 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
     /** The last change logged in the database. */
     lastChange,
 
+    lag,
+
     /** Waits for background work, saves the state (when it changed) and releases the directory. */
     async close(): Promise<void> {
       if (closed) return;
@@ -554,6 +614,8 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
         );
       } finally {
         state = null;
+        reader?.table.close();
+        reader = null;
         connection?.close();
         connection = null;
         if (owner) {

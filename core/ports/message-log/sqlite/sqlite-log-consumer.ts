@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { KbError } from '../../../errors/kb-error.ts';
+import { createFairShares, type FairShares } from '../../../util/fair-shares.ts';
 import type { DeliveredMessage, SubscribeOptions, Subscription } from '../message-log.port.ts';
 import type { OpenSubscription, SqliteLogContext } from './sqlite-log-context.ts';
 import type { MessageRow } from './sqlite-log-schema.ts';
 import { addWaker } from './sqlite-log-wakers.ts';
 
 const FETCH_BATCH = 100;
+/** Messages after the committed position among which fair turns choose (see `SubscribeOptions.shareOf`). */
+const SHARE_WINDOW = 256;
 
 interface PartitionState {
   readonly topic: string;
@@ -19,6 +22,8 @@ interface PartitionState {
   lost: boolean;
   /** After a worker failed: not started again before this instant (epoch ms). */
   notBefore?: number;
+  /** Fair turns among the shares of this partition's waiting messages. */
+  readonly shares: FairShares;
 }
 
 /**
@@ -31,7 +36,8 @@ interface PartitionState {
  *   message in hand is committed; a member that dies keeps its leases until they expire, then the
  *   rest of the group takes over from the last committed offset (at-least-once). Commits are fenced:
  *   a member whose lease was taken over cannot commit.
- * - One partition is worked one message at a time, in offset order; a rejected handler is retried
+ * - One partition is worked one message at a time, in offset order (with `shareOf`: in fair turns
+ *   among the first 256 waiting messages, each key's in order); a rejected handler is retried
  *   after `retryDelayMs` and nothing later on its partition is handled or committed before it.
  * - A new group with `fromBeginning: false` starts at the partition's end and commits that position
  *   at once, so a restart does not skip messages published in between.
@@ -45,7 +51,7 @@ export function createSqliteSubscriber(ctx: SqliteLogContext): (opts: SubscribeO
 
   async function subscribe(opts: SubscribeOptions): Promise<Subscription> {
     assertOpen();
-    const { groupId, handler } = opts;
+    const { groupId, handler, shareOf } = opts;
     const topics = [...new Set(opts.topics)];
     if (topics.length === 0) throw new KbError('bad-request', 'Subscribe to at least one topic');
     for (const topic of topics) {
@@ -103,7 +109,7 @@ export function createSqliteSubscriber(ctx: SqliteLogContext): (opts: SubscribeO
         position = q.head.get(topic, partition)?.next_offset ?? 0;
         q.commit.run(groupId, topic, partition, position, now);
       }
-      return { topic, partition, position, worker: null, revoking: false, lost: false };
+      return { topic, partition, position, worker: null, revoking: false, lost: false, shares: createFairShares() };
     });
 
     function release(st: PartitionState): void {
@@ -124,30 +130,88 @@ export function createSqliteSubscriber(ctx: SqliteLogContext): (opts: SubscribeO
       };
     }
 
-    async function work(st: PartitionState): Promise<void> {
-      while (active(st)) {
-        const rows = q.fetch.all(st.topic, st.partition, st.position, FETCH_BATCH);
-        if (rows.length === 0) return;
-        for (const row of rows) {
-          if (!active(st)) return;
-          for (;;) {
-            let message: DeliveredMessage | undefined;
-            try {
-              message = decode(st.topic, st.partition, row);
-              await handler(message);
-              break;
-            } catch (error) {
-              onError(error, message ? { groupId, phase: 'handler', message } : { groupId, phase: 'handler' });
-              await pause(retryDelayMs);
-              if (!active(st)) return;
-            }
-          }
-          if (abandoned || !commit.immediate(st, row.msg_offset + 1)) {
-            st.lost = true;
-            return;
-          }
-          st.position = row.msg_offset + 1;
+    /** Handles one message, retrying it in place until it succeeds; false when the partition must stop. */
+    async function handleRow(st: PartitionState, row: MessageRow): Promise<boolean> {
+      for (;;) {
+        let message: DeliveredMessage | undefined;
+        const started = performance.now();
+        try {
+          message = decode(st.topic, st.partition, row);
+          await handler(message);
+          if (shareOf) st.shares.charge(shareOf(message), performance.now() - started);
+          return true;
+        } catch (error) {
+          if (shareOf && message) st.shares.charge(shareOf(message), performance.now() - started);
+          onError(error, message ? { groupId, phase: 'handler', message } : { groupId, phase: 'handler' });
+          await pause(retryDelayMs);
+          if (!active(st)) return false;
         }
+      }
+    }
+
+    /** Commits up to `next`; false (the partition is lost) when the lease went elsewhere. */
+    function commitTo(st: PartitionState, next: number): boolean {
+      if (abandoned || !commit.immediate(st, next)) {
+        st.lost = true;
+        return false;
+      }
+      st.position = next;
+      return true;
+    }
+
+    async function work(st: PartitionState): Promise<void> {
+      if (!shareOf) {
+        while (active(st)) {
+          const rows = q.fetch.all(st.topic, st.partition, st.position, FETCH_BATCH);
+          if (rows.length === 0) return;
+          for (const row of rows) {
+            if (!active(st)) return;
+            if (!(await handleRow(st, row))) return;
+            if (!commitTo(st, row.msg_offset + 1)) return;
+          }
+        }
+        return;
+      }
+      // Fair turns: the window after the committed position, the first waiting message of each key
+      // as candidates, the least-served share's first. Handled messages past the first unhandled one
+      // are remembered (and redelivered after a crash) until the position passes them.
+      const handled = new Set<number>();
+      const shareAt = new Map<number, string>();
+      while (active(st)) {
+        const rows = q.fetch.all(st.topic, st.partition, st.position, SHARE_WINDOW);
+        const keys = new Set<string>();
+        const candidates: { row: MessageRow; share: string }[] = [];
+        for (const row of rows) {
+          if (handled.has(row.msg_offset) || keys.has(row.msg_key)) continue;
+          keys.add(row.msg_key);
+          let share = shareAt.get(row.msg_offset);
+          if (share === undefined) {
+            share = shareOfRow(st, row);
+            shareAt.set(row.msg_offset, share);
+          }
+          candidates.push({ row, share });
+        }
+        const next = st.shares.pick(candidates, (c) => c.share);
+        if (!next) return;
+        if (!(await handleRow(st, next.row))) return;
+        handled.add(next.row.msg_offset);
+        let position = st.position;
+        for (const row of rows) {
+          if (!handled.has(row.msg_offset)) break;
+          handled.delete(row.msg_offset);
+          shareAt.delete(row.msg_offset);
+          position = row.msg_offset + 1;
+        }
+        if (position > st.position && !commitTo(st, position)) return;
+      }
+    }
+
+    /** The share of a stored message (an undecodable one is a share of its own: it fails in its handler). */
+    function shareOfRow(st: PartitionState, row: MessageRow): string {
+      try {
+        return shareOf ? shareOf(decode(st.topic, st.partition, row)) : '';
+      } catch {
+        return '';
       }
     }
 
