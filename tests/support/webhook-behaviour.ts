@@ -311,13 +311,27 @@ export function describeWebhookBehaviour(runtime: string, open: OpenTestService)
         );
         if (!current) throw new Error('endpoint missing');
         await store.updateEndpoint({ ...current, failingSinceMs: Date.now() - 6 * 24 * 3600 * 1000 });
-        const seen = receiver.to('/always-500').length;
-        await receiver.waitFor(() => receiver.to('/always-500').length > seen);
+        // The next failed attempt disables it: due now rather than at its (growing) retry time (a
+        // retry already under way may get there first).
+        const [delivery] = await deliveries(failing.id);
+        expect(
+          (await svc.request('POST', `/api/v1/webhooks/${failing.id}/deliveries/${delivery?.id}/retry`)).status,
+        ).toBe(202);
         const read = await until(
           () => svc.request('GET', `/api/v1/webhooks/${failing.id}`),
           (r) => r.body.enabled === false,
         );
         expect(read.body.disabled_reason).toMatch(/failed since .*answered 500/);
+        // Its pending delivery is given up without being sent (made due now, in case the attempt that
+        // disabled the endpoint scheduled another).
+        const seen = receiver.to('/always-500').length;
+        await svc.request('POST', `/api/v1/webhooks/${failing.id}/deliveries/${delivery?.id}/retry`);
+        const [given] = await until(
+          () => deliveries(failing.id),
+          (list) => list[0]?.status === 'failed',
+        );
+        expect(given?.attempt_log.at(-1)?.error).toMatch(/disabled/);
+        expect(receiver.to('/always-500')).toHaveLength(seen);
       });
 
       it('reports deliveries by outcome, their lag and the oldest pending delivery in /metrics', async () => {
