@@ -19,6 +19,7 @@ import { distributedTarget, embeddedTarget, firstLine, type Target } from './lib
 import { apiOverhead } from './scenarios/api-overhead.scenario.ts';
 import { fairnessScenario } from './scenarios/fairness.scenario.ts';
 import { compareRuntimes, ingestLocalModel, ingestOverhead } from './scenarios/ingest.scenario.ts';
+import { notificationsScenario } from './scenarios/notifications.scenario.ts';
 import { scaleOut } from './scenarios/scale-out.scenario.ts';
 import { searchScenario } from './scenarios/search.scenario.ts';
 import { sourcesScenario } from './scenarios/sources.scenario.ts';
@@ -34,6 +35,7 @@ const SCENARIOS = [
   'api',
   'fairness',
   'sources',
+  'notifications',
   'scale-out',
 ] as const;
 
@@ -252,6 +254,9 @@ async function main(): Promise<void> {
         await attempt('sources: folder sync', target.runtime, `${options.sourceFiles} files`, () =>
           sourcesScenario(ctx, target, options.sourceFiles),
         );
+      }
+      if (only.includes('notifications')) {
+        await attempt('notifications', target.runtime, `at 50 docs/s`, () => notificationsScenario(ctx, target));
       }
     }
     compareRuntimes(rows);

@@ -89,6 +89,15 @@ const sharedProperties = {
   /** The embedded data volume: free space kept for the pipeline, and the reserve that lets deletes run on a full disk. */
   storage: Type.Object({ minFreeBytes: Type.Integer(), reserveBytes: Type.Integer() }),
   outbound: Type.Object({ allowPrivate: Type.Boolean() }),
+  /** Webhook deliveries: the first retry delay, when a failing endpoint is disabled, whether `kb serve` dispatches. */
+  webhooks: Type.Object({
+    retryBaseMs: Type.Integer(),
+    timeoutMs: Type.Integer(),
+    disableAfterMs: Type.Integer(),
+    dispatch: Type.Boolean(),
+  }),
+  /** The event stream (`GET /api/v1/events`). */
+  events: Type.Object({ heartbeatMs: Type.Integer() }),
   parsing: Type.Object({
     threads: Type.Integer(),
     taskTimeoutMs: Type.Integer(),

@@ -156,6 +156,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     startupTimeoutMs: int('KB_STARTUP_TIMEOUT_MS'),
     storage: { minFreeBytes: int('KB_MIN_FREE_BYTES'), reserveBytes: int('KB_STORAGE_RESERVE_BYTES') },
     outbound: { allowPrivate: bool('KB_OUTBOUND_ALLOW_PRIVATE') },
+    webhooks: {
+      retryBaseMs: int('KB_WEBHOOK_RETRY_BASE_MS'),
+      timeoutMs: int('KB_WEBHOOK_TIMEOUT_MS'),
+      disableAfterMs: int('KB_WEBHOOK_DISABLE_AFTER_MS'),
+      dispatch: bool('KB_WEBHOOK_DISPATCH'),
+    },
+    events: { heartbeatMs: int('KB_EVENTS_HEARTBEAT_MS') },
     parsing: {
       threads: int('KB_PARSE_THREADS'),
       taskTimeoutMs: int('KB_PARSE_TIMEOUT_MS'),

@@ -74,6 +74,8 @@ export const EVENT_TYPES = {
   embedded: 'kb.document.embedded',
   indexed: 'kb.document.indexed',
   failed: 'kb.document.failed',
+  /** Notifications for clients (webhooks, the event stream): see `notifications.ts`. */
+  notification: 'kb.notification',
 } as const;
 export type EventKind = keyof typeof EVENT_TYPES;
 
@@ -84,6 +86,7 @@ const SCHEMA_FILES: Record<EventKind | 'deadLetter', string> = {
   embedded: 'document-embedded.avsc',
   indexed: 'document-indexed.avsc',
   failed: 'document-failed.avsc',
+  notification: 'notification.avsc',
   deadLetter: 'dead-letter.avsc',
 };
 
@@ -112,6 +115,10 @@ export interface Topics {
   readonly embedded: string;
   readonly indexed: string;
   readonly failed: string;
+  /** Notification events for clients; keyed by subject (a document id). */
+  readonly notification: string;
+  /** The webhook dispatcher's consumer group. */
+  readonly webhooksGroup: string;
   deadLetter(stage: StageName): string;
   group(stage: StageName): string;
 }
@@ -124,6 +131,8 @@ export function topicNames(prefix: string): Topics {
     embedded: `${prefix}${EVENT_TYPES.embedded}`,
     indexed: `${prefix}${EVENT_TYPES.indexed}`,
     failed: `${prefix}${EVENT_TYPES.failed}`,
+    notification: `${prefix}${EVENT_TYPES.notification}`,
+    webhooksGroup: `${prefix}kb.webhooks.dispatch`,
     deadLetter: (stage) => `${prefix}kb.dlq.${stage}`,
     group: (stage) => `${prefix}kb.stage.${stage}`,
   };

@@ -13,6 +13,8 @@ export interface StageLag {
 export interface DeploymentProbe {
   stageLag(): Promise<StageLag[]>;
   documentsByStatus(): Promise<Record<VersionStatus, number>>;
+  /** Pending webhook deliveries: how many, and when the oldest was enqueued (absent: not exported). */
+  webhooksPending?(): Promise<{ count: number; oldestCreatedAtMs: number | null }>;
 }
 
 /**
@@ -30,6 +32,8 @@ export interface Metrics {
   embeddingBatch(texts: number): void;
   /** A request refused by the rate limiter. */
   rateLimited(plan: string): void;
+  /** One webhook delivery attempt by outcome; `lagSeconds` from the event to its delivery when delivered. */
+  webhookDelivery(outcome: 'delivered' | 'retrying' | 'failed', lagSeconds: number | null): void;
   /** The Prometheus text exposition of everything, deployment gauges read now. */
   render(): Promise<{ contentType: string; body: string }>;
 }

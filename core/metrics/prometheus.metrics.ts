@@ -82,6 +82,18 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
       for (const { engine, operation, count } of engineRequestCounts()) this.inc({ engine, operation }, count);
     },
   });
+  const webhookDeliveries = new Counter({
+    name: 'kb_webhook_deliveries_total',
+    help: 'Webhook delivery attempts by outcome: delivered, retrying (failed, another attempt is scheduled) or failed (given up).',
+    labelNames: ['outcome'] as const,
+    registers,
+  });
+  const webhookLag = new Histogram({
+    name: 'kb_webhook_delivery_lag_seconds',
+    help: 'Time from an event (its state committed) to its successful webhook delivery.',
+    buckets: [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 1800, 7200, 86400],
+    registers,
+  });
 
   const probe = options.probe;
   if (probe) {
@@ -126,6 +138,40 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
         });
       },
     });
+    const webhooksPending = probe.webhooksPending?.bind(probe);
+    if (webhooksPending) {
+      let pendingRead: Promise<{ count: number; oldestCreatedAtMs: number | null }> | null = null;
+      /** Both gauges of one scrape share one read. */
+      const readPending = () => {
+        pendingRead ??= webhooksPending().finally(() => {
+          setTimeout(() => {
+            pendingRead = null;
+          }, 0);
+        });
+        return pendingRead;
+      };
+      new Gauge({
+        name: 'kb_webhook_pending_deliveries',
+        help: 'Webhook deliveries not yet delivered or given up (every workspace).',
+        registers,
+        async collect() {
+          await probed('kb_webhook_pending_deliveries', async () => {
+            this.set((await readPending()).count);
+          });
+        },
+      });
+      new Gauge({
+        name: 'kb_webhook_oldest_pending_seconds',
+        help: 'Age of the oldest pending webhook delivery (0 when none is pending).',
+        registers,
+        async collect() {
+          await probed('kb_webhook_oldest_pending_seconds', async () => {
+            const { oldestCreatedAtMs } = await readPending();
+            this.set(oldestCreatedAtMs === null ? 0 : Math.max(0, (Date.now() - oldestCreatedAtMs) / 1000));
+          });
+        },
+      });
+    }
   }
 
   return {
@@ -148,6 +194,10 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
     },
     rateLimited(plan) {
       rateLimited.inc({ plan });
+    },
+    webhookDelivery(outcome, lagSeconds) {
+      webhookDeliveries.inc({ outcome });
+      if (lagSeconds !== null) webhookLag.observe(lagSeconds);
     },
     async render() {
       return { contentType: registry.contentType, body: await registry.metrics() };

@@ -18,12 +18,14 @@ export async function createDistributedPorts(
     { createOpenSearchDocumentStore },
     { createClickHouseAccountStore },
     { createOpenSearchSourceStore },
+    { createClickHouseWebhookStore },
   ] = await Promise.all([
     import('../ports/message-log/kafka.adapter.ts'),
     import('../ports/object-store/s3.adapter.ts'),
     import('../ports/document-store/opensearch.adapter.ts'),
     import('../ports/account-store/clickhouse.adapter.ts'),
     import('../ports/source-store/opensearch.adapter.ts'),
+    import('../ports/webhook-store/clickhouse.adapter.ts'),
   ]);
   // Each step is idempotent (created if missing, kept if there), so any number of processes may
   // start at once; an engine still starting is waited for within KB_STARTUP_TIMEOUT_MS.
@@ -75,7 +77,19 @@ export async function createDistributedPorts(
     const sources = await open('OpenSearch', `create the indexes ${config.opensearch.indexPrefix}-source*`, () =>
       createOpenSearchSourceStore({ url: config.opensearch.url, indexPrefix: config.opensearch.indexPrefix }),
     );
-    return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore, sources }, embeddings);
+    const webhooks = await open('ClickHouse', `create the webhook tables in ${config.clickhouse.database}`, () =>
+      createClickHouseWebhookStore({
+        url: config.clickhouse.url,
+        user: config.clickhouse.user,
+        password: config.clickhouse.password,
+        database: config.clickhouse.database,
+      }),
+    );
+    return withLazyParts(
+      config,
+      { objects, log, logAdmin: log, logTail: log, documents, accountStore, sources, webhooks },
+      embeddings,
+    );
   } catch (error) {
     await Promise.allSettled(opened.map((adapter) => adapter.close()));
     throw error;

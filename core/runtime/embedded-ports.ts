@@ -8,6 +8,7 @@ import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import { createSqliteMessageLog } from '../ports/message-log/sqlite.adapter.ts';
 import { createFilesystemObjectStore } from '../ports/object-store/filesystem.adapter.ts';
 import { createSqliteSourceStore } from '../ports/source-store/sqlite.adapter.ts';
+import { createSqliteWebhookStore } from '../ports/webhook-store/sqlite.adapter.ts';
 import { createDiskGuard } from './disk-guard.ts';
 import { type Ports, withLazyParts } from './runtime-ports.ts';
 
@@ -40,10 +41,15 @@ export async function createEmbeddedPorts(
   // `control.db`: the account store's file keeps the name existing data directories have.
   const accountStore = createSqliteAccountStore({ file: path.join(dir, 'control.db') });
   const sources = createSqliteSourceStore({ file: path.join(dir, 'sources.db') });
+  const webhooks = createSqliteWebhookStore({ file: path.join(dir, 'webhooks.db') });
   const disk = createDiskGuard({
     dir,
     minFreeBytes: config.storage.minFreeBytes,
     reserveBytes: config.storage.reserveBytes,
   });
-  return withLazyParts(config, { objects, log, logAdmin: log, documents, accountStore, sources, disk }, embeddings);
+  return withLazyParts(
+    config,
+    { objects, log, logAdmin: log, logTail: log, documents, accountStore, sources, webhooks, disk },
+    embeddings,
+  );
 }

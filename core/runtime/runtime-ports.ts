@@ -3,9 +3,10 @@ import type { Parser } from '../model/parser.model.ts';
 import type { AccountStore } from '../ports/account-store/account-store.port.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
-import type { MessageLog, MessageLogAdmin } from '../ports/message-log/message-log.port.ts';
+import type { MessageLog, MessageLogAdmin, MessageLogTail } from '../ports/message-log/message-log.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import type { SourceStore } from '../ports/source-store/source-store.port.ts';
+import type { WebhookStore } from '../ports/webhook-store/webhook-store.port.ts';
 import { createParsePool } from '../workers/parse-pool.ts';
 import { createEmbeddingProvider } from './create-embedding-provider.ts';
 import type { DiskGuard } from './disk-guard.ts';
@@ -17,10 +18,14 @@ export interface Ports {
   readonly log: MessageLog;
   /** The same log's admin side: backlogs for the dashboard and metrics, clean-up for tests and benchmarks. */
   readonly logAdmin: MessageLogAdmin;
+  /** The same log read outside consumer groups: the event stream follows the notification topic with it. */
+  readonly logTail: MessageLogTail;
   readonly documents: DocumentStore;
   readonly accountStore: AccountStore;
   /** Sources of synchronisation, their runs and items. */
   readonly sources: SourceStore;
+  /** Webhook endpoints and their deliveries. */
+  readonly webhooks: WebhookStore;
   /** The embedded runtime's data volume (free-space checks, the reserve for deletes); null on the distributed runtime. */
   readonly disk: DiskGuard | null;
   /** Loaded on first use: the API needs it for queries, workers for the embed stage, `kb keys` never. */
@@ -33,7 +38,10 @@ export interface Ports {
 /** Adds the embedding provider and the parse pool, both built on first use, and `close`. */
 export function withLazyParts(
   config: Config,
-  parts: Pick<Ports, 'objects' | 'log' | 'logAdmin' | 'documents' | 'accountStore' | 'sources'> & {
+  parts: Pick<
+    Ports,
+    'objects' | 'log' | 'logAdmin' | 'logTail' | 'documents' | 'accountStore' | 'sources' | 'webhooks'
+  > & {
     readonly disk?: DiskGuard;
   },
   injected?: EmbeddingProvider,
@@ -66,6 +74,7 @@ export function withLazyParts(
         parts.documents.close(),
         parts.accountStore.close(),
         parts.sources.close(),
+        parts.webhooks.close(),
       ]);
     },
   };

@@ -16,6 +16,7 @@ import { createAuditService } from '../services/audit.service.ts';
 import { createChunksService } from '../services/chunks.service.ts';
 import { createDocumentWritesService } from '../services/document-writes.service.ts';
 import { createDocumentsService } from '../services/documents.service.ts';
+import { createEventStreamService } from '../services/event-stream.service.ts';
 import { createHealthService } from '../services/health.service.ts';
 import { createKeysService } from '../services/keys.service.ts';
 import { createLeftoversService } from '../services/leftovers.service.ts';
@@ -31,6 +32,8 @@ import { createVersionsService } from '../services/versions.service.ts';
 import { createStages, type StageDeps } from '../stages/pipeline-stages.ts';
 import { runStage } from '../stages/stage-runner.ts';
 import { retryStartUp } from '../util/start-up-retry.ts';
+import { startWebhookDispatcher, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
+import { createWebhooksService } from '../webhooks/webhooks.service.ts';
 import { createDistributedPorts } from './distributed-ports.ts';
 import { createEmbeddedPorts } from './embedded-ports.ts';
 import type { Ports } from './runtime-ports.ts';
@@ -76,6 +79,11 @@ export interface RuntimeOptions {
    * process's API run in it on the embedded runtime whatever this says.
    */
   readonly runSources?: boolean;
+  /**
+   * Run the webhook dispatcher in this process: consume the notification topic and deliver to the
+   * endpoints (`kb serve` does, unless `KB_WEBHOOK_DISPATCH=false`).
+   */
+  readonly dispatchWebhooks?: boolean;
 }
 
 export function serviceVersion(): string {
@@ -116,6 +124,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     probe: {
       stageLag: () => readStageLag(ports.logAdmin, topics),
       documentsByStatus: () => ports.documents.countDocumentsByStatus(),
+      webhooksPending: () => ports.webhooks.pendingSummary(),
     },
   });
   const keys = createKeysService({ accountStore: ports.accountStore, cacheMs: config.keyCacheMs });
@@ -194,7 +203,18 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       batchSize: config.embedding.batchSize,
     }),
     retention: createRetentionService({ documents: ports.documents, accountStore: ports.accountStore }),
+    webhooks: createWebhooksService({
+      store: ports.webhooks,
+      policy: config.outbound,
+      wake: () => dispatcher?.wake(),
+    }),
+    events: createEventStreamService({
+      logTail: ports.logTail,
+      topic: topics.notification,
+      heartbeatMs: config.events.heartbeatMs,
+    }),
   };
+  let dispatcher: WebhookDispatcher | undefined;
 
   const running: Subscription[] = [];
   const stageNames: StageName[] = [];
@@ -247,6 +267,27 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   }
 
   if (options.runSources) await sourceParts.start();
+  const startDispatcher = async () => {
+    dispatcher = await retryStartUp(
+      ports.log.kind,
+      "start the webhook dispatcher's consumer",
+      () =>
+        startWebhookDispatcher({
+          log: ports.log,
+          store: ports.webhooks,
+          topic: topics.notification,
+          groupId: topics.webhooksGroup,
+          policy: config.outbound,
+          retryBaseMs: config.webhooks.retryBaseMs,
+          timeoutMs: config.webhooks.timeoutMs,
+          disableAfterMs: config.webhooks.disableAfterMs,
+          userAgent: `kb-document-service/${serviceVersion()} (webhooks)`,
+          logger,
+          observer: { delivery: (outcome, lag) => metrics.webhookDelivery(outcome, lag) },
+        }),
+      { boundMs: config.startupTimeoutMs },
+    );
+  };
 
   let closed = false;
   const runtime: Runtime = {
@@ -264,7 +305,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       closed = true;
       clearInterval(sweepTimer);
       await sourceParts.close();
-      await Promise.allSettled(running.map((s) => s.stop()));
+      await Promise.allSettled([...running.map((s) => s.stop()), dispatcher?.stop()]);
       await sweeping;
       await rateLimiter.close();
       await keys.close();
@@ -273,6 +314,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   };
   try {
     await startStages(initial);
+    if (options.dispatchWebhooks) await startDispatcher();
   } catch (error) {
     await runtime.close();
     throw error;

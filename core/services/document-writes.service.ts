@@ -1,3 +1,4 @@
+import { documentNotification, publishNotification } from '../events/notifications.ts';
 import type { DocumentRecord, Metadata, VersionRecord } from '../model/document-records.model.ts';
 import type { DocumentView, UploadView } from '../model/response-views.model.ts';
 import { storageKeys } from '../util/storage-keys.ts';
@@ -152,12 +153,26 @@ export function createDocumentWritesService(
         await objects.deletePrefix(storageKeys.documentPrefix(ctx.workspaceId, documentId));
         const latest = doc?.latest ?? versions[0] ?? null;
         await freeing(() => writer.audit(ctx, 'purge', documentId, latest?.version ?? null, latest, null, null));
+        await publishNotification(
+          deps.log,
+          deps.topics.notification,
+          documentNotification(
+            'document.purged',
+            { id: documentId, workspaceId: ctx.workspaceId, source: doc?.source ?? '' },
+            latest,
+          ),
+        );
         return;
       }
       if (!doc) throw documentNotFound(documentId);
       const deleted = await freeing(() => documents.softDelete(ctx.workspaceId, documentId, isoNow()));
       if (!deleted) throw documentNotFound(documentId);
       await freeing(() => writer.audit(ctx, 'delete', documentId, doc.latestVersion, doc.latest, null, null));
+      await publishNotification(
+        deps.log,
+        deps.topics.notification,
+        documentNotification('document.deleted', deleted, deleted.latest, deleted.deletedAt ?? undefined),
+      );
     },
 
     async reprocess(ctx, documentId) {

@@ -21,9 +21,11 @@ import type {
   SearchView,
 } from '../model/response-views.model.ts';
 import type { SearchFilters } from '../model/search-filters.model.ts';
+import type { WebhooksService } from '../webhooks/webhooks.service.ts';
 import type { ChunksService } from './chunks.service.ts';
 import type { DocumentWritesService } from './document-writes.service.ts';
 import type { DocumentsService } from './documents.service.ts';
+import type { EventStreamService } from './event-stream.service.ts';
 import type { HealthService } from './health.service.ts';
 import type { PipelineOverviewService } from './pipeline-overview.service.ts';
 import type { ReindexService } from './reindex.service.ts';
@@ -171,4 +173,6 @@ export interface Services {
   readonly health: HealthService;
   readonly reindex: ReindexService;
   readonly retention: RetentionService;
+  readonly webhooks: WebhooksService;
+  readonly events: EventStreamService;
 }

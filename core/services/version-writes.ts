@@ -5,6 +5,7 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import type { DocumentUploaded, Topics } from '../events/events.ts';
+import { notifyVersionSettled } from '../events/notify-version.ts';
 import { publishEvent } from '../events/publish-event.ts';
 import type { AuditAction } from '../model/account-records.model.ts';
 import type { Metadata, VersionRecord } from '../model/document-records.model.ts';
@@ -125,6 +126,11 @@ export function createVersionWriter(deps: VersionWriterDeps): VersionWriter {
         tokens: source.tokens,
         embeddingModel: source.embeddingModel,
       });
+      await notifyVersionSettled(
+        { log, documents, topic: topics.notification },
+        { workspaceId: target.workspaceId, documentId: target.documentId, version: target.version },
+        'completed',
+      );
       return true;
     },
   };

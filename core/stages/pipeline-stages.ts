@@ -13,6 +13,7 @@ import type {
   StageName,
   Topics,
 } from '../events/events.ts';
+import { notifyVersionSettled } from '../events/notify-version.ts';
 import { publishEvent } from '../events/publish-event.ts';
 import type { VersionRecord } from '../model/document-records.model.ts';
 import type { Parser } from '../model/parser.model.ts';
@@ -120,6 +121,11 @@ async function settleCancelled(deps: StageDeps, event: EventBase, stage: StageNa
     status: 'failed',
     error: { ...error, stage, attempts: 1, at: isoNow() },
   });
+  await notifyVersionSettled(
+    { log: deps.log, documents: deps.documents, topic: deps.topics.notification },
+    { workspaceId: event.workspace_id, documentId: event.document_id, version: event.version },
+    'failed',
+  );
 }
 
 /**
@@ -325,6 +331,12 @@ export function createIndexStage(deps: StageDeps): StageDefinition<DocumentEmbed
       model: event.model,
       served,
     });
+    // The version is searchable now: tell clients (a redelivered event completes and tells again).
+    await notifyVersionSettled(
+      { log: deps.log, documents: deps.documents, topic: deps.topics.notification },
+      { workspaceId: event.workspace_id, documentId: event.document_id, version: event.version },
+      'completed',
+    );
   });
 }
 

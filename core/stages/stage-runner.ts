@@ -3,6 +3,7 @@ import type { Config } from '../config/config.ts';
 import { toKbError } from '../errors/kb-error.ts';
 import { deliveredEvent } from '../events/delivered-event.ts';
 import type { DeadLetter, DocumentFailed, EventBase, Topics } from '../events/events.ts';
+import { notifyVersionSettled } from '../events/notify-version.ts';
 import { publishEvent } from '../events/publish-event.ts';
 import type { Logger } from '../model/logger.model.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
@@ -23,7 +24,8 @@ export interface StageRunnerDeps {
  * exponential backoff while the error is retriable (without limit for `insufficient-storage`: a full
  * disk heals when space is freed, so it never fails a version); then, or at once for a non-retriable error,
  * the event goes to the stage's dead-letter topic, the version becomes `failed` with
- * `error {code, message, stage, attempts, at}`, and `kb.document.failed` is published.
+ * `error {code, message, stage, attempts, at}`, and `kb.document.failed` and the
+ * `document.version.failed` notification are published.
  * A version that already completed is never marked failed by a replayed event (only the dead
  * letter records it). The message is committed only after one of those outcomes is durable; if
  * even recording the failure fails, the handler rejects and the log redelivers the message later.
@@ -149,4 +151,9 @@ async function recordFailure<E extends EventBase>(
     attempts,
   };
   await publishEvent(deps.log, deps.topics.failed, documentId, failed);
+  await notifyVersionSettled(
+    { log: deps.log, documents: deps.documents, topic: deps.topics.notification },
+    { workspaceId: updated.workspaceId, documentId, version },
+    'failed',
+  );
 }

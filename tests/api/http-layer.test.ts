@@ -71,6 +71,18 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
       changePassword: unexpected,
       count: unexpected,
     },
+    events: { open: unexpected, heartbeatMs: 1000 },
+    webhooks: {
+      eventTypes: [],
+      create: unexpected,
+      list: unexpected,
+      get: unexpected,
+      update: unexpected,
+      remove: unexpected,
+      sendTest: unexpected,
+      deliveries: unexpected,
+      retry: unexpected,
+    },
     usage: { lastHour: unexpected },
     pipeline: { overview: unexpected },
     keys: {

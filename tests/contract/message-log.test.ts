@@ -14,6 +14,7 @@ import {
   type SqliteMessageLogOptions,
 } from '../../core/ports/message-log/sqlite.adapter.ts';
 import { CONTRACT_EVENT_SCHEMA, describeMessageLogContract } from './message-log.contract.ts';
+import { describeMessageLogTailContract } from './message-log-tail.contract.ts';
 
 const LEASE_MS = 1500;
 
@@ -325,4 +326,12 @@ describe('sqlite message log shared by two processes', () => {
       4,
     );
   }, 120_000);
+});
+
+describeMessageLogTailContract('sqlite', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'kb-log-tail-'));
+  return {
+    log: createSqliteMessageLog({ file: path.join(dir, 'log.db') }),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
 });

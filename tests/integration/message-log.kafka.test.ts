@@ -15,6 +15,7 @@ import type {
   Subscription,
 } from '../../core/ports/message-log/message-log.port.ts';
 import { CONTRACT_EVENT_SCHEMA, describeMessageLogContract } from '../contract/message-log.contract.ts';
+import { describeMessageLogTailContract } from '../contract/message-log-tail.contract.ts';
 
 const config = loadConfig();
 if (config.runtime !== 'distributed' || config.schemaRegistryUrl === null) {
@@ -52,6 +53,11 @@ describeMessageLogContract('kafka', async () => ({
   async cleanup() {
     // The contract deletes its topics (and with them their subjects) through the log.
   },
+}));
+
+describeMessageLogTailContract('kafka', async () => ({
+  log: await createKafkaMessageLog(options()),
+  async cleanup() {},
 }));
 
 async function registryGet(path: string): Promise<{ status: number; body: unknown }> {

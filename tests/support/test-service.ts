@@ -32,6 +32,8 @@ export interface TestServiceOptions extends TestRuntimeOptions {
   readonly dataDir?: string;
   /** Folder of the built dashboard to serve (default: the real build). */
   readonly dashboardDir?: string;
+  /** Run the webhook dispatcher in the service (as `kb serve` does); off by default. */
+  readonly dispatchWebhooks?: boolean;
 }
 
 export type TestService = TestApi;
@@ -47,6 +49,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     runtime: {
       stages: options.stages ?? 'all',
       ...(options.embeddings ? { embeddings: options.embeddings } : {}),
+      dispatchWebhooks: options.dispatchWebhooks ?? false,
     },
     async serve(config, rt) {
       const server = await startServer({

@@ -3,6 +3,7 @@ import { DOCUMENT_EXAMPLES } from './documents.examples.ts';
 import { SEARCH_EXAMPLES } from './search.examples.ts';
 import { SOURCE_EXAMPLES } from './sources.examples.ts';
 import { VERSION_EXAMPLES } from './versions.examples.ts';
+import { WEBHOOK_EXAMPLES } from './webhooks.examples.ts';
 
 /**
  * Examples of every request and response body of the OpenAPI document, keyed by operation id
@@ -21,6 +22,7 @@ export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   ...SEARCH_EXAMPLES,
   ...ADMIN_EXAMPLES,
   ...SOURCE_EXAMPLES,
+  ...WEBHOOK_EXAMPLES,
 };
 
 /** One problem+json example per error status. */

@@ -53,6 +53,8 @@ async function openApiPlugin(app: FastifyInstance, opts: OpenApiPluginOptions) {
           name: 'sources',
           description: 'Sources of synchronisation (folders, web pages, S3 buckets) and their sync runs',
         },
+        { name: 'webhooks', description: 'Signed webhook endpoints and their deliveries' },
+        { name: 'events', description: 'Live stream of document events (Server-Sent Events)' },
         { name: 'health', description: 'Liveness and readiness (no key needed)' },
         { name: 'errors', description: 'Pages explaining each problem kind' },
       ],

@@ -8,9 +8,11 @@ import authPlugin from '../plugins/auth.plugin.ts';
 import auditRoutes from './audit.routes.ts';
 import chunksRoutes from './chunks.routes.ts';
 import documentsRoutes, { type RoutesOptions } from './documents.routes.ts';
+import eventsRoutes from './events.routes.ts';
 import searchRoutes from './search.routes.ts';
 import sourcesRoutes from './sources.routes.ts';
 import versionsRoutes from './versions.routes.ts';
+import webhooksRoutes from './webhooks.routes.ts';
 
 const v1Routes: FastifyPluginAsync<RoutesOptions> = async (app, opts) => {
   // Only the services go down: passing `opts` on would repeat this plugin's prefix.
@@ -32,6 +34,8 @@ const v1Routes: FastifyPluginAsync<RoutesOptions> = async (app, opts) => {
   await app.register(searchRoutes, deps);
   await app.register(auditRoutes, deps);
   await app.register(sourcesRoutes, deps);
+  await app.register(webhooksRoutes, deps);
+  await app.register(eventsRoutes, deps);
 };
 
 export default v1Routes;

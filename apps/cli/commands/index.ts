@@ -10,6 +10,7 @@ import { modelsCommand } from './models.command.ts';
 import { serveCommand, workerCommand } from './serve.command.ts';
 import { sourcesCommand } from './sources.command.ts';
 import { usersCommand } from './users.command.ts';
+import { webhooksCommand } from './webhooks.command.ts';
 
 const configCommand: Command = {
   summary: 'Print every configuration variable with its default and meaning',
@@ -40,6 +41,7 @@ export const COMMANDS: Record<string, Command> = {
   users: usersCommand,
   ingest: ingestCommand,
   sources: sourcesCommand,
+  webhooks: webhooksCommand,
   schemas: schemasCommand,
   reindex: reindexCommand,
   retention: retentionCommand,

@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { sleep } from '../../../core/util/time.ts';
 import { type Command, print } from './command.ts';
 import { collectFiles, INGEST_EXTENSIONS, type SkippedPath } from './ingest-files.ts';
+import { followDocuments } from './ingest-follow.ts';
 import { progressBar } from './progress.ts';
 import { checkService, networkProblem } from './service-client.ts';
 
@@ -72,7 +73,7 @@ export const ingestCommand: Command = {
     '  --key          an API key with write permission (default KB_API_KEY, else KB_KEY)\n' +
     '  --concurrency  uploads in flight, 1–64\n' +
     '  --metadata     a JSON object given to every document\n' +
-    '  --wait         follow every document until it is completed or failed\n' +
+    '  --wait         follow every document until it is completed or failed (told by the event stream)\n' +
     '  --json         print one JSON object (uploaded, skipped, failed, processed) instead of text',
   async run(args, { config, out, err }) {
     const { values, positionals } = parseArgs({
@@ -160,7 +161,7 @@ export const ingestCommand: Command = {
 
     let processed: { completed: number; failed: number } | undefined;
     if (values.wait && uploaded.length > 0) {
-      processed = await follow(uploaded, options, failed);
+      processed = await followDocuments(uploaded, options, failed);
       if (!values.json) {
         print(out, `Processed ${processed.completed} of ${uploaded.length} documents; ${processed.failed} failed.`);
       }
@@ -207,46 +208,4 @@ async function uploadOne(file: string, options: IngestOptions): Promise<UploadOu
       keyRefused: response.status === 401 || response.status === 403,
     };
   }
-}
-
-/** Polls every uploaded document until it is completed or failed; failures join `failed`. */
-async function follow(
-  uploaded: readonly Uploaded[],
-  options: IngestOptions,
-  failed: Failed[],
-): Promise<{ completed: number; failed: number }> {
-  const waiting = progressBar('Processing');
-  waiting.start(uploaded.length);
-  const pending = new Map(uploaded.map((u) => [u.document_id, u.file]));
-  let completed = 0;
-  let failures = 0;
-  while (pending.size > 0) {
-    for (const [id, file] of [...pending]) {
-      const response = await fetch(`${options.base}/api/v1/documents/${id}`, {
-        headers: { 'X-API-Key': options.key },
-      }).catch(() => null);
-      if (response === null) continue;
-      if (response.status === 429) {
-        await sleep(Number(response.headers.get('retry-after') ?? '1') * 1000);
-        continue;
-      }
-      const doc = (await response.json().catch(() => ({}))) as { status?: string; error?: { code: string } | null };
-      if (response.status === 404) {
-        pending.delete(id);
-        failures++;
-        failed.push({ file, reason: 'deleted while it was being processed' });
-      } else if (doc.status === 'completed' || doc.status === 'failed') {
-        pending.delete(id);
-        if (doc.status === 'completed') completed++;
-        else {
-          failures++;
-          failed.push({ file, reason: `ingestion failed (${doc.error?.code ?? 'unknown'})` });
-        }
-      } else continue;
-      waiting.increment(path.basename(file));
-    }
-    if (pending.size > 0) await sleep(500);
-  }
-  waiting.stop();
-  return { completed, failed: failures };
 }

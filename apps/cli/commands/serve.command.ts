@@ -83,6 +83,7 @@ export const serveCommand: Command = {
       followKeywordIndex: true,
       // Sync runs are pipeline work: processes running stages run them (and the schedules).
       runSources: stages.length > 0,
+      dispatchWebhooks: config.webhooks.dispatch,
     });
     try {
       await warnOnModelChange(runtime, err);

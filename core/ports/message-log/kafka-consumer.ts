@@ -45,7 +45,7 @@ function headerText(value: IHeaders[string]): string | null {
   return Buffer.isBuffer(last) ? last.toString('utf8') : String(last);
 }
 
-function headersOf(headers: IHeaders | undefined): Record<string, string> {
+export function headersOf(headers: IHeaders | undefined): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers ?? {})) {
     const text = headerText(value);

@@ -7,7 +7,15 @@ import { type KafkaLogSink, quietLogCreator, stderrKafkaLogSink } from './kafka-
 import { createCoalescingSender } from './kafka-producer.ts';
 import { createTopicSchemas, type SchemaCompatibility, type TopicSchema } from './kafka-registry.ts';
 import { countKafkaRequests } from './kafka-request-count.ts';
-import type { MessageLog, MessageLogAdmin, OutgoingMessage, Subscription, TopicSpec } from './message-log.port.ts';
+import { type KafkaTail, startKafkaTail } from './kafka-tail.ts';
+import type {
+  MessageLog,
+  MessageLogAdmin,
+  MessageLogTail,
+  OutgoingMessage,
+  Subscription,
+  TopicSpec,
+} from './message-log.port.ts';
 
 export type { SchemaCompatibility } from './kafka-registry.ts';
 
@@ -120,6 +128,8 @@ function lazy(connect: () => Promise<void>): () => Promise<void> {
  *   (not written through the registry, unknown schema id) are logged and skipped.
  * - `lag` compares the group's committed offsets with the partitions' end offsets (a partition
  *   the group has not committed on counts from its earliest retained offset).
+ * - `tail` reads a topic in a consumer group of its own that never commits (see `kafka-tail.ts`);
+ *   joining it takes a group round trip, so a tail starts within about a second.
  * - `deleteTopics` deletes the topics and their subjects.
  * - `ping` checks both the broker (describeCluster) and the registry.
  * - `close()` leaves every group at once, without waiting for handlers in flight: their messages
@@ -127,7 +137,9 @@ function lazy(connect: () => Promise<void>): () => Promise<void> {
  *   for a graceful shutdown.
  * - An unreachable or unresponsive broker or registry rejects with retriable `engine-unavailable`.
  */
-export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Promise<MessageLog & MessageLogAdmin> {
+export async function createKafkaMessageLog(
+  options: KafkaMessageLogOptions,
+): Promise<MessageLog & MessageLogAdmin & MessageLogTail> {
   if (options.brokers.length === 0)
     throw new KbError('config-invalid', 'The Kafka message log needs at least one broker');
   if (!options.schemaRegistryUrl)
@@ -186,6 +198,7 @@ export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Pr
   const connectAdmin = lazy(() => admin.connect());
   const connectProducer = lazy(() => producer.connect());
   const subscriptions = new Set<KafkaSubscription>();
+  const tails = new Set<KafkaTail>();
   let closed = false;
 
   function assertOpen(): void {
@@ -224,7 +237,7 @@ export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Pr
     }
   }
 
-  const log: MessageLog & MessageLogAdmin = {
+  const log: MessageLog & MessageLogAdmin & MessageLogTail = {
     kind: 'Kafka',
 
     async ensureTopics(specs) {
@@ -311,6 +324,19 @@ export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Pr
       return handle;
     },
 
+    async tail(tailOptions) {
+      assertOpen();
+      await connectAdmin().catch((error: unknown) => {
+        throw kafkaError(error, `tail topic ${tailOptions.topic}`);
+      });
+      const started = await startKafkaTail(
+        { kafka, admin, schemas, logger, clientId: options.clientId, onEnd: (ended) => tails.delete(ended) },
+        tailOptions,
+      );
+      tails.add(started);
+      return { stop: () => started.stop() };
+    },
+
     async lag(groupId, topic) {
       assertOpen();
       const [committed, ends] = await adminCall(`read the lag of group ${groupId} on ${topic}`, () =>
@@ -381,7 +407,10 @@ export async function createKafkaMessageLog(options: KafkaMessageLogOptions): Pr
     async close() {
       if (closed) return;
       closed = true;
-      await Promise.allSettled([...subscriptions].map((subscription) => subscription.abandon()));
+      await Promise.allSettled([
+        ...[...subscriptions].map((subscription) => subscription.abandon()),
+        ...[...tails].map((tail) => tail.abandon()),
+      ]);
       await Promise.allSettled([producer.disconnect(), admin.disconnect()]);
     },
   };

@@ -96,6 +96,32 @@ export interface MessageLog {
   close(): Promise<void>;
 }
 
+export interface TailOptions {
+  readonly topic: string;
+  /**
+   * Start, on each partition, at the first message appended at or after this instant (epoch
+   * milliseconds); absent, only messages appended from now on are read.
+   */
+  readonly sinceMs?: number;
+  /** Called once per message, one call at a time; a rejection ends the tail. */
+  readonly handler: (message: DeliveredMessage) => Promise<void>;
+  /** Called once if the tail ends by itself (its handler rejected, or reading failed), with the error. */
+  readonly onEnd?: (error: unknown) => void;
+}
+
+/**
+ * Reading a topic outside any consumer group, for live views (the event stream): a tail sees
+ * every message of every partition of its topic from its start on, in offset order within a
+ * partition (partitions interleave in no stated order), commits nothing and holds nothing back
+ * (retention ignores it). A message that retention removed before the tail reached it is not
+ * delivered. `stop()` ends it without waiting for anything but the handler call in flight.
+ * Outside the contract: positions before the oldest retained message, and how soon after its
+ * publish a message reaches the tail (each adapter states its bound).
+ */
+export interface MessageLogTail {
+  tail(options: TailOptions): Promise<Subscription>;
+}
+
 /**
  * Operations on a message log outside the event path: progress reporting (the dashboard's stage
  * backlogs), metrics (consumer lag), and clean-up in tests and benchmarks. Every adapter implements

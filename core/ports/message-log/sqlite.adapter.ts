@@ -1,16 +1,17 @@
-import type { MessageLog, MessageLogAdmin } from './message-log.port.ts';
+import type { MessageLog, MessageLogAdmin, MessageLogTail } from './message-log.port.ts';
 import { createSqliteLogAdmin } from './sqlite/sqlite-log-admin.ts';
 import { createSqliteSubscriber } from './sqlite/sqlite-log-consumer.ts';
 import { openLogContext } from './sqlite/sqlite-log-context.ts';
 import type { SqliteMessageLogOptions } from './sqlite/sqlite-log-options.ts';
 import { createSqlitePublisher } from './sqlite/sqlite-log-publisher.ts';
 import { startSqliteLogRetention } from './sqlite/sqlite-log-retention.ts';
+import { createSqliteTail } from './sqlite/sqlite-log-tail.ts';
 
 export { murmur2, partitionForKey } from './sqlite/key-partitioner.ts';
 export type { MessageLogErrorContext, SqliteMessageLogOptions } from './sqlite/sqlite-log-options.ts';
 
 /** The SQLite message log, with its retention sweep exposed for operators and tests. */
-export interface SqliteMessageLog extends MessageLog, MessageLogAdmin {
+export interface SqliteMessageLog extends MessageLog, MessageLogAdmin, MessageLogTail {
   /** Deletes messages older than `retentionMs` that every committing group has consumed; returns how many. */
   sweepRetention(now?: number): number;
 }
@@ -38,6 +39,8 @@ export interface SqliteMessageLog extends MessageLog, MessageLogAdmin {
  *   graceful shutdown.
  * - Durability: WAL with `synchronous=NORMAL` — a resolved `publish` or commit survives a process
  *   crash; an operating-system crash or power loss may lose the last transactions.
+ * - Tails (`tail`) keep their positions in memory and read like consumers (every `pollIntervalMs`,
+ *   at once on a publish in this process); they hold no lease and commit nothing.
  * - Retention: see {@link SqliteMessageLogOptions.retentionMs}. `lag` counts, per partition, from the
  *   group's committed offset (or the oldest retained message where it has none) to the end.
  *
@@ -56,6 +59,7 @@ export function createSqliteMessageLog(options: SqliteMessageLogOptions): Sqlite
     kind: 'SQLite log',
     ...publisher,
     subscribe,
+    tail: createSqliteTail(ctx),
     ...admin,
     sweepRetention: retention.sweepRetention,
 
