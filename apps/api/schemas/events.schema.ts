@@ -21,5 +21,5 @@ export const EventsQuery = Type.Object({
 export const EventStreamResponse = {
   description:
     'Server-Sent Events: each event has `id` (for `Last-Event-ID`), `event` (its type) and `data` (JSON: `{type, timestamp, data}` as webhooks carry it); a `:` comment line every `KB_EVENTS_HEARTBEAT_MS` keeps an idle stream open.',
-  content: { 'text/event-stream': { schema: Type.String() } },
+  content: { 'text/event-stream': { schema: Type.String({ title: 'EventStream' }) } },
 };

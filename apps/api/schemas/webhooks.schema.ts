@@ -21,7 +21,7 @@ export const CreateWebhookBody = Type.Object(
     events: EventTypes,
     description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'CreateWebhookRequest' },
 );
 
 export const UpdateWebhookBody = Type.Object(
@@ -34,7 +34,7 @@ export const UpdateWebhookBody = Type.Object(
       Type.Boolean({ description: '`true` replaces the signing secret; the answer shows the new one, once.' }),
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false, title: 'UpdateWebhookRequest' },
 );
 
 export const WebhookIdParams = Type.Object({ id: Type.String({ description: 'Webhook endpoint id.' }) });
@@ -65,10 +65,10 @@ export const WebhookEndpoint = Type.Object(
       }),
     ),
   },
-  { description: 'A webhook endpoint.' },
+  { title: 'WebhookEndpoint', description: 'A webhook endpoint.' },
 );
 
-export const WebhookList = Type.Object({ webhooks: Type.Array(WebhookEndpoint) });
+export const WebhookList = Type.Object({ webhooks: Type.Array(WebhookEndpoint) }, { title: 'WebhookList' });
 
 export const WebhookDelivery = Type.Object(
   {
@@ -92,7 +92,7 @@ export const WebhookDelivery = Type.Object(
       }),
     ),
   },
-  { description: 'One event to deliver to the endpoint, with its attempts.' },
+  { title: 'WebhookDelivery', description: 'One event to deliver to the endpoint, with its attempts.' },
 );
 
-export const DeliveryList = Type.Object({ deliveries: Type.Array(WebhookDelivery) });
+export const DeliveryList = Type.Object({ deliveries: Type.Array(WebhookDelivery) }, { title: 'WebhookDeliveryList' });
