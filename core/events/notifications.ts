@@ -7,6 +7,7 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { DocumentRecord, VersionRecord } from '../model/document-records.model.ts';
 import type { MessageLog } from '../ports/message-log/message-log.port.ts';
+import type { RunRecord, SourceRecord } from '../ports/source-store/source-store.port.ts';
 import { isoNow } from '../util/time.ts';
 
 /**
@@ -18,6 +19,8 @@ export const NOTIFICATION_TYPES = [
   'document.version.failed',
   'document.deleted',
   'document.purged',
+  'source.sync.completed',
+  'source.sync.failed',
 ] as const;
 export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
@@ -68,6 +71,39 @@ export function documentNotification(
         ...(type === 'document.version.failed'
           ? { error: { code: error?.code ?? 'unknown', detail: error?.message ?? '', stage: error?.stage ?? null } }
           : {}),
+      },
+    },
+  };
+}
+
+/**
+ * The event of a finished sync run (`source.sync.completed` or `source.sync.failed`), about the
+ * source: its id, name and kind, the run with its counts and, for a failed run, its first error.
+ */
+export function sourceRunNotification(
+  source: Pick<SourceRecord, 'id' | 'workspaceId' | 'name' | 'kind'>,
+  run: Pick<RunRecord, 'id' | 'status' | 'startedAt' | 'finishedAt' | 'counts' | 'errors'>,
+): Notification {
+  const failed = run.status === 'failed';
+  const first = run.errors[0];
+  return {
+    id: uuidv7(),
+    workspaceId: source.workspaceId,
+    subject: source.id,
+    payload: {
+      type: failed ? 'source.sync.failed' : 'source.sync.completed',
+      timestamp: run.finishedAt ?? isoNow(),
+      data: {
+        workspace_id: source.workspaceId,
+        source_id: source.id,
+        source: source.name,
+        kind: source.kind,
+        run_id: run.id,
+        status: run.status,
+        started_at: run.startedAt,
+        finished_at: run.finishedAt,
+        counts: run.counts,
+        ...(failed ? { error: { code: first?.code ?? 'unknown', detail: first?.detail ?? '' } } : {}),
       },
     },
   };

@@ -1,6 +1,8 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { Config } from '../config/config.ts';
 import { KbError } from '../errors/kb-error.ts';
+import { topicNames } from '../events/events.ts';
+import { publishNotification, sourceRunNotification } from '../events/notifications.ts';
 import { type SourceSyncRequested, sourceSyncTopics } from '../events/source-events.ts';
 import type { Logger } from '../model/logger.model.ts';
 import type { Subscription } from '../ports/message-log/message-log.port.ts';
@@ -121,6 +123,9 @@ export function createSourceParts(deps: {
     staleMs: settings.runStaleMs,
     logger,
     ...(distributed ? { dispatch: publishRun } : {}),
+    // Webhooks and the event stream hear of every finished run.
+    onRunEnded: (source, run) =>
+      publishNotification(ports.log, topicNames(config.topicPrefix).notification, sourceRunNotification(source, run)),
   });
   const sources = createSourcesService({
     store: ports.sources,

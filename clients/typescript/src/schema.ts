@@ -299,6 +299,223 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/sources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sources of the workspace, by name */
+        get: operations["listSources"];
+        put?: never;
+        /**
+         * Create a source of synchronisation
+         * @description A folder on the server, web pages or an S3 bucket kept in sync with the knowledge base: every change at the source becomes a new version. 409 when the name is taken; 422 for a folder outside the allowed roots or a web or S3 target the outbound policy refuses (loopback, private, link-local).
+         */
+        post: operations["createSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sources/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One source with its last run */
+        get: operations["getSource"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a source
+         * @description Its documents stay unless `delete_documents=true` (then they are deleted, not purged). 409 while a run is going.
+         */
+        delete: operations["deleteSource"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a source
+         * @description The name and kind stay. New patterns, metadata and location apply from the next run; new S3 credentials replace the stored ones.
+         */
+        patch: operations["updateSource"];
+        trace?: never;
+    };
+    "/api/v1/sources/{id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Start a sync run now
+         * @description Answers at once; follow the run at `/sources/{id}/runs/{run_id}`. One run per source at a time: while one is going, 409 naming it.
+         */
+        post: operations["syncSource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sources/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Runs of a source, newest first */
+        get: operations["listSourceRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/sources/{id}/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One run with its counts and errors */
+        get: operations["getSourceRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List webhook endpoints */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Add a webhook endpoint
+         * @description Deliveries are signed per Standard Webhooks (`webhook-id`, `webhook-timestamp`, `webhook-signature`) with the returned `secret`, shown only in this answer.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get a webhook endpoint */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove a webhook endpoint
+         * @description Its pending deliveries are given up.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /** Change, disable, enable a webhook endpoint or rotate its secret */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a webhook.test event
+         * @description Queued and delivered like any event; follow it in the deliveries.
+         */
+        post: operations["testWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Deliveries of a webhook endpoint, newest first, with their attempts */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/webhooks/{id}/deliveries/{delivery_id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Attempt a delivery again now */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live stream of document events (Server-Sent Events)
+         * @description The events of the key's workspace as they are committed: `document.version.completed`, `document.version.failed`, `document.deleted`, `document.purged`. Reconnecting with `Last-Event-ID` resumes after that event, as far back as the log retains events (7 days by default); an event may come twice around a resume.
+         */
+        get: operations["streamEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -389,6 +606,51 @@ export interface components {
             window: number;
             chunks: components["schemas"]["Chunk"][];
         };
+        /** CreateSourceRequest */
+        CreateSourceRequest: {
+            /** @description Unique in the workspace; becomes the `source` of every document the source synchronises. */
+            name: string;
+            /**
+             * @description What is synchronised: a `folder` on the server, `web` pages, or an `s3` bucket.
+             * @enum {string}
+             */
+            kind: "folder" | "web" | "s3";
+            /** @description `folder`: an absolute directory on the server, under one of the roots the operator allows (KB_SOURCE_FOLDER_ROOTS); `..` segments and symlinks leading outside are refused (422). */
+            path?: string;
+            /** @description `web`: the pages to keep in sync (or give `sitemap`). */
+            urls?: string[];
+            /** @description `web`: a sitemap (or sitemap index, followed one level) whose `<loc>` pages are kept in sync. */
+            sitemap?: string;
+            /** @description `s3`: the S3-compatible endpoint, e.g. `https://s3.eu-west-1.amazonaws.com`. */
+            endpoint?: string;
+            /** @description `s3`: the bucket. */
+            bucket?: string;
+            /** @description `s3`: only keys under this prefix (patterns match the rest). */
+            prefix?: string;
+            /** @description `s3`: the region, when it matters. */
+            region?: string;
+            /** @description `s3`: with `secret_key`; stored encrypted, never shown. */
+            access_key?: string;
+            /** @description `s3`: with `access_key`; stored encrypted, never shown. */
+            secret_key?: string;
+            /** @description Glob patterns (`**`, `*.md`, `{a,b}`) over the item's path, object key or URL; only matching items are synchronised (default: every non-hidden item). */
+            include?: string[];
+            /** @description Glob patterns (`**`, `*.md`, `{a,b}`) over the item's path, object key or URL; matching items are left out. */
+            exclude?: string[];
+            /** @description Metadata given to every document of the source (to the versions a sync writes from now on). */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            schedule?: string | null;
+        };
+        /** CreateWebhookRequest */
+        CreateWebhookRequest: {
+            /** @description http(s) URL receiving POSTs. Loopback, private and link-local targets are refused (422) unless the operator set KB_OUTBOUND_ALLOW_PRIVATE=true. */
+            url: string;
+            /** @description Event types the endpoint receives; `["*"]` for every type (including types added later). */
+            events: ("document.version.completed" | "document.version.failed" | "document.deleted" | "document.purged" | "*")[];
+            description?: string | null;
+        };
         /**
          * DiffEntry
          * @description One difference between the two versions, by chunk.
@@ -410,8 +672,9 @@ export interface components {
             name: string;
             /** @description Detected type of the latest version. */
             mime_type: string;
-            /** @description Where the document comes from (`upload` unless the upload named one). */
+            /** @description Where the document comes from: `upload` unless the upload named one, or the name of the source of synchronisation that keeps it. */
             source: string;
+            source_item?: string | null;
             status: components["schemas"]["VersionStatus"];
             version: number;
             metadata: components["schemas"]["Metadata"];
@@ -458,8 +721,9 @@ export interface components {
             name: string;
             /** @description Detected type of the latest version. */
             mime_type: string;
-            /** @description Where the document comes from (`upload` unless the upload named one). */
+            /** @description Where the document comes from: `upload` unless the upload named one, or the name of the source of synchronisation that keeps it. */
             source: string;
+            source_item?: string | null;
             status: components["schemas"]["VersionStatus"];
             version: number;
             metadata: components["schemas"]["Metadata"];
@@ -500,6 +764,8 @@ export interface components {
             tokens: number;
             chunk_count: number;
         };
+        /** EventStream */
+        EventStream: string;
         /** FieldError */
         FieldError: {
             field: string;
@@ -748,6 +1014,150 @@ export interface components {
             semantic: number;
         };
         /**
+         * Source
+         * @description A source of synchronisation and its last run.
+         */
+        Source: {
+            /** Format: uuid */
+            id: string;
+            name: string;
+            /** @enum {string} */
+            kind: "folder" | "s3" | "web";
+            /** @description `folder`: the directory, symlinks resolved. */
+            path?: string;
+            /** @description `web`: the pages. */
+            urls?: string[];
+            /** @description `web`: the sitemap. */
+            sitemap?: string;
+            /** @description `s3`: the endpoint. */
+            endpoint?: string;
+            bucket?: string;
+            prefix?: string;
+            region?: string | null;
+            /**
+             * @description `s3`: whether credentials are stored (encrypted). They are never shown.
+             * @enum {string}
+             */
+            credentials?: "stored" | "none";
+            include: string[];
+            exclude: string[];
+            metadata: {
+                [key: string]: unknown;
+            };
+            schedule: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /**
+             * @description The last run's status.
+             * @enum {string}
+             */
+            status: "never_synced" | "running" | "completed" | "failed";
+            last_run: components["schemas"]["SourceRun"] | null;
+        };
+        /** SourceList */
+        SourceList: {
+            sources: components["schemas"]["Source"][];
+        };
+        /**
+         * SourceRun
+         * @description One synchronisation run of a source.
+         */
+        SourceRun: {
+            /** Format: uuid */
+            run_id: string;
+            /** Format: uuid */
+            source_id: string;
+            /** @enum {string} */
+            status: "running" | "completed" | "failed";
+            allow_mass_delete: boolean;
+            /** Format: date-time */
+            started_at: string;
+            finished_at: string | null;
+            counts: {
+                /** @description Items the source listed (matching the patterns). */
+                seen: number;
+                /** @description New documents. */
+                created: number;
+                /** @description New versions of documents whose item changed. */
+                updated: number;
+                unchanged: number;
+                /** @description Documents deleted (not purged) because their item is gone. */
+                deleted: number;
+                /** @description Items that failed (listed in `errors`); the run goes on. */
+                failed: number;
+                /** @description Documents whose item is gone but which were kept: too many would have been deleted. */
+                deletions_held: number;
+            };
+            /** @description At most 200 entries; `counts.failed` counts them all. */
+            errors: {
+                item: string | null;
+                code: string;
+                detail: string;
+            }[];
+        };
+        /** SourceRunList */
+        SourceRunList: {
+            /** @description Newest first. */
+            runs: components["schemas"]["SourceRun"][];
+        };
+        /**
+         * SyncStarted
+         * @description The run that was started.
+         */
+        SyncStarted: {
+            /** Format: uuid */
+            run_id: string;
+            /** @enum {string} */
+            status: "running";
+        };
+        /**
+         * UpdateSourceRequest
+         * @description The name and kind stay; what is given replaces what was there.
+         */
+        UpdateSourceRequest: {
+            /** @description `folder`: an absolute directory on the server, under one of the roots the operator allows (KB_SOURCE_FOLDER_ROOTS); `..` segments and symlinks leading outside are refused (422). */
+            path?: string;
+            /** @description `web`: the pages to keep in sync (or give `sitemap`). */
+            urls?: string[];
+            /** @description `web`: a sitemap (or sitemap index, followed one level) whose `<loc>` pages are kept in sync. */
+            sitemap?: string;
+            /** @description `s3`: the S3-compatible endpoint, e.g. `https://s3.eu-west-1.amazonaws.com`. */
+            endpoint?: string;
+            /** @description `s3`: the bucket. */
+            bucket?: string;
+            /** @description `s3`: only keys under this prefix (patterns match the rest). */
+            prefix?: string;
+            /** @description `s3`: the region, when it matters. */
+            region?: string;
+            /** @description `s3`: with `secret_key`; stored encrypted, never shown. */
+            access_key?: string;
+            /** @description `s3`: with `access_key`; stored encrypted, never shown. */
+            secret_key?: string;
+            /** @description Glob patterns (`**`, `*.md`, `{a,b}`) over the item's path, object key or URL; only matching items are synchronised. */
+            include?: string[];
+            /** @description Glob patterns (`**`, `*.md`, `{a,b}`) over the item's path, object key or URL; matching items are left out. */
+            exclude?: string[];
+            /** @description Metadata given to every document of the source (to the versions a sync writes from now on). */
+            metadata?: {
+                [key: string]: unknown;
+            };
+            schedule?: string | null;
+        };
+        /** UpdateWebhookRequest */
+        UpdateWebhookRequest: {
+            /** @description http(s) URL receiving POSTs. Loopback, private and link-local targets are refused (422) unless the operator set KB_OUTBOUND_ALLOW_PRIVATE=true. */
+            url?: string;
+            /** @description Event types the endpoint receives; `["*"]` for every type (including types added later). */
+            events?: ("document.version.completed" | "document.version.failed" | "document.deleted" | "document.purged" | "*")[];
+            description?: string | null;
+            /** @description `false` disables the endpoint; `true` enables it again. */
+            enabled?: boolean;
+            /** @description `true` replaces the signing secret; the answer shows the new one, once. */
+            rotate_secret?: boolean;
+        };
+        /**
          * UploadForm
          * @description Unknown form fields are refused (422).
          */
@@ -864,6 +1274,61 @@ export interface components {
          * @enum {string}
          */
         VersionStatus: "pending" | "processing" | "completed" | "failed";
+        /**
+         * WebhookDelivery
+         * @description One event to deliver to the endpoint, with its attempts.
+         */
+        WebhookDelivery: {
+            id: string;
+            endpoint_id: string;
+            /** @description The `webhook-id` header of every attempt. */
+            event_id: string;
+            event_type: string;
+            /** @description What the event is about (the endpoint id for a test event). */
+            document_id: string;
+            /** @enum {string} */
+            status: "pending" | "delivered" | "failed";
+            attempts: number;
+            next_attempt_at: string | null;
+            /** Format: date-time */
+            created_at: string;
+            delivered_at: string | null;
+            attempt_log: {
+                attempt: number;
+                /** Format: date-time */
+                at: string;
+                status_code: number | null;
+                error: string | null;
+                duration_ms: number;
+            }[];
+        };
+        /** WebhookDeliveryList */
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+        };
+        /**
+         * WebhookEndpoint
+         * @description A webhook endpoint.
+         */
+        WebhookEndpoint: {
+            id: string;
+            url: string;
+            events: string[];
+            description: string | null;
+            enabled: boolean;
+            disabled_reason: string | null;
+            failing_since: string | null;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            updated_at: string;
+            /** @description `whsec_` + base64 of 32 random bytes. Only in the answer that created or rotated it. */
+            secret?: string;
+        };
+        /** WebhookList */
+        WebhookList: {
+            webhooks: components["schemas"]["WebhookEndpoint"][];
+        };
     };
     responses: {
         /** @description Bad request: invalid or missing query or path parameters, a malformed body, or an unusable upload. */
@@ -2285,6 +2750,1003 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["AuditLog"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sources": [
+                     *         {
+                     *           "id": "019abf10-3c2e-7d41-9a6b-2f1e8c7d5a30",
+                     *           "name": "handbook",
+                     *           "kind": "folder",
+                     *           "path": "/srv/shared/handbook",
+                     *           "include": [
+                     *             "**\/*.md"
+                     *           ],
+                     *           "exclude": [
+                     *             "drafts/**"
+                     *           ],
+                     *           "metadata": {
+                     *             "team": "ops"
+                     *           },
+                     *           "schedule": "PT15M",
+                     *           "created_at": "2026-03-02T08:09:58.004Z",
+                     *           "updated_at": "2026-03-02T08:09:58.004Z",
+                     *           "status": "completed",
+                     *           "last_run": {
+                     *             "run_id": "019abf10-5a7c-7b12-8e3d-9c4f1a2b6d71",
+                     *             "source_id": "019abf10-3c2e-7d41-9a6b-2f1e8c7d5a30",
+                     *             "status": "completed",
+                     *             "allow_mass_delete": false,
+                     *             "started_at": "2026-03-02T08:10:00.120Z",
+                     *             "finished_at": "2026-03-02T08:10:01.870Z",
+                     *             "counts": {
+                     *               "seen": 42,
+                     *               "created": 3,
+                     *               "updated": 1,
+                     *               "unchanged": 37,
+                     *               "deleted": 0,
+                     *               "failed": 1,
+                     *               "deletions_held": 0
+                     *             },
+                     *             "errors": [
+                     *               {
+                     *                 "item": "images/logo.png",
+                     *                 "code": "unsupported-type",
+                     *                 "detail": "Unsupported file type image/png. Allowed types: text/plain, text/markdown, text/csv, application/json, application/pdf, application/vnd.openxmlformats-officedocument.wordprocessingml.document, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet."
+                     *               }
+                     *             ]
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SourceList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "handbook",
+                 *       "kind": "folder",
+                 *       "path": "/srv/shared/handbook",
+                 *       "include": [
+                 *         "**\/*.md"
+                 *       ],
+                 *       "exclude": [
+                 *         "drafts/**"
+                 *       ],
+                 *       "metadata": {
+                 *         "team": "ops"
+                 *       },
+                 *       "schedule": "PT15M"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateSourceRequest"];
+            };
+        };
+        responses: {
+            /** @description A source of synchronisation and its last run. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019abf10-3c2e-7d41-9a6b-2f1e8c7d5a30",
+                     *       "name": "handbook",
+                     *       "kind": "folder",
+                     *       "path": "/srv/shared/handbook",
+                     *       "include": [
+                     *         "**\/*.md"
+                     *       ],
+                     *       "exclude": [
+                     *         "drafts/**"
+                     *       ],
+                     *       "metadata": {
+                     *         "team": "ops"
+                     *       },
+                     *       "schedule": "PT15M",
+                     *       "created_at": "2026-03-02T08:09:58.004Z",
+                     *       "updated_at": "2026-03-02T08:09:58.004Z",
+                     *       "status": "never_synced",
+                     *       "last_run": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Source"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Source id (UUID). An id that is not a UUID is simply not found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A source of synchronisation and its last run. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019abf10-3c2e-7d41-9a6b-2f1e8c7d5a30",
+                     *       "name": "handbook",
+                     *       "kind": "folder",
+                     *       "path": "/srv/shared/handbook",
+                     *       "include": [
+                     *         "**\/*.md"
+                     *       ],
+                     *       "exclude": [
+                     *         "drafts/**"
+                     *       ],
+                     *       "metadata": {
+                     *         "team": "ops"
+                     *       },
+                     *       "schedule": "PT15M",
+                     *       "created_at": "2026-03-02T08:09:58.004Z",
+                     *       "updated_at": "2026-03-02T08:09:58.004Z",
+                     *       "status": "completed",
+                     *       "last_run": {
+                     *         "run_id": "019abf10-5a7c-7b12-8e3d-9c4f1a2b6d71",
+                     *         "source_id": "019abf10-3c2e-7d41-9a6b-2f1e8c7d5a30",
+                     *         "status": "completed",
+                     *         "allow_mass_delete": false,
+                     *         "started_at": "2026-03-02T08:10:00.120Z",
+                     *         "finished_at": "2026-03-02T08:10:01.870Z",
+                     *         "counts": {
+                     *           "seen": 42,
+                     *           "created": 3,
+                     *           "updated": 1,
+                     *           "unchanged": 37,
+                     *           "deleted": 0,
+                     *           "failed": 1,
+                     *           "deletions_held": 0
+                     *         },
+                     *         "errors": [
+                     *           {
+                     *             "item": "images/logo.png",
+                     *             "code": "unsupported-type",
+                     *             "detail": "Unsupported file type image/png. Allowed types: text/plain, text/markdown, text/csv, application/json, application/pdf, application/vnd.openxmlformats-officedocument.wordprocessingml.document, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet."
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Source"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteSource: {
+        parameters: {
+            query?: {
+                /** @description Also delete (not purge) the documents of the source. */
+                delete_documents?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Source id (UUID). An id that is not a UUID is simply not found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateSource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Source id (UUID). An id that is not a UUID is simply not found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description The name and kind stay; what is given replaces what was there. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "schedule": "PT1H",
+                 *       "exclude": [
+                 *         "drafts/**",
+                 *         "archive/**"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateSourceRequest"];
+            };
+        };
+        responses: {
+            /** @description A source of synchronisation and its last run. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "019abf10-3c2e-7d41-9a6b-2f1e8c7d5a30",
+                     *       "name": "handbook",
+                     *       "kind": "folder",
+                     *       "path": "/srv/shared/handbook",
+                     *       "include": [
+                     *         "**\/*.md"
+                     *       ],
+                     *       "exclude": [
+                     *         "drafts/**",
+                     *         "archive/**"
+                     *       ],
+                     *       "metadata": {
+                     *         "team": "ops"
+                     *       },
+                     *       "schedule": "PT1H",
+                     *       "created_at": "2026-03-02T08:09:58.004Z",
+                     *       "updated_at": "2026-03-02T09:00:00.000Z",
+                     *       "status": "completed",
+                     *       "last_run": {
+                     *         "run_id": "019abf10-5a7c-7b12-8e3d-9c4f1a2b6d71",
+                     *         "source_id": "019abf10-3c2e-7d41-9a6b-2f1e8c7d5a30",
+                     *         "status": "completed",
+                     *         "allow_mass_delete": false,
+                     *         "started_at": "2026-03-02T08:10:00.120Z",
+                     *         "finished_at": "2026-03-02T08:10:01.870Z",
+                     *         "counts": {
+                     *           "seen": 42,
+                     *           "created": 3,
+                     *           "updated": 1,
+                     *           "unchanged": 37,
+                     *           "deleted": 0,
+                     *           "failed": 1,
+                     *           "deletions_held": 0
+                     *         },
+                     *         "errors": [
+                     *           {
+                     *             "item": "images/logo.png",
+                     *             "code": "unsupported-type",
+                     *             "detail": "Unsupported file type image/png. Allowed types: text/plain, text/markdown, text/csv, application/json, application/pdf, application/vnd.openxmlformats-officedocument.wordprocessingml.document, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet."
+                     *           }
+                     *         ]
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Source"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    syncSource: {
+        parameters: {
+            query?: {
+                /** @description Let this run delete documents even when more than KB_SOURCE_MAX_DELETE_FRACTION of the source would go. */
+                allow_mass_delete?: boolean;
+            };
+            header?: never;
+            path: {
+                /** @description Source id (UUID). An id that is not a UUID is simply not found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run that was started. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "run_id": "019abf10-5a7c-7b12-8e3d-9c4f1a2b6d71",
+                     *       "status": "running"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SyncStarted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSourceRuns: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Source id (UUID). An id that is not a UUID is simply not found. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "runs": [
+                     *         {
+                     *           "run_id": "019abf10-5a7c-7b12-8e3d-9c4f1a2b6d71",
+                     *           "source_id": "019abf10-3c2e-7d41-9a6b-2f1e8c7d5a30",
+                     *           "status": "completed",
+                     *           "allow_mass_delete": false,
+                     *           "started_at": "2026-03-02T08:10:00.120Z",
+                     *           "finished_at": "2026-03-02T08:10:01.870Z",
+                     *           "counts": {
+                     *             "seen": 42,
+                     *             "created": 3,
+                     *             "updated": 1,
+                     *             "unchanged": 37,
+                     *             "deleted": 0,
+                     *             "failed": 1,
+                     *             "deletions_held": 0
+                     *           },
+                     *           "errors": [
+                     *             {
+                     *               "item": "images/logo.png",
+                     *               "code": "unsupported-type",
+                     *               "detail": "Unsupported file type image/png. Allowed types: text/plain, text/markdown, text/csv, application/json, application/pdf, application/vnd.openxmlformats-officedocument.wordprocessingml.document, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet."
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SourceRunList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSourceRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Source id (UUID). */
+                id: string;
+                /** @description Run id (UUID). */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One synchronisation run of a source. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "run_id": "019abf10-5a7c-7b12-8e3d-9c4f1a2b6d71",
+                     *       "source_id": "019abf10-3c2e-7d41-9a6b-2f1e8c7d5a30",
+                     *       "status": "completed",
+                     *       "allow_mass_delete": false,
+                     *       "started_at": "2026-03-02T08:10:00.120Z",
+                     *       "finished_at": "2026-03-02T08:10:01.870Z",
+                     *       "counts": {
+                     *         "seen": 42,
+                     *         "created": 3,
+                     *         "updated": 1,
+                     *         "unchanged": 37,
+                     *         "deleted": 0,
+                     *         "failed": 1,
+                     *         "deletions_held": 0
+                     *       },
+                     *       "errors": [
+                     *         {
+                     *           "item": "images/logo.png",
+                     *           "code": "unsupported-type",
+                     *           "detail": "Unsupported file type image/png. Allowed types: text/plain, text/markdown, text/csv, application/json, application/pdf, application/vnd.openxmlformats-officedocument.wordprocessingml.document, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet."
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["SourceRun"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhooks": [
+                     *         {
+                     *           "id": "6b0d8a52-3f1e-4c2a-9a55-0f6b1c2d3e4f",
+                     *           "url": "https://hooks.example.com/kb",
+                     *           "events": [
+                     *             "document.version.completed",
+                     *             "document.version.failed"
+                     *           ],
+                     *           "description": "Re-index the chat bot",
+                     *           "enabled": true,
+                     *           "disabled_reason": null,
+                     *           "failing_since": null,
+                     *           "created_at": "2026-03-02T08:00:12.345Z",
+                     *           "updated_at": "2026-03-02T08:00:12.345Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.com/kb",
+                 *       "events": [
+                 *         "document.version.completed",
+                 *         "document.version.failed"
+                 *       ],
+                 *       "description": "Re-index the chat bot"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description A webhook endpoint. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6b0d8a52-3f1e-4c2a-9a55-0f6b1c2d3e4f",
+                     *       "url": "https://hooks.example.com/kb",
+                     *       "events": [
+                     *         "document.version.completed",
+                     *         "document.version.failed"
+                     *       ],
+                     *       "description": "Re-index the chat bot",
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "failing_since": null,
+                     *       "created_at": "2026-03-02T08:00:12.345Z",
+                     *       "updated_at": "2026-03-02T08:00:12.345Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw/7EqHj9HYvo="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook endpoint id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A webhook endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6b0d8a52-3f1e-4c2a-9a55-0f6b1c2d3e4f",
+                     *       "url": "https://hooks.example.com/kb",
+                     *       "events": [
+                     *         "document.version.completed",
+                     *         "document.version.failed"
+                     *       ],
+                     *       "description": "Re-index the chat bot",
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "failing_since": null,
+                     *       "created_at": "2026-03-02T08:00:12.345Z",
+                     *       "updated_at": "2026-03-02T08:00:12.345Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook endpoint id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook endpoint id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rotate_secret": true
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description A webhook endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "6b0d8a52-3f1e-4c2a-9a55-0f6b1c2d3e4f",
+                     *       "url": "https://hooks.example.com/kb",
+                     *       "events": [
+                     *         "document.version.completed",
+                     *         "document.version.failed"
+                     *       ],
+                     *       "description": "Re-index the chat bot",
+                     *       "enabled": true,
+                     *       "disabled_reason": null,
+                     *       "failing_since": null,
+                     *       "created_at": "2026-03-02T08:00:12.345Z",
+                     *       "updated_at": "2026-03-03T09:00:00.000Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw/7EqHj9HYvo="
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEndpoint"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    testWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook endpoint id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One event to deliver to the endpoint, with its attempts. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f9c1e20-5b7a-4d1e-8c2b-9a0e1f2d3c4b",
+                     *       "endpoint_id": "6b0d8a52-3f1e-4c2a-9a55-0f6b1c2d3e4f",
+                     *       "event_id": "0199f1c2-8b10-7e55-a1c3-4d6f2b9e0a17",
+                     *       "event_type": "webhook.test",
+                     *       "document_id": "6b0d8a52-3f1e-4c2a-9a55-0f6b1c2d3e4f",
+                     *       "status": "pending",
+                     *       "attempts": 0,
+                     *       "next_attempt_at": "2026-03-02T08:01:00.000Z",
+                     *       "created_at": "2026-03-02T08:00:14.100Z",
+                     *       "delivered_at": null,
+                     *       "attempt_log": []
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Webhook endpoint id. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "3f9c1e20-5b7a-4d1e-8c2b-9a0e1f2d3c4b",
+                     *           "endpoint_id": "6b0d8a52-3f1e-4c2a-9a55-0f6b1c2d3e4f",
+                     *           "event_id": "0199f1c2-8b10-7e55-a1c3-4d6f2b9e0a17",
+                     *           "event_type": "document.version.completed",
+                     *           "document_id": "0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20",
+                     *           "status": "delivered",
+                     *           "attempts": 2,
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-03-02T08:00:14.100Z",
+                     *           "delivered_at": "2026-03-02T08:00:19.412Z",
+                     *           "attempt_log": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "at": "2026-03-02T08:00:14.120Z",
+                     *               "status_code": 503,
+                     *               "error": "The receiver answered 503.",
+                     *               "duration_ms": 41
+                     *             },
+                     *             {
+                     *               "attempt": 2,
+                     *               "at": "2026-03-02T08:00:19.380Z",
+                     *               "status_code": 200,
+                     *               "error": null,
+                     *               "duration_ms": 32
+                     *             }
+                     *           ]
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Webhook endpoint id. */
+                id: string;
+                /** @description Delivery id. */
+                delivery_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One event to deliver to the endpoint, with its attempts. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f9c1e20-5b7a-4d1e-8c2b-9a0e1f2d3c4b",
+                     *       "endpoint_id": "6b0d8a52-3f1e-4c2a-9a55-0f6b1c2d3e4f",
+                     *       "event_id": "0199f1c2-8b10-7e55-a1c3-4d6f2b9e0a17",
+                     *       "event_type": "document.version.completed",
+                     *       "document_id": "0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20",
+                     *       "status": "pending",
+                     *       "attempts": 2,
+                     *       "next_attempt_at": "2026-03-02T09:00:00.000Z",
+                     *       "created_at": "2026-03-02T08:00:14.100Z",
+                     *       "delivered_at": "2026-03-02T08:00:19.412Z",
+                     *       "attempt_log": [
+                     *         {
+                     *           "attempt": 1,
+                     *           "at": "2026-03-02T08:00:14.120Z",
+                     *           "status_code": 503,
+                     *           "error": "The receiver answered 503.",
+                     *           "duration_ms": 41
+                     *         },
+                     *         {
+                     *           "attempt": 2,
+                     *           "at": "2026-03-02T08:00:19.380Z",
+                     *           "status_code": 200,
+                     *           "error": null,
+                     *           "duration_ms": 32
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamEvents: {
+        parameters: {
+            query?: {
+                /** @description Comma-separated event types to receive (default: all): document.version.completed, document.version.failed, document.deleted, document.purged. */
+                types?: string;
+                /** @description Only events of this document. */
+                document_id?: string;
+                /** @description Resume after this event id; the `Last-Event-ID` header does the same (and wins). */
+                last_event_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Server-Sent Events: each event has `id` (for `Last-Event-ID`), `event` (its type) and `data` (JSON: `{type, timestamp, data}` as webhooks carry it); a `:` comment line every `KB_EVENTS_HEARTBEAT_MS` keeps an idle stream open. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example retry: 3000
+                     *     : connected
+                     *
+                     *     id: 1772438414100-0199f1c2-8b10-7e55-a1c3-4d6f2b9e0a17
+                     *     event: document.version.completed
+                     *     data: {"type":"document.version.completed","timestamp":"2026-03-02T08:00:14.098Z","data":{"workspace_id":"default","document_id":"0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20","version":1,"status":"completed","name":"notes.md","source":"api"}}
+                     */
+                    "text/event-stream": components["schemas"]["EventStream"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -11,6 +11,11 @@ from .check_status import CheckStatus
 from .chunk import Chunk
 from .chunk_list import ChunkList
 from .chunk_window import ChunkWindow
+from .create_source_request import CreateSourceRequest
+from .create_source_request_kind import CreateSourceRequestKind
+from .create_source_request_metadata import CreateSourceRequestMetadata
+from .create_webhook_request import CreateWebhookRequest
+from .create_webhook_request_events_item import CreateWebhookRequestEventsItem
 from .document import Document
 from .document_list import DocumentList
 from .document_list_item import DocumentListItem
@@ -51,6 +56,23 @@ from .search_response import SearchResponse
 from .search_response_mode import SearchResponseMode
 from .search_result import SearchResult
 from .search_weights import SearchWeights
+from .source import Source
+from .source_credentials import SourceCredentials
+from .source_kind import SourceKind
+from .source_list import SourceList
+from .source_metadata import SourceMetadata
+from .source_run import SourceRun
+from .source_run_counts import SourceRunCounts
+from .source_run_errors_item import SourceRunErrorsItem
+from .source_run_list import SourceRunList
+from .source_run_status import SourceRunStatus
+from .source_status import SourceStatus
+from .sync_started import SyncStarted
+from .sync_started_status import SyncStartedStatus
+from .update_source_request import UpdateSourceRequest
+from .update_source_request_metadata import UpdateSourceRequestMetadata
+from .update_webhook_request import UpdateWebhookRequest
+from .update_webhook_request_events_item import UpdateWebhookRequestEventsItem
 from .upload_form import UploadForm
 from .upload_form_metadata import UploadFormMetadata
 from .upload_result import UploadResult
@@ -61,6 +83,12 @@ from .version_comparison import VersionComparison
 from .version_detail import VersionDetail
 from .version_list import VersionList
 from .version_status import VersionStatus
+from .webhook_delivery import WebhookDelivery
+from .webhook_delivery_attempt_log_item import WebhookDeliveryAttemptLogItem
+from .webhook_delivery_list import WebhookDeliveryList
+from .webhook_delivery_status import WebhookDeliveryStatus
+from .webhook_endpoint import WebhookEndpoint
+from .webhook_list import WebhookList
 
 __all__ = (
     "AddedChunk",
@@ -74,6 +102,11 @@ __all__ = (
     "Chunk",
     "ChunkList",
     "ChunkWindow",
+    "CreateSourceRequest",
+    "CreateSourceRequestKind",
+    "CreateSourceRequestMetadata",
+    "CreateWebhookRequest",
+    "CreateWebhookRequestEventsItem",
     "Document",
     "DocumentList",
     "DocumentListItem",
@@ -114,6 +147,23 @@ __all__ = (
     "SearchResponseMode",
     "SearchResult",
     "SearchWeights",
+    "Source",
+    "SourceCredentials",
+    "SourceKind",
+    "SourceList",
+    "SourceMetadata",
+    "SourceRun",
+    "SourceRunCounts",
+    "SourceRunErrorsItem",
+    "SourceRunList",
+    "SourceRunStatus",
+    "SourceStatus",
+    "SyncStarted",
+    "SyncStartedStatus",
+    "UpdateSourceRequest",
+    "UpdateSourceRequestMetadata",
+    "UpdateWebhookRequest",
+    "UpdateWebhookRequestEventsItem",
     "UploadForm",
     "UploadFormMetadata",
     "UploadResult",
@@ -124,4 +174,10 @@ __all__ = (
     "VersionDetail",
     "VersionList",
     "VersionStatus",
+    "WebhookDelivery",
+    "WebhookDeliveryAttemptLogItem",
+    "WebhookDeliveryList",
+    "WebhookDeliveryStatus",
+    "WebhookEndpoint",
+    "WebhookList",
 )

@@ -30,7 +30,8 @@ class Document:
         document_id (UUID):
         name (str): File name of the latest version.
         mime_type (str): Detected type of the latest version.
-        source (str): Where the document comes from (`upload` unless the upload named one).
+        source (str): Where the document comes from: `upload` unless the upload named one, or the name of the source of
+            synchronisation that keeps it.
         status (VersionStatus):
         version (int):
         metadata (Metadata): Free-form key-value pairs (JSON object).
@@ -43,6 +44,7 @@ class Document:
         storage_url (str):
         served_version (int | None):
         error (IngestError | None):
+        source_item (None | str | Unset):
         progress (IngestProgress | Unset): Present while the version is `processing`: how far its ingestion is.
     """
 
@@ -63,6 +65,7 @@ class Document:
     storage_url: str
     served_version: int | None
     error: IngestError | None
+    source_item: None | str | Unset = UNSET
     progress: IngestProgress | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
@@ -108,6 +111,12 @@ class Document:
         else:
             error = self.error
 
+        source_item: None | str | Unset
+        if isinstance(self.source_item, Unset):
+            source_item = UNSET
+        else:
+            source_item = self.source_item
+
         progress: dict[str, Any] | Unset = UNSET
         if not isinstance(self.progress, Unset):
             progress = self.progress.to_dict()
@@ -135,6 +144,8 @@ class Document:
                 "error": error,
             }
         )
+        if source_item is not UNSET:
+            field_dict["source_item"] = source_item
         if progress is not UNSET:
             field_dict["progress"] = progress
 
@@ -200,6 +211,15 @@ class Document:
 
         error = _parse_error(d.pop("error"))
 
+        def _parse_source_item(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        source_item = _parse_source_item(d.pop("source_item", UNSET))
+
         _progress = d.pop("progress", UNSET)
         progress: IngestProgress | Unset
         if isinstance(_progress, Unset):
@@ -225,6 +245,7 @@ class Document:
             storage_url=storage_url,
             served_version=served_version,
             error=error,
+            source_item=source_item,
             progress=progress,
         )
 

@@ -2,13 +2,14 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any, Self, TypeVar
+from typing import TYPE_CHECKING, Any, Self, TypeVar, cast
 from uuid import UUID
 
 from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.version_status import VersionStatus
+from ..types import UNSET, Unset
 
 if TYPE_CHECKING:
     from ..models.document_stats import DocumentStats
@@ -27,13 +28,15 @@ class DocumentListItem:
         document_id (UUID):
         name (str): File name of the latest version.
         mime_type (str): Detected type of the latest version.
-        source (str): Where the document comes from (`upload` unless the upload named one).
+        source (str): Where the document comes from: `upload` unless the upload named one, or the name of the source of
+            synchronisation that keeps it.
         status (VersionStatus):
         version (int):
         metadata (Metadata): Free-form key-value pairs (JSON object).
         stats (DocumentStats):
         created_at (datetime.datetime):
         updated_at (datetime.datetime):
+        source_item (None | str | Unset):
     """
 
     id: UUID
@@ -47,6 +50,7 @@ class DocumentListItem:
     stats: DocumentStats
     created_at: datetime.datetime
     updated_at: datetime.datetime
+    source_item: None | str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
@@ -72,6 +76,12 @@ class DocumentListItem:
 
         updated_at = self.updated_at.isoformat()
 
+        source_item: None | str | Unset
+        if isinstance(self.source_item, Unset):
+            source_item = UNSET
+        else:
+            source_item = self.source_item
+
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
         field_dict.update(
@@ -89,6 +99,8 @@ class DocumentListItem:
                 "updated_at": updated_at,
             }
         )
+        if source_item is not UNSET:
+            field_dict["source_item"] = source_item
 
         return field_dict
 
@@ -120,6 +132,15 @@ class DocumentListItem:
 
         updated_at = datetime.datetime.fromisoformat(d.pop("updated_at"))
 
+        def _parse_source_item(data: object) -> None | str | Unset:
+            if data is None:
+                return data
+            if isinstance(data, Unset):
+                return data
+            return cast(None | str | Unset, data)
+
+        source_item = _parse_source_item(d.pop("source_item", UNSET))
+
         document_list_item = cls(
             id=id,
             document_id=document_id,
@@ -132,6 +153,7 @@ class DocumentListItem:
             stats=stats,
             created_at=created_at,
             updated_at=updated_at,
+            source_item=source_item,
         )
 
         document_list_item.additional_properties = d

@@ -1,0 +1,212 @@
+from http import HTTPStatus
+from typing import Any
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.create_source_request import CreateSourceRequest
+from ...models.problem import Problem
+from ...models.source import Source
+from ...types import Response
+
+
+def _get_kwargs(
+    *,
+    body: CreateSourceRequest,
+) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/sources",
+    }
+
+    _kwargs["json"] = body.to_dict()
+
+    headers["Content-Type"] = "application/json"
+
+    _kwargs["headers"] = headers
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Problem | Source | None:
+    if response.status_code == 201:
+        response_201 = Source.from_dict(response.json())
+
+        return response_201
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Problem | Source]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: CreateSourceRequest,
+) -> Response[Problem | Source]:
+    """Create a source of synchronisation
+
+     A folder on the server, web pages or an S3 bucket kept in sync with the knowledge base: every change
+    at the source becomes a new version. 409 when the name is taken; 422 for a folder outside the
+    allowed roots or a web or S3 target the outbound policy refuses (loopback, private, link-local).
+
+    Args:
+        body (CreateSourceRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | Source]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    *,
+    client: AuthenticatedClient | Client,
+    body: CreateSourceRequest,
+) -> Problem | Source | None:
+    """Create a source of synchronisation
+
+     A folder on the server, web pages or an S3 bucket kept in sync with the knowledge base: every change
+    at the source becomes a new version. 409 when the name is taken; 422 for a folder outside the
+    allowed roots or a web or S3 target the outbound policy refuses (loopback, private, link-local).
+
+    Args:
+        body (CreateSourceRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | Source
+    """
+
+    return sync_detailed(
+        client=client,
+        body=body,
+    ).parsed
+
+
+async def asyncio_detailed(
+    *,
+    client: AuthenticatedClient | Client,
+    body: CreateSourceRequest,
+) -> Response[Problem | Source]:
+    """Create a source of synchronisation
+
+     A folder on the server, web pages or an S3 bucket kept in sync with the knowledge base: every change
+    at the source becomes a new version. 409 when the name is taken; 422 for a folder outside the
+    allowed roots or a web or S3 target the outbound policy refuses (loopback, private, link-local).
+
+    Args:
+        body (CreateSourceRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | Source]
+    """
+
+    kwargs = _get_kwargs(
+        body=body,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    *,
+    client: AuthenticatedClient | Client,
+    body: CreateSourceRequest,
+) -> Problem | Source | None:
+    """Create a source of synchronisation
+
+     A folder on the server, web pages or an S3 bucket kept in sync with the knowledge base: every change
+    at the source becomes a new version. 409 when the name is taken; 422 for a folder outside the
+    allowed roots or a web or S3 target the outbound policy refuses (loopback, private, link-local).
+
+    Args:
+        body (CreateSourceRequest):
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | Source
+    """
+
+    return (
+        await asyncio_detailed(
+            client=client,
+            body=body,
+        )
+    ).parsed

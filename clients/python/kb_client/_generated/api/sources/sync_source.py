@@ -1,0 +1,224 @@
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import quote
+
+import httpx
+
+from ... import errors
+from ...client import AuthenticatedClient, Client
+from ...models.problem import Problem
+from ...models.sync_started import SyncStarted
+from ...types import UNSET, Response, Unset
+
+
+def _get_kwargs(
+    id: str,
+    *,
+    allow_mass_delete: bool | Unset = False,
+) -> dict[str, Any]:
+
+    params: dict[str, Any] = {}
+
+    params["allow_mass_delete"] = allow_mass_delete
+
+    params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
+
+    _kwargs: dict[str, Any] = {
+        "method": "post",
+        "url": "/api/v1/sources/{id}/sync".format(
+            id=quote(str(id), safe=""),
+        ),
+        "params": params,
+    }
+
+    return _kwargs
+
+
+def _parse_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Problem | SyncStarted | None:
+    if response.status_code == 202:
+        response_202 = SyncStarted.from_dict(response.json())
+
+        return response_202
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
+
+    if response.status_code == 401:
+        response_401 = Problem.from_dict(response.json())
+
+        return response_401
+
+    if response.status_code == 403:
+        response_403 = Problem.from_dict(response.json())
+
+        return response_403
+
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 429:
+        response_429 = Problem.from_dict(response.json())
+
+        return response_429
+
+    if response.status_code == 503:
+        response_503 = Problem.from_dict(response.json())
+
+        return response_503
+
+    if client.raise_on_unexpected_status:
+        raise errors.UnexpectedStatus(response.status_code, response.content)
+    else:
+        return None
+
+
+def _build_response(
+    *, client: AuthenticatedClient | Client, response: httpx.Response
+) -> Response[Problem | SyncStarted]:
+    return Response(
+        status_code=HTTPStatus(response.status_code),
+        content=response.content,
+        headers=response.headers,
+        parsed=_parse_response(client=client, response=response),
+    )
+
+
+def sync_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    allow_mass_delete: bool | Unset = False,
+) -> Response[Problem | SyncStarted]:
+    """Start a sync run now
+
+     Answers at once; follow the run at `/sources/{id}/runs/{run_id}`. One run per source at a time:
+    while one is going, 409 naming it.
+
+    Args:
+        id (str):
+        allow_mass_delete (bool | Unset):  Default: False.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | SyncStarted]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        allow_mass_delete=allow_mass_delete,
+    )
+
+    response = client.get_httpx_client().request(
+        **kwargs,
+    )
+
+    return _build_response(client=client, response=response)
+
+
+def sync(
+    id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    allow_mass_delete: bool | Unset = False,
+) -> Problem | SyncStarted | None:
+    """Start a sync run now
+
+     Answers at once; follow the run at `/sources/{id}/runs/{run_id}`. One run per source at a time:
+    while one is going, 409 naming it.
+
+    Args:
+        id (str):
+        allow_mass_delete (bool | Unset):  Default: False.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | SyncStarted
+    """
+
+    return sync_detailed(
+        id=id,
+        client=client,
+        allow_mass_delete=allow_mass_delete,
+    ).parsed
+
+
+async def asyncio_detailed(
+    id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    allow_mass_delete: bool | Unset = False,
+) -> Response[Problem | SyncStarted]:
+    """Start a sync run now
+
+     Answers at once; follow the run at `/sources/{id}/runs/{run_id}`. One run per source at a time:
+    while one is going, 409 naming it.
+
+    Args:
+        id (str):
+        allow_mass_delete (bool | Unset):  Default: False.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Response[Problem | SyncStarted]
+    """
+
+    kwargs = _get_kwargs(
+        id=id,
+        allow_mass_delete=allow_mass_delete,
+    )
+
+    response = await client.get_async_httpx_client().request(**kwargs)
+
+    return _build_response(client=client, response=response)
+
+
+async def asyncio(
+    id: str,
+    *,
+    client: AuthenticatedClient | Client,
+    allow_mass_delete: bool | Unset = False,
+) -> Problem | SyncStarted | None:
+    """Start a sync run now
+
+     Answers at once; follow the run at `/sources/{id}/runs/{run_id}`. One run per source at a time:
+    while one is going, 409 naming it.
+
+    Args:
+        id (str):
+        allow_mass_delete (bool | Unset):  Default: False.
+
+    Raises:
+        errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
+        httpx.TimeoutException: If the request takes longer than Client.timeout.
+
+    Returns:
+        Problem | SyncStarted
+    """
+
+    return (
+        await asyncio_detailed(
+            id=id,
+            client=client,
+            allow_mass_delete=allow_mass_delete,
+        )
+    ).parsed
