@@ -648,7 +648,7 @@ export interface components {
             /** @description http(s) URL receiving POSTs. Loopback, private and link-local targets are refused (422) unless the operator set KB_OUTBOUND_ALLOW_PRIVATE=true. */
             url: string;
             /** @description Event types the endpoint receives; `["*"]` for every type (including types added later). */
-            events: ("document.version.completed" | "document.version.failed" | "document.deleted" | "document.purged" | "*")[];
+            events: ("document.version.completed" | "document.version.failed" | "document.deleted" | "document.purged" | "source.sync.completed" | "source.sync.failed" | "*")[];
             description?: string | null;
         };
         /**
@@ -1150,7 +1150,7 @@ export interface components {
             /** @description http(s) URL receiving POSTs. Loopback, private and link-local targets are refused (422) unless the operator set KB_OUTBOUND_ALLOW_PRIVATE=true. */
             url?: string;
             /** @description Event types the endpoint receives; `["*"]` for every type (including types added later). */
-            events?: ("document.version.completed" | "document.version.failed" | "document.deleted" | "document.purged" | "*")[];
+            events?: ("document.version.completed" | "document.version.failed" | "document.deleted" | "document.purged" | "source.sync.completed" | "source.sync.failed" | "*")[];
             description?: string | null;
             /** @description `false` disables the endpoint; `true` enables it again. */
             enabled?: boolean;
@@ -3715,7 +3715,7 @@ export interface operations {
     streamEvents: {
         parameters: {
             query?: {
-                /** @description Comma-separated event types to receive (default: all): document.version.completed, document.version.failed, document.deleted, document.purged. */
+                /** @description Comma-separated event types to receive (default: all): document.version.completed, document.version.failed, document.deleted, document.purged, source.sync.completed, source.sync.failed. */
                 types?: string;
                 /** @description Only events of this document. */
                 document_id?: string;
