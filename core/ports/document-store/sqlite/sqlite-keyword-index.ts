@@ -512,7 +512,10 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
     }
     if (Date.now() < retryAt) return 'keyword index: failed recently (see the log); keyword queries scan exactly';
     if (state === null) {
-      return opening === null ? null : 'keyword index: being built from the database; keyword queries scan exactly';
+      // A following index is opened at start-up: until then it is being built (or loaded).
+      return opening === null && !options.follow
+        ? null
+        : 'keyword index: being built from the database; keyword queries scan exactly';
     }
     const behind = last - state.cursor;
     return behind > options.syncBelow
