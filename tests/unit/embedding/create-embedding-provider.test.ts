@@ -12,7 +12,6 @@ const MINILM = 'Xenova/all-MiniLM-L6-v2';
 const defaults: Config['embedding'] = {
   provider: 'local',
   batchSize: 32,
-  concurrency: 2,
   transformersModel: MINILM,
   transformersModelPath: MODELS_DIR,
   transformersAllowRemote: false,
@@ -49,7 +48,6 @@ describe('createEmbeddingProvider', () => {
       ...defaults,
       provider: 'cohere',
       batchSize: 200,
-      concurrency: 2,
       cohereApiKey: fake.token,
       cohereBaseUrl: fake.url,
     });
