@@ -279,30 +279,40 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
     });
     const lanes = [...byKey.values()];
     const decoded = new Map<number, Promise<DeliveredMessage | null>>();
+    /** Messages whose decoding finished, so a share can be read without waiting. */
+    const settled = new Map<number, DeliveredMessage | null>();
     const decodeAt = (index: number) => {
       let found = decoded.get(index);
       if (!found) {
-        found = decode(topic, partition, messages[index] as KafkaMessage);
+        found = decode(topic, partition, messages[index] as KafkaMessage).then((message) => {
+          settled.set(index, message);
+          return message;
+        });
         decoded.set(index, found);
       }
       return found;
     };
     const shareOf = options.shareOf;
     const shares = sharesOf(topic, partition);
+    const free = () => lanes.filter((lane) => !lane.busy && lane.next < lane.indices.length);
+    const head = (lane: (typeof lanes)[number]) => lane.indices[lane.next] as number;
     /** The next lane to work: the first free one, or with `shareOf` the least-served share's first. */
     const takeLane = async () => {
-      const free = () => lanes.filter((lane) => !lane.busy && lane.next < lane.indices.length);
       if (!shareOf) return free()[0];
-      const heads = free().map((lane) => lane.indices[lane.next] as number);
-      await Promise.all(heads.map(decodeAt));
-      const candidates: { lane: (typeof lanes)[number]; index: number; share: string }[] = [];
-      for (const lane of free()) {
-        const index = lane.indices[lane.next] as number;
-        const message = decoded.get(index) ? await decoded.get(index) : null;
-        candidates.push({ lane, index, share: message ? shareOf(message) : '' });
+      for (;;) {
+        const heads = free().map(head);
+        if (heads.length === 0) return undefined;
+        await Promise.all(heads.map(decodeAt));
+        // Chosen without awaiting, among the lanes still free whose head is decoded.
+        const candidates = free()
+          .filter((lane) => settled.has(head(lane)))
+          .map((lane) => {
+            const message = settled.get(head(lane));
+            return { lane, index: head(lane), share: message ? shareOf(message) : '' };
+          })
+          .sort((a, b) => a.index - b.index);
+        if (candidates.length > 0) return shares.pick(candidates, (c) => c.share)?.lane;
       }
-      candidates.sort((a, b) => a.index - b.index);
-      return shares.pick(candidates, (c) => c.share)?.lane;
     };
     const runLanes = async () => {
       for (;;) {
@@ -314,10 +324,9 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
           halted = true; // The registry is unreachable: try again after the pause.
           return;
         }
-        if (!lane || lane.busy) {
-          if (lane?.busy) continue;
-          return;
-        }
+        if (!lane) return;
+        // Another runner took it between the choice and now: choose again.
+        if (lane.busy) continue;
         lane.busy = true;
         try {
           // Without shares a runner keeps its lane to the end; with them it takes one message a turn.

@@ -38,6 +38,9 @@ beforeAll(async () => {
     else if (url === '/to-hello') res.writeHead(302, { location: '/hello' }).end();
     else if (url === '/to-other') res.writeHead(302, { location: `${otherBase}/hello` }).end();
     else if (url === '/loop') res.writeHead(302, { location: '/loop' }).end();
+    else if (url === '/to-file') res.writeHead(302, { location: 'file:///etc/passwd' }).end();
+    else if (url === '/to-credentials')
+      res.writeHead(302, { location: `${otherBase.replace('//', '//user:pw@')}/` }).end();
     else if (url === '/post') {
       let body = '';
       req.on('data', (c) => {
@@ -125,6 +128,14 @@ describe('outbound requests', () => {
     const none = await outboundFetch({ ...sameHost, redirects: 'none' }, open);
     expect(none.status).toBe(302);
     expect(none.headers.location).toBe(`${otherBase}/hello`);
+  });
+
+  it('checks every redirect hop again: another scheme or credentials are refused even when private targets are allowed', async () => {
+    for (const path of ['/to-file', '/to-credentials']) {
+      expect(await code(outboundFetch({ url: `${base}${path}`, timeoutMs: 2000, maxBytes: 100 }, open))).toBe(
+        'outbound-refused',
+      );
+    }
   });
 
   it('cuts a body above the bound, declared or streamed', async () => {
