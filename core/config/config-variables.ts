@@ -274,6 +274,13 @@ export const CONFIG_VARIABLES = [
     max: 1024,
   }),
   v(
+    'KB_EMBEDDING_CONCURRENCY',
+    'integer',
+    '2',
+    "Embedding calls of the embed stage one process makes at once. Callers beyond it wait in turns by workspace (the workspace whose calls took the least time goes first), so one workspace's bulk load does not queue another's documents behind it; raise it for a remote provider with capacity to spare.",
+    { min: 1, max: 256 },
+  ),
+  v(
     'KB_TRANSFORMERS_MODEL',
     'string',
     'BAAI/bge-small-en-v1.5',

@@ -50,6 +50,8 @@ const sharedProperties = {
   embedding: Type.Object({
     provider: Type.Union(EMBEDDING_PROVIDERS.map((name) => Type.Literal(name))),
     batchSize: Type.Integer(),
+    /** Embedding calls of the embed stage in flight at once per process. */
+    concurrency: Type.Integer(),
     transformersModel: Type.String(),
     /** Folder holding `<model id>/` (the model cache unless configured). */
     transformersModelPath: Type.String(),

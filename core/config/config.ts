@@ -122,6 +122,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     embedding: {
       provider: oneOf<EmbeddingProviderName>('KB_EMBEDDING_PROVIDER'),
       batchSize: int('KB_EMBEDDING_BATCH_SIZE'),
+      concurrency: int('KB_EMBEDDING_CONCURRENCY'),
       transformersModel: str('KB_TRANSFORMERS_MODEL'),
       transformersModelPath: path.resolve(opt('KB_TRANSFORMERS_MODEL_PATH') ?? defaultModelCache(env)),
       transformersAllowRemote: bool('KB_TRANSFORMERS_ALLOW_REMOTE'),

@@ -10,6 +10,8 @@ export interface EmbedMissingOptions {
   readonly ignoreCache?: boolean;
   /** Called after each batch with how many of `chunks` now have a cached vector. */
   readonly afterBatch?: (chunksDone: number) => Promise<void>;
+  /** Wraps each provider call (e.g. to wait for a turn of a shared gate). Default: called directly. */
+  readonly aroundCall?: (call: () => Promise<Float32Array[]>) => Promise<Float32Array[]>;
 }
 
 /** What {@link embedMissing} did for a set of chunk texts. */
@@ -55,7 +57,8 @@ export async function embedMissing(
   for (let i = 0; i < todo; i += batchSize) {
     await options.beforeBatch?.();
     const batch = missing.slice(i, Math.min(todo, i + batchSize));
-    const vectors = await provider.embedDocuments(batch.map(([, content]) => content));
+    const call = () => provider.embedDocuments(batch.map(([, content]) => content));
+    const vectors = await (options.aroundCall ? options.aroundCall(call) : call());
     const embedded = new Map(batch.map(([hash], j) => [hash, vectors[j] as Float32Array]));
     await documents.putCachedVectors(provider.model, embedded);
     for (const [hash, vector] of embedded) {

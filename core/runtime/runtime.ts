@@ -31,6 +31,7 @@ import { createUsageService } from '../services/usage.service.ts';
 import { createVersionsService } from '../services/versions.service.ts';
 import { createStages, type StageDeps } from '../stages/pipeline-stages.ts';
 import { runStage } from '../stages/stage-runner.ts';
+import { createFairGate } from '../util/fair-gate.ts';
 import { retryStartUp } from '../util/start-up-retry.ts';
 import { startWebhookDispatcher, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { createWebhooksService } from '../webhooks/webhooks.service.ts';
@@ -332,6 +333,7 @@ export function stageDependencies(config: Config, ports: Ports, topics: Topics):
     chunking: config.chunking,
     embeddingBatchSize: config.embedding.batchSize,
     embedSliceChunks: config.embedSliceChunks,
+    embeddingGate: createFairGate({ slots: config.embedding.concurrency }),
     getParser: ports.getParser,
     getEmbeddings: ports.getEmbeddings,
   };

@@ -22,6 +22,7 @@ import type { ChunkInput, DocumentStore } from '../ports/document-store/document
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import type { MessageLog } from '../ports/message-log/message-log.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
+import type { FairGate } from '../util/fair-gate.ts';
 import { storageKeys } from '../util/storage-keys.ts';
 import { isoNow } from '../util/time.ts';
 import { createRecentObjects, type RecentObjects } from './recent-objects.ts';
@@ -37,6 +38,11 @@ export interface StageDeps {
   readonly embeddingBatchSize: number;
   /** Most missing chunks the embed stage embeds per event (fair scheduling). */
   readonly embedSliceChunks: number;
+  /**
+   * Embedding calls wait for a turn here (by workspace), so one workspace's large documents do not
+   * queue another's behind them in the provider. Without it, calls go straight to the provider.
+   */
+  readonly embeddingGate?: FairGate;
   getParser(): Promise<Parser>;
   getEmbeddings(): Promise<EmbeddingProvider>;
   /** Claim-check objects the stages of this process wrote lately, read back from memory (see `createStages`). */
@@ -231,6 +237,7 @@ export function createEmbedStage(deps: StageDeps): StageDefinition<DocumentChunk
   return versionStage<DocumentChunked>(deps, 'embed', deps.topics.chunked, async (event, _version, checkpoint) => {
     const chunks = await readJson<StoredChunk[]>(deps, event.chunks_ref);
     const provider = await deps.getEmbeddings();
+    const gate = deps.embeddingGate;
     const { embedded, cached, remaining } = await embedMissing(
       deps.documents,
       provider,
@@ -238,6 +245,7 @@ export function createEmbedStage(deps: StageDeps): StageDefinition<DocumentChunk
       deps.embeddingBatchSize,
       {
         limit: deps.embedSliceChunks,
+        ...(gate ? { aroundCall: (call) => gate.run(event.workspace_id, call) } : {}),
         beforeBatch: checkpoint,
         afterBatch: (done) => recordProgress(deps, event, 'embed', done, chunks.length),
       },

@@ -6,7 +6,7 @@ import { KbError } from '../errors/kb-error.ts';
 import type { ParseLimitOverrides } from '../parsing/parse-document.ts';
 import type { ParsedDocument } from '../parsing/parsed-document.ts';
 import { DEFAULT_ZIP_LIMITS } from '../parsing/zip-guard.ts';
-import { createFairShares } from '../util/fair-shares.ts';
+import { createFairGate } from '../util/fair-gate.ts';
 import type { ChunkTask, ChunkTaskResult, ParseTask, ParseTaskResult, ParseWorkerData } from './parse.worker.ts';
 
 export interface ParsePoolOptions {
@@ -115,44 +115,12 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
 
   piscina.on('error', (error: Error) => options.onThreadError?.(error));
 
-  let running = 0;
   let closed = false;
-  const shares = createFairShares();
-  const waiting: { share: string; resolve: () => void; reject: (e: Error) => void }[] = [];
-
-  const acquire = (share: string): Promise<void> => {
-    if (closed) return Promise.reject(new KbError('service-unavailable', 'The parse pool is closed.'));
-    if (running < threads) {
-      running += 1;
-      return Promise.resolve();
-    }
-    if (waiting.length >= maxPending) {
-      return Promise.reject(
-        new KbError('service-unavailable', `The parse pool is busy: ${maxPending} files are already waiting.`),
-      );
-    }
-    return new Promise((resolve, reject) => waiting.push({ share, resolve, reject }));
-  };
-
-  const release = (share: string, startedAt: number): void => {
-    shares.charge(share, performance.now() - startedAt);
-    const next = shares.pick(waiting, (w) => w.share);
-    if (next) {
-      waiting.splice(waiting.indexOf(next), 1);
-      next.resolve();
-    } else running -= 1;
-  };
-
-  /** Runs `body` on a thread slot, waiting for one in turn with the other shares. */
-  const withThread = async <R>(share: string, body: () => Promise<R>): Promise<R> => {
-    await acquire(share);
-    const startedAt = performance.now();
-    try {
-      return await body();
-    } finally {
-      release(share, startedAt);
-    }
-  };
+  const gate = createFairGate({
+    slots: threads,
+    maxWaiting: maxPending,
+    busy: () => new KbError('service-unavailable', `The parse pool is busy: ${maxPending} files are already waiting.`),
+  });
 
   /** Runs one task in a thread with the time limit; `what` names it in errors ("Parsing", "Chunking"). */
   const runTask = async <R>(
@@ -239,15 +207,15 @@ export function createParsePool(options: ParsePoolOptions): ParsePool {
           `The file has ${input.bytes.byteLength} bytes; the parser accepts at most ${maxInputBytes}.`,
         );
       }
-      return withThread(input.share ?? '', () => run(input));
+      return gate.run(input.share ?? '', () => run(input));
     },
     async chunk(document, chunkerOptions, share) {
-      return withThread(share ?? '', () => chunk(document, chunkerOptions));
+      return gate.run(share ?? '', () => chunk(document, chunkerOptions));
     },
     async close() {
       if (closed) return;
       closed = true;
-      for (const w of waiting.splice(0)) w.reject(new KbError('service-unavailable', 'The parse pool is closed.'));
+      gate.close(new KbError('service-unavailable', 'The parse pool is closed.'));
       await piscina.close();
     },
   };

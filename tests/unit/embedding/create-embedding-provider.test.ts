@@ -12,6 +12,7 @@ const MINILM = 'Xenova/all-MiniLM-L6-v2';
 const defaults: Config['embedding'] = {
   provider: 'local',
   batchSize: 32,
+  concurrency: 2,
   transformersModel: MINILM,
   transformersModelPath: MODELS_DIR,
   transformersAllowRemote: false,
@@ -48,6 +49,7 @@ describe('createEmbeddingProvider', () => {
       ...defaults,
       provider: 'cohere',
       batchSize: 200,
+      concurrency: 2,
       cohereApiKey: fake.token,
       cohereBaseUrl: fake.url,
     });
