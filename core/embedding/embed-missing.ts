@@ -4,7 +4,7 @@ import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 export interface EmbedMissingOptions {
   /** Most missing texts to embed in this call; the rest is left (`remaining`). Default: all. */
   readonly limit?: number;
-  /** Called before each provider batch (e.g. to stop there by throwing). */
+  /** Called before each provider batch, once its call has its turn (e.g. to stop there by throwing). */
   readonly beforeBatch?: () => Promise<void>;
   /** Embed every text again, as if the cache held none of them (the new vectors replace the cached ones). */
   readonly ignoreCache?: boolean;
@@ -55,9 +55,13 @@ export async function embedMissing(
   const fresh = new Set<string>();
   const todo = Math.min(missing.length, options.limit ?? missing.length);
   for (let i = 0; i < todo; i += batchSize) {
-    await options.beforeBatch?.();
     const batch = missing.slice(i, Math.min(todo, i + batchSize));
-    const call = () => provider.embedDocuments(batch.map(([, content]) => content));
+    // The checkpoint runs once the call has its turn (inside `aroundCall`), so a stop requested
+    // while this batch waited for a turn stops it before it reaches the provider.
+    const call = async () => {
+      await options.beforeBatch?.();
+      return provider.embedDocuments(batch.map(([, content]) => content));
+    };
     const vectors = await (options.aroundCall ? options.aroundCall(call) : call());
     const embedded = new Map(batch.map(([hash], j) => [hash, vectors[j] as Float32Array]));
     await documents.putCachedVectors(provider.model, embedded);
