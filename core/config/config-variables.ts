@@ -105,6 +105,13 @@ export const CONFIG_VARIABLES = [
     { min: 1 },
   ),
   v(
+    'KB_WEBHOOK_DELIVERY_RETENTION_DAYS',
+    'integer',
+    '30',
+    'Days a delivered or given-up webhook delivery, with its attempts, stays listed under `GET /api/v1/webhooks/:id/deliveries`; the dispatcher removes older ones every hour. Pending deliveries are always kept.',
+    { min: 1, max: 3650 },
+  ),
+  v(
     'KB_WEBHOOK_DISPATCH',
     'boolean',
     'true',

@@ -96,6 +96,8 @@ const sharedProperties = {
     retryBaseMs: Type.Integer(),
     timeoutMs: Type.Integer(),
     disableAfterMs: Type.Integer(),
+    /** How long delivered and given-up deliveries (and their attempts) are kept. */
+    deliveryRetentionMs: Type.Integer(),
     dispatch: Type.Boolean(),
   }),
   /** The event stream (`GET /api/v1/events`). */

@@ -161,6 +161,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       retryBaseMs: int('KB_WEBHOOK_RETRY_BASE_MS'),
       timeoutMs: int('KB_WEBHOOK_TIMEOUT_MS'),
       disableAfterMs: int('KB_WEBHOOK_DISABLE_AFTER_MS'),
+      deliveryRetentionMs: int('KB_WEBHOOK_DELIVERY_RETENTION_DAYS') * 86_400_000,
       dispatch: bool('KB_WEBHOOK_DISPATCH'),
     },
     events: { heartbeatMs: int('KB_EVENTS_HEARTBEAT_MS') },

@@ -282,6 +282,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           retryBaseMs: config.webhooks.retryBaseMs,
           timeoutMs: config.webhooks.timeoutMs,
           disableAfterMs: config.webhooks.disableAfterMs,
+          deliveryRetentionMs: config.webhooks.deliveryRetentionMs,
           userAgent: `kb-document-service/${serviceVersion()} (webhooks)`,
           logger,
           observer: { delivery: (outcome, lag) => metrics.webhookDelivery(outcome, lag) },

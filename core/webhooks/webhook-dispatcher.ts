@@ -22,11 +22,15 @@ export interface WebhookDispatcherDeps {
   readonly retryBaseMs: number;
   readonly timeoutMs: number;
   readonly disableAfterMs: number;
+  /** Settled deliveries last updated longer ago than this are pruned (every `pruneEveryMs`). */
+  readonly deliveryRetentionMs: number;
   readonly userAgent: string;
   readonly logger: Logger;
   readonly observer?: DispatchObserver;
   /** How often the store is read for due deliveries besides the wake-ups (default 500 ms). */
   readonly pollMs?: number;
+  /** How often settled deliveries are pruned (default an hour; the first prune runs a minute after start). */
+  readonly pruneEveryMs?: number;
 }
 
 export interface WebhookDispatcher {
@@ -61,6 +65,8 @@ const PER_ENDPOINT_WINDOW = 50;
  *   with the reason. A delivery to an endpoint that is disabled or removed is given up.
  * - Because pending deliveries are durable, a crash between commit and delivery loses nothing: on
  *   restart the worker attempts them again, with the same `webhook-id`.
+ * - Delivered and given-up deliveries older than `deliveryRetentionMs` are pruned with their attempts
+ *   (a minute after start, then every `pruneEveryMs`); pending ones are kept however old.
  */
 export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promise<WebhookDispatcher> {
   const { store, logger } = deps;
@@ -224,12 +230,28 @@ export async function startWebhookDispatcher(deps: WebhookDispatcherDeps): Promi
   timer.unref();
   wake();
 
+  const prune = () => {
+    store
+      .pruneDeliveries(Date.now() - deps.deliveryRetentionMs)
+      .then((removed) => {
+        if (removed > 0) logger.info({ removed }, 'old webhook deliveries pruned');
+      })
+      .catch((error: unknown) => logger.warn({ err: String(error) }, 'pruning old webhook deliveries failed'));
+  };
+  const pruneEveryMs = deps.pruneEveryMs ?? 3_600_000;
+  const firstPrune = setTimeout(prune, Math.min(60_000, pruneEveryMs));
+  firstPrune.unref();
+  const pruneTimer = setInterval(prune, pruneEveryMs);
+  pruneTimer.unref();
+
   return {
     wake,
     async stop() {
       if (stopped) return;
       stopped = true;
       clearInterval(timer);
+      clearTimeout(firstPrune);
+      clearInterval(pruneTimer);
       await subscription.stop();
       // Attempts in flight get a moment to record their outcome; one still waiting for its receiver
       // stays pending in the store and is attempted again, with the same webhook-id, after a restart.

@@ -174,6 +174,47 @@ export function describeWebhookStoreContract(name: string, open: () => Promise<W
       expect(await store.listAttempts([])).toEqual([]);
     });
 
+    it('prunes settled deliveries older than the cut with their attempts, never pending or newer ones', async () => {
+      const ep = endpoint();
+      await store.createEndpoint(ep);
+      const cut = 1_800_000_000_000;
+      const oldDelivered = delivery(ep, { status: 'delivered', updatedAtMs: cut - 10, deliveredAtMs: cut - 10 });
+      const oldFailed = delivery(ep, { status: 'failed', nextAttemptAtMs: null, updatedAtMs: cut - 5 });
+      const oldPending = delivery(ep, { updatedAtMs: cut - 20 });
+      const recent = delivery(ep, { status: 'delivered', updatedAtMs: cut, deliveredAtMs: cut });
+      await store.enqueueDeliveries([oldDelivered, oldFailed, oldPending, recent]);
+      for (const d of [oldDelivered, oldFailed, recent]) {
+        await store.recordAttempt({
+          deliveryId: d.id,
+          attempt: 1,
+          atMs: 1,
+          statusCode: 500,
+          error: null,
+          durationMs: 1,
+        });
+      }
+      // A failed delivery retried (saved again as pending) before the prune is kept.
+      const retried = delivery(ep, { status: 'failed', nextAttemptAtMs: null, updatedAtMs: cut - 30 });
+      await store.enqueueDeliveries([retried]);
+      await store.saveDelivery({ ...retried, status: 'pending', nextAttemptAtMs: cut + 1, updatedAtMs: cut + 1 });
+
+      expect(await store.pruneDeliveries(cut)).toBeGreaterThanOrEqual(2);
+      expect(await store.getDelivery(ep.workspaceId, oldDelivered.id)).toBeNull();
+      expect(await store.getDelivery(ep.workspaceId, oldFailed.id)).toBeNull();
+      expect(await store.getDelivery(ep.workspaceId, oldPending.id)).toEqual(oldPending);
+      expect(await store.getDelivery(ep.workspaceId, recent.id)).toEqual(recent);
+      expect((await store.getDelivery(ep.workspaceId, retried.id))?.status).toBe('pending');
+      expect((await store.listAttempts([oldDelivered.id, oldFailed.id, recent.id])).map((a) => a.deliveryId)).toEqual([
+        recent.id,
+      ]);
+      expect((await store.listDeliveries(ep.workspaceId, ep.id, 10)).map((d) => d.id).sort()).toEqual(
+        [oldPending.id, recent.id, retried.id].sort(),
+      );
+      // A pruned id is forgotten: enqueued again, it is stored anew.
+      await store.enqueueDeliveries([oldDelivered]);
+      expect(await store.getDelivery(ep.workspaceId, oldDelivered.id)).toEqual(oldDelivered);
+    });
+
     it('answers ping', async () => {
       await expect(store.ping()).resolves.toBeUndefined();
     });

@@ -130,6 +130,8 @@ export interface ClickHouseContext {
   select<T>(what: string, query: string, params?: QueryParams): Promise<T[]>;
   /** Inserts JSON rows into `table` (nothing for no rows); failures become KbErrors naming `what`. */
   insert(what: string, table: string, values: Record<string, unknown>[]): Promise<void>;
+  /** Runs a parameterised statement that returns no rows (e.g. a lightweight `DELETE`). */
+  command(what: string, query: string, params?: QueryParams): Promise<void>;
   /**
    * The rows `query` reads, by `created_at, id`, and the values `side` holds for them by row id,
    * read at once; failures become KbErrors naming `what`.
@@ -163,6 +165,15 @@ export function createClickHouseContext(client: ClickHouseClient): ClickHouseCon
     }
   }
 
+  async function command(what: string, query: string, params: QueryParams = {}): Promise<void> {
+    countEngineRequest('clickhouse', 'command');
+    try {
+      await client.command({ query, query_params: params });
+    } catch (error) {
+      throw storeError(error, what);
+    }
+  }
+
   async function selectWithSideValues<Row extends { readonly id: string }>(
     what: string,
     { table, columns, filter, params }: RowsQuery,
@@ -180,5 +191,5 @@ export function createClickHouseContext(client: ClickHouseClient): ClickHouseCon
     return { rows, sideValues: new Map(values.map((v) => [v.row_id, v.side_value])) };
   }
 
-  return { client, select, insert, selectWithSideValues };
+  return { client, select, insert, command, selectWithSideValues };
 }

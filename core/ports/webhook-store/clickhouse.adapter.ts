@@ -73,6 +73,9 @@ const SCHEMA: readonly string[] = [
   ORDER BY (delivery_id, attempt)`,
 ];
 
+/** Deliveries removed per statement by `pruneDeliveries`. */
+const PRUNE_BATCH = 1_000;
+
 const ENDPOINT_COLUMNS =
   'id, workspace_id, url, events, description, secret, enabled, disabled_reason, failing_since_ms, created_at_ms, updated_at_ms';
 const DELIVERY_COLUMNS =
@@ -94,7 +97,7 @@ export async function createClickHouseWebhookStore(options: ClickHouseWebhookSto
     await client.close();
     throw storeError(error, 'creating the webhook tables');
   }
-  const { select, insert } = createClickHouseContext(client);
+  const { select, insert, command } = createClickHouseContext(client);
   let lastRevision = 0;
   const revision = () => {
     lastRevision = Math.max(Date.now() * 1000, lastRevision + 1);
@@ -198,6 +201,34 @@ export async function createClickHouseWebhookStore(options: ClickHouseWebhookSto
         { ids: [...ids] },
       );
       return rows.map(toAttempt);
+    },
+    async pruneDeliveries(beforeMs) {
+      // Only rows (revisions) older than the cut are deleted, so a delivery saved again meanwhile
+      // (a retry) keeps its newest revision.
+      const settled = await select<{ id: string }>(
+        'reading settled webhook deliveries',
+        `SELECT id FROM webhook_deliveries FINAL
+         WHERE status != 'pending' AND updated_at_ms < {before:Int64}`,
+        { before: beforeMs },
+      );
+      if (settled.length === 0) return 0;
+      const ids = settled.map((row) => row.id);
+      for (let i = 0; i < ids.length; i += PRUNE_BATCH) {
+        const batch = ids.slice(i, i + PRUNE_BATCH);
+        await command(
+          'pruning webhook deliveries',
+          'DELETE FROM webhook_deliveries WHERE id IN {ids:Array(String)} AND updated_at_ms < {before:Int64}',
+          { ids: batch, before: beforeMs },
+        );
+        await command(
+          'pruning webhook attempts',
+          'DELETE FROM webhook_attempts WHERE delivery_id IN {ids:Array(String)}',
+          {
+            ids: batch,
+          },
+        );
+      }
+      return ids.length;
     },
     async pendingSummary() {
       const rows = await select<{ count: number; oldest: number | null }>(

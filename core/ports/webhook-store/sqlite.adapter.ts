@@ -90,6 +90,14 @@ export function createSqliteWebhookStore(options: SqliteWebhookStoreOptions): We
   const enqueue = db.transaction((rows: DeliveryRow[]) => {
     for (const row of rows) insertDelivery.run(row);
   });
+  const prune = db.transaction((beforeMs: number): number => {
+    db.prepare(
+      `DELETE FROM wh_attempts WHERE delivery_id IN
+         (SELECT id FROM wh_deliveries WHERE status != 'pending' AND updated_at_ms < ?)`,
+    ).run(beforeMs);
+    return db.prepare(`DELETE FROM wh_deliveries WHERE status != 'pending' AND updated_at_ms < ?`).run(beforeMs)
+      .changes;
+  });
   let closed = false;
 
   return {
@@ -171,6 +179,9 @@ export function createSqliteWebhookStore(options: SqliteWebhookStoreOptions): We
         )
         .all(JSON.stringify(deliveryIds)) as AttemptRow[];
       return rows.map(toAttempt);
+    },
+    async pruneDeliveries(beforeMs) {
+      return prune(beforeMs);
     },
     async pendingSummary() {
       const row = db

@@ -72,6 +72,10 @@ export interface DeliveryAttempt {
  *   long backlog cannot crowd out the others); `saveDelivery` replaces a delivery's state (last write wins) and is visible to
  *   every later read of every process using the same store.
  * - `listDeliveries` is newest first (`seq` descending); attempts come in attempt order.
+ * - `pruneDeliveries(beforeMs)` removes settled deliveries (`delivered` or `failed`) last updated
+ *   before `beforeMs`, with their attempts, and returns how many it removed; pending deliveries are
+ *   never removed. A delivery saved again at or after `beforeMs` (e.g. retried) survives a prune that
+ *   runs at the same time. A removed delivery's id is forgotten: enqueueing it again stores it anew.
  * - Outside the contract: claiming a delivery for one process (two dispatchers on one store
  *   may both attempt it: delivery is at-least-once), transactions across calls.
  */
@@ -93,6 +97,8 @@ export interface WebhookStore {
   recordAttempt(attempt: DeliveryAttempt): Promise<void>;
   /** Attempts of these deliveries, by delivery then attempt number. */
   listAttempts(deliveryIds: readonly string[]): Promise<DeliveryAttempt[]>;
+  /** Removes settled deliveries last updated before `beforeMs`, and their attempts; returns how many. */
+  pruneDeliveries(beforeMs: number): Promise<number>;
   /** Pending deliveries: how many, and the creation time of the oldest (null when none). */
   pendingSummary(): Promise<{ count: number; oldestCreatedAtMs: number | null }>;
 
