@@ -283,8 +283,8 @@ export const CONFIG_VARIABLES = [
   v(
     'KB_EMBEDDING_CONCURRENCY',
     'integer',
-    '2',
-    "Embedding calls of the embed stage one process makes at once. Callers beyond it wait in turns by workspace (the workspace whose calls took the least time goes first), so one workspace's bulk load does not queue another's documents behind it; raise it for a remote provider with capacity to spare.",
+    '1',
+    "Embedding calls of the embed stage one process makes at once. Callers beyond it wait in turns by workspace (the workspace whose calls took the least time goes first), so one workspace's bulk load does not queue another's documents behind it. The local providers run one call at a time in arrival order anyway, so more would only queue calls there, out of turn; raise it for a remote provider (Cohere) with capacity to spare.",
     { min: 1, max: 256 },
   ),
   v(
@@ -395,6 +395,20 @@ export const CONFIG_VARIABLES = [
     'integer',
     '256',
     'Most chunks of one document the embed stage embeds in one turn; the rest is queued again behind the documents waiting on the same partition, so a large document cannot hold up small ones (see Fair ingestion).',
+    { min: 1 },
+  ),
+  v(
+    'KB_LOG_KEY_CONCURRENCY',
+    'integer',
+    '4',
+    "Embedded runtime: documents of one partition a stage consumer of the SQLite log handles at the same time (each document's events stay in order), so one document's long turn does not hold up the others queued behind it. KB_KAFKA_KEY_CONCURRENCY is the same for the distributed runtime.",
+    { min: 1, max: 256 },
+  ),
+  v(
+    'KB_EMBED_SLICE_MS',
+    'integer',
+    '2000',
+    "Longest turn of one document in the embed stage: after the provider batch that ends past this many milliseconds (waiting for the embedding gate included; at least one batch a turn), the rest of the document is queued again, so another document's events on the same partition wait at most about one turn however busy the provider is.",
     { min: 1 },
   ),
   v(

@@ -84,6 +84,10 @@ const sharedProperties = {
    * turn; the rest waits behind the events queued meanwhile on the same partition.
    */
   embedSliceChunks: Type.Integer(),
+  /** …and for at most about `embedSliceMs` (at least one provider batch), waiting for turns included. */
+  embedSliceMs: Type.Integer(),
+  /** Embedded runtime: documents of one partition a stage consumer of the SQLite log handles at once. */
+  logKeyConcurrency: Type.Integer(),
   /** How long SIGTERM waits for the stages to reach a batch boundary before the process exits anyway. */
   shutdownGraceMs: Type.Integer(),
   /** How long start-up retries a set-up step an engine is not ready for yet. */

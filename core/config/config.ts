@@ -153,6 +153,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxChunks: int('KB_MAX_CHUNKS'),
     },
     embedSliceChunks: int('KB_EMBED_SLICE_CHUNKS'),
+    embedSliceMs: int('KB_EMBED_SLICE_MS'),
+    logKeyConcurrency: int('KB_LOG_KEY_CONCURRENCY'),
     shutdownGraceMs: int('KB_SHUTDOWN_GRACE_MS'),
     startupTimeoutMs: int('KB_STARTUP_TIMEOUT_MS'),
     storage: { minFreeBytes: int('KB_MIN_FREE_BYTES'), reserveBytes: int('KB_STORAGE_RESERVE_BYTES') },

@@ -4,6 +4,11 @@ import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 export interface EmbedMissingOptions {
   /** Most missing texts to embed in this call; the rest is left (`remaining`). Default: all. */
   readonly limit?: number;
+  /**
+   * Stop after the batch that ends this many milliseconds after the call started (at least one batch
+   * is embedded); the rest is left (`remaining`). Default: no time bound.
+   */
+  readonly yieldAfterMs?: number;
   /** Called before each provider batch, once its call has its turn (e.g. to stop there by throwing). */
   readonly beforeBatch?: () => Promise<void>;
   /** Embed every text again, as if the cache held none of them (the new vectors replace the cached ones). */
@@ -54,7 +59,10 @@ export async function embedMissing(
   const cached = unique.size - missing.length;
   const fresh = new Set<string>();
   const todo = Math.min(missing.length, options.limit ?? missing.length);
+  const started = performance.now();
+  let sent = 0;
   for (let i = 0; i < todo; i += batchSize) {
+    if (i > 0 && options.yieldAfterMs !== undefined && performance.now() - started >= options.yieldAfterMs) break;
     const batch = missing.slice(i, Math.min(todo, i + batchSize));
     // The checkpoint runs once the call has its turn (inside `aroundCall`), so a stop requested
     // while this batch waited for a turn stops it before it reaches the provider.
@@ -63,6 +71,7 @@ export async function embedMissing(
       return provider.embedDocuments(batch.map(([, content]) => content));
     };
     const vectors = await (options.aroundCall ? options.aroundCall(call) : call());
+    sent += batch.length;
     const embedded = new Map(batch.map(([hash], j) => [hash, vectors[j] as Float32Array]));
     await documents.putCachedVectors(provider.model, embedded);
     for (const [hash, vector] of embedded) {
@@ -72,5 +81,5 @@ export async function embedMissing(
     }
     await options.afterBatch?.(done);
   }
-  return { embedded: todo, cached, remaining: missing.length - todo, vectors: have, fresh };
+  return { embedded: sent, cached, remaining: missing.length - sent, vectors: have, fresh };
 }

@@ -25,7 +25,7 @@ export async function createEmbeddedPorts(
   const dir = config.dataDir;
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const objects = createFilesystemObjectStore({ root: path.join(dir, 'objects') });
-  const log = createSqliteMessageLog({ file: path.join(dir, 'log.db') });
+  const log = createSqliteMessageLog({ file: path.join(dir, 'log.db'), keyConcurrency: config.logKeyConcurrency });
   const documents = createSqliteDocumentStore({
     file: path.join(dir, 'documents.db'),
     vectorIndex: config.vectorIndex && {

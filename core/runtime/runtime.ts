@@ -334,6 +334,7 @@ export function stageDependencies(config: Config, ports: Ports, topics: Topics):
     chunking: config.chunking,
     embeddingBatchSize: config.embedding.batchSize,
     embedSliceChunks: config.embedSliceChunks,
+    embedSliceMs: config.embedSliceMs,
     embeddingGate: createFairGate({ slots: config.embedding.concurrency }),
     getParser: ports.getParser,
     getEmbeddings: ports.getEmbeddings,

@@ -38,6 +38,8 @@ export interface StageDeps {
   readonly embeddingBatchSize: number;
   /** Most missing chunks the embed stage embeds per event (fair scheduling). */
   readonly embedSliceChunks: number;
+  /** Longest turn of one event in the embed stage (at least one provider batch). Default: no bound. */
+  readonly embedSliceMs?: number;
   /**
    * Embedding calls wait for a turn here (by workspace), so one workspace's large documents do not
    * queue another's behind them in the provider. Without it, calls go straight to the provider.
@@ -227,7 +229,8 @@ export function createChunkStage(deps: StageDeps): StageDefinition<DocumentParse
  * one paragraph re-embeds only the chunks around it. Vectors go to the cache; the event carries
  * the chunk batch reference (claim check), never the vectors.
  *
- * Fairness: one event embeds at most `embedSliceChunks` missing chunks. When more remain, the
+ * Fairness: one event embeds at most `embedSliceChunks` missing chunks, and stops after the provider
+ * batch that ends `embedSliceMs` after it started (turns at the embedding gate included). When more remain, the
  * stage publishes the same event again (same key, so the same partition, behind whatever was
  * queued meanwhile) and ends; the next turn finds the vectors done so far in the cache. Between
  * batches it records progress and stops if the version was deleted, purged or superseded, or the
@@ -245,6 +248,7 @@ export function createEmbedStage(deps: StageDeps): StageDefinition<DocumentChunk
       deps.embeddingBatchSize,
       {
         limit: deps.embedSliceChunks,
+        ...(deps.embedSliceMs === undefined ? {} : { yieldAfterMs: deps.embedSliceMs }),
         ...(gate ? { aroundCall: (call) => gate.run(event.workspace_id, call) } : {}),
         beforeBatch: checkpoint,
         afterBatch: (done) => recordProgress(deps, event, 'embed', done, chunks.length),

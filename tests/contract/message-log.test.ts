@@ -29,6 +29,17 @@ describeMessageLogContract('sqlite', async () => {
   };
 });
 
+describeMessageLogContract('sqlite, 4 keys at once per partition', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'kb-log-'));
+  const file = path.join(dir, 'log', 'messages.db');
+  const options: SqliteMessageLogOptions = { file, leaseMs: LEASE_MS, retryDelayMs: 200, keyConcurrency: 4 };
+  return {
+    log: createSqliteMessageLog(options),
+    makeAnother: async () => createSqliteMessageLog(options),
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
+});
+
 const value = (id: string, seq = 0) => ({ id, seq, size: seq, note: null });
 const WAIT = { timeout: 30_000, interval: 25 };
 
@@ -162,6 +173,46 @@ describe('sqlite message log', () => {
     expect(errors[0]?.[0]).toMatchObject({ message: 'boom' });
     expect(errors[0]?.[1]).toMatchObject({ groupId: 'g', phase: 'handler', message: { key: 'k', offset: '0' } });
   });
+
+  for (const shares of [false, true]) {
+    it(`with keyConcurrency, handles other keys of a partition while one is slow, each key in order${shares ? ' (with shares)' : ''}`, async () => {
+      const log = open({ keyConcurrency: 4, pollIntervalMs: 25 });
+      const topic = `t-${randomUUID()}`;
+      await log.ensureTopics([{ name: topic, partitions: 1, schema: CONTRACT_EVENT_SCHEMA }]);
+      const calls: string[] = [];
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const groupId = `g-${randomUUID()}`;
+      const subscription = await log.subscribe({
+        groupId,
+        topics: [topic],
+        ...(shares ? { shareOf: (m: DeliveredMessage) => String(m.value.id).split('-')[0] ?? '' } : {}),
+        handler: async (m) => {
+          calls.push(String(m.value.id));
+          if (m.value.id === 'slow-1') await released;
+        },
+      });
+      await log.publish(topic, [
+        { key: 'slow', value: value('slow-1', 1) },
+        { key: 'slow', value: value('slow-2', 2) },
+      ]);
+      await vi.waitFor(() => expect(calls).toContain('slow-1'), WAIT);
+      // Published while the slow one runs: handled at once, not after it.
+      await log.publish(
+        topic,
+        Array.from({ length: 6 }, (_, i) => ({ key: `quick-${i}`, value: value(`quick-${i}`, 3 + i) })),
+      );
+      await vi.waitFor(() => expect(calls.filter((id) => id.startsWith('quick-'))).toHaveLength(6), WAIT);
+      expect(calls).not.toContain('slow-2');
+      expect(await log.lag(groupId, topic)).toBeNull(); // nothing committed: the slow message is first
+      release();
+      await vi.waitFor(async () => expect(await log.lag(groupId, topic)).toBe(0), WAIT);
+      await subscription.stop();
+      expect(calls.filter((id) => id.startsWith('slow-'))).toEqual(['slow-1', 'slow-2']);
+    });
+  }
 
   it('retention deletes only old messages that every committing group has consumed', async () => {
     const file = path.join(dir, 'retention.db');

@@ -52,6 +52,16 @@ describe('embedMissing', () => {
     expect(provider.texts).toHaveLength(3);
   });
 
+  it('ends a turn after the batch that runs past its time, leaving the rest for the next turn', async () => {
+    const provider = recordingProvider();
+    const chunks = Array.from({ length: 10 }, (_, i) => chunk(i));
+    const first = await embedMissing(documents, provider, chunks, 2, { yieldAfterMs: 0 });
+    expect(first).toMatchObject({ embedded: 2, remaining: 8 });
+    const rest = await embedMissing(documents, provider, chunks, 2, { yieldAfterMs: 60_000 });
+    expect(rest).toMatchObject({ embedded: 8, cached: 2, remaining: 0 });
+    expect(provider.texts).toHaveLength(10);
+  });
+
   it('checks for a stop only once a batch has its turn, so a stop while waiting sends nothing more', async () => {
     const provider = recordingProvider();
     const gate = createFairGate({ slots: 1 });

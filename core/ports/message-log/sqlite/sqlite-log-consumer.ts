@@ -36,9 +36,11 @@ interface PartitionState {
  *   message in hand is committed; a member that dies keeps its leases until they expire, then the
  *   rest of the group takes over from the last committed offset (at-least-once). Commits are fenced:
  *   a member whose lease was taken over cannot commit.
- * - One partition is worked one message at a time, in offset order (with `shareOf`: in fair turns
- *   among the first 256 waiting messages, each key's in order); a rejected handler is retried
- *   after `retryDelayMs` and nothing later on its partition is handled or committed before it.
+ * - One partition is worked one message at a time, in offset order; with `keyConcurrency` above 1,
+ *   up to that many messages of different keys at once among the first 256 waiting ones, each key's
+ *   in order (with `shareOf`, in fair turns). A rejected handler is retried after `retryDelayMs`;
+ *   nothing is committed past it before it succeeds (with one at a time, nothing later on its
+ *   partition is handled either).
  * - A new group with `fromBeginning: false` starts at the partition's end and commits that position
  *   at once, so a restart does not skip messages published in between.
  * - When the log is closed under a subscription (`closeAbruptly`), it stops polling, releases the
@@ -47,7 +49,7 @@ interface PartitionState {
  */
 export function createSqliteSubscriber(ctx: SqliteLogContext): (opts: SubscribeOptions) => Promise<Subscription> {
   const { db, q, file, assertOpen, typeOf, onError, subscriptions } = ctx;
-  const { pollIntervalMs, leaseMs, retryDelayMs } = ctx.settings;
+  const { pollIntervalMs, leaseMs, retryDelayMs, keyConcurrency } = ctx.settings;
 
   async function subscribe(opts: SubscribeOptions): Promise<Subscription> {
     assertOpen();
@@ -160,7 +162,7 @@ export function createSqliteSubscriber(ctx: SqliteLogContext): (opts: SubscribeO
     }
 
     async function work(st: PartitionState): Promise<void> {
-      if (!shareOf) {
+      if (!shareOf && keyConcurrency === 1) {
         while (active(st)) {
           const rows = q.fetch.all(st.topic, st.partition, st.position, FETCH_BATCH);
           if (rows.length === 0) return;
@@ -173,36 +175,72 @@ export function createSqliteSubscriber(ctx: SqliteLogContext): (opts: SubscribeO
         return;
       }
       // Fair turns: the window after the committed position, the first waiting message of each key
-      // as candidates, the least-served share's first. Handled messages past the first unhandled one
-      // are remembered (and redelivered after a crash) until the position passes them.
+      // as candidates, the least-served share's first, up to `keyConcurrency` at once (never two of
+      // one key). Handled messages past the first unhandled one are remembered (and redelivered
+      // after a crash) until the position passes them.
       const handled = new Set<number>();
       const shareAt = new Map<number, string>();
-      while (active(st)) {
-        const rows = q.fetch.all(st.topic, st.partition, st.position, SHARE_WINDOW);
-        const keys = new Set<string>();
-        const candidates: { row: MessageRow; share: string }[] = [];
-        for (const row of rows) {
-          if (handled.has(row.msg_offset) || keys.has(row.msg_key)) continue;
-          keys.add(row.msg_key);
-          let share = shareAt.get(row.msg_offset);
-          if (share === undefined) {
-            share = shareOfRow(st, row);
-            shareAt.set(row.msg_offset, share);
+      const running = new Map<number, Promise<void>>();
+      let stopped = false;
+      const start = (row: MessageRow): void => {
+        const done = handleRow(st, row).then((ok) => {
+          running.delete(row.msg_offset);
+          if (ok) handled.add(row.msg_offset);
+          else stopped = true;
+        });
+        running.set(row.msg_offset, done);
+      };
+      try {
+        while (active(st) && !stopped) {
+          const rows = q.fetch.all(st.topic, st.partition, st.position, SHARE_WINDOW);
+          let position = st.position;
+          for (const row of rows) {
+            if (!handled.has(row.msg_offset)) break;
+            handled.delete(row.msg_offset);
+            shareAt.delete(row.msg_offset);
+            position = row.msg_offset + 1;
           }
-          candidates.push({ row, share });
+          if (position > st.position && !commitTo(st, position)) return;
+          const keys = new Set<string>();
+          const candidates: { row: MessageRow; share: string }[] = [];
+          for (const row of rows) {
+            if (row.msg_offset < position || handled.has(row.msg_offset)) continue;
+            if (running.has(row.msg_offset) || keys.has(row.msg_key)) {
+              keys.add(row.msg_key);
+              continue;
+            }
+            keys.add(row.msg_key);
+            let share = shareAt.get(row.msg_offset);
+            if (share === undefined) {
+              share = shareOfRow(st, row);
+              shareAt.set(row.msg_offset, share);
+            }
+            candidates.push({ row, share });
+          }
+          if (running.size < keyConcurrency) {
+            const next = st.shares.pick(candidates, (c) => c.share);
+            if (next) {
+              start(next.row);
+              continue;
+            }
+          }
+          if (running.size === 0) return;
+          // Wait for a handler to end, or (with a free slot) for new messages to come.
+          const waits = [...running.values()];
+          await Promise.race(running.size < keyConcurrency ? [...waits, pause(pollIntervalMs)] : waits);
         }
-        const next = st.shares.pick(candidates, (c) => c.share);
-        if (!next) return;
-        if (!(await handleRow(st, next.row))) return;
-        handled.add(next.row.msg_offset);
-        let position = st.position;
-        for (const row of rows) {
-          if (!handled.has(row.msg_offset)) break;
-          handled.delete(row.msg_offset);
-          shareAt.delete(row.msg_offset);
-          position = row.msg_offset + 1;
+      } finally {
+        // The partition is handed over only once the handlers in hand have ended.
+        while (running.size > 0) await Promise.allSettled([...running.values()]);
+        if (!stopped && !st.lost && !abandoned) {
+          const rows = q.fetch.all(st.topic, st.partition, st.position, SHARE_WINDOW);
+          let position = st.position;
+          for (const row of rows) {
+            if (!handled.has(row.msg_offset)) break;
+            position = row.msg_offset + 1;
+          }
+          if (position > st.position) commitTo(st, position);
         }
-        if (position > st.position && !commitTo(st, position)) return;
       }
     }
 

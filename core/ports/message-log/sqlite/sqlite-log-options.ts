@@ -22,6 +22,11 @@ export interface SqliteMessageLogOptions {
   /** Pause before a message whose handler rejected is delivered again. Default 500 ms. */
   readonly retryDelayMs?: number;
   /**
+   * Messages of different keys one consumer handles at once on one partition (each key's still one
+   * at a time, in order), so a long handler does not hold up the other keys behind it. Default 1.
+   */
+  readonly keyConcurrency?: number;
+  /**
    * Minimum age of a message before the retention sweep may delete it. A message is deleted only
    * when it is this old AND every group that has committed on its topic has committed past it.
    * Default 7 days.
@@ -41,6 +46,7 @@ export interface SqliteLogSettings {
   readonly pollIntervalMs: number;
   readonly leaseMs: number;
   readonly retryDelayMs: number;
+  readonly keyConcurrency: number;
   readonly retentionMs: number;
   readonly retentionCheckMs: number;
 }
@@ -50,6 +56,7 @@ export function logSettings(options: SqliteMessageLogOptions): SqliteLogSettings
     pollIntervalMs: options.pollIntervalMs ?? 50,
     leaseMs: options.leaseMs ?? 10_000,
     retryDelayMs: options.retryDelayMs ?? 500,
+    keyConcurrency: Math.max(1, Math.floor(options.keyConcurrency ?? 1)),
     retentionMs: options.retentionMs ?? 7 * 24 * 3600 * 1000,
     retentionCheckMs: options.retentionCheckMs ?? 5 * 60 * 1000,
   };
