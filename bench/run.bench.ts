@@ -21,7 +21,7 @@ import { fairnessScenario } from './scenarios/fairness.scenario.ts';
 import { compareRuntimes, ingestLocalModel, ingestOverhead } from './scenarios/ingest.scenario.ts';
 import { notificationsScenario } from './scenarios/notifications.scenario.ts';
 import { scaleOut } from './scenarios/scale-out.scenario.ts';
-import { searchScenario } from './scenarios/search.scenario.ts';
+import { compareSearchRuntimes, searchScenario } from './scenarios/search.scenario.ts';
 import { sourcesScenario } from './scenarios/sources.scenario.ts';
 import { uploadIngress } from './scenarios/upload-ingress.scenario.ts';
 import { vectorIndexScenario } from './scenarios/vector-index.scenario.ts';
@@ -260,6 +260,7 @@ async function main(): Promise<void> {
       }
     }
     compareRuntimes(rows);
+    compareSearchRuntimes(rows);
     const distributed = targets.find((t) => t.runtime === 'distributed');
     if (only.includes('scale-out') && distributed) {
       await attempt('scale-out', 'distributed', `${options.localDocs} docs`, () => scaleOut(base, distributed));

@@ -27,7 +27,7 @@ import { fileURLToPath } from 'node:url';
 import type { StoreSearchQuery } from '../../core/ports/document-store/document-store.port.ts';
 import { SEARCH_CANDIDATES } from '../../core/services/search.service.ts';
 import { startChild, stopChild } from '../../support/child-service.ts';
-import { corpusQueries, sizeLabel } from '../corpus.ts';
+import { corpusQueries, parseSize, sizeLabel } from '../corpus.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { type PeerServer, startPeerServer } from '../lib/peer-server.ts';
 import { addFigure, createRow, judge, type Row } from '../lib/report.ts';
@@ -244,11 +244,15 @@ export async function searchScenario(ctx: BenchContext, target: Target, rows: Ro
           addFigure(row, 'distinct terms', 'terms', [terms.distinct]);
           addFigure(row, 'chunks a query matches, median', 'fraction', [medianMatch]);
           const aloneFigure = addFigure(row, 'service p50, one client', 'ms', alone50);
-          // The HTTP latency goal of the vector path at 100k chunks (embedded: the HNSW index).
-          if (mode === 'semantic' && size >= 100_000 && target.runtime === 'embedded')
+          const atMillion = size >= 1_000_000 && target.runtime === 'embedded';
+          // The HTTP latency goals on the embedded runtime: the vector path at 100k chunks, and
+          // every mode at a million (keyword through the keyword index's pruning).
+          if (atMillion) judge(aloneFigure, { atMost: mode === 'semantic' ? 15 : 50 });
+          else if (mode === 'semantic' && size >= 100_000 && target.runtime === 'embedded')
             judge(aloneFigure, { atMost: 25 });
           addFigure(row, 'service p95, one client', 'ms', alone95);
-          addFigure(row, `service p50, ${CLIENTS} clients`, 'ms', service50);
+          const clientsFigure = addFigure(row, `service p50, ${CLIENTS} clients`, 'ms', service50);
+          if (atMillion) judge(clientsFigure, { atMost: 250 });
           addFigure(row, `service p95, ${CLIENTS} clients`, 'ms', service95);
           addFigure(row, `service p99, ${CLIENTS} clients`, 'ms', service99);
           addFigure(row, 'raw store query + embedding p50', 'ms', raw50);
@@ -346,10 +350,34 @@ async function recall(
     );
   }
   addFigure(row, 'recall@10 per query', 'fraction', perQuery);
-  judge(addFigure(row, 'recall@10, mean over queries', 'fraction', [mean(perQuery)]), { atLeast: 0.97 });
+  // At a million chunks the goal is 0.95 (the beam widens with the index; see docs/benchmarks.md).
+  judge(addFigure(row, 'recall@10, mean over queries', 'fraction', [mean(perQuery)]), {
+    atLeast: size >= 1_000_000 ? 0.95 : 0.97,
+  });
   row.notes.push(
     `${queries.length} queries embedded with the real model; served = the store's vectorSearch (${CANDIDATES} candidates, first 10, as the service serves them), exact = brute-force cosine over the same ${data.ids.length} vectors (usearch's exact search); ` +
       `counting served hits that tie the exact 10th neighbour within 1e-6 as matches gives ${(tieAware / queries.length).toFixed(4)}`,
   );
   return row;
+}
+
+/**
+ * Adds to each embedded search-latency row its one-client p50 ÷ the distributed runtime's (OpenSearch)
+ * on the same corpus and size, measured in the same run; at 100k chunks and more the keyword path's goal
+ * is at most twice OpenSearch's.
+ */
+export function compareSearchRuntimes(rows: Row[]): void {
+  const p50 = (row: Row | undefined) => row?.figures.find((f) => f.name === 'service p50, one client')?.values ?? [];
+  for (const row of rows) {
+    if (!row.scenario.startsWith('search latency, ') || row.runtime !== 'embedded') continue;
+    const peer = rows.find((r) => r.scenario === row.scenario && r.runtime === 'distributed' && r.size === row.size);
+    const ours = p50(row);
+    const theirs = p50(peer);
+    if (ours.length === 0 || theirs.length === 0) continue;
+    const ratios = ours.map((value, i) => value / (theirs[i % theirs.length] as number));
+    const figure = addFigure(row, 'one-client p50 ÷ OpenSearch (distributed) p50', 'ratio', ratios);
+    if (row.scenario === 'search latency, keyword' && parseSize(row.size.split(' ')[0] ?? '') >= 100_000)
+      judge(figure, { atMost: 2 });
+    row.notes.push('÷ OpenSearch pairs each embedded round with the distributed round of the same number, same corpus');
+  }
 }
