@@ -22,15 +22,24 @@ export interface EventStreamClient {
   close(): void;
 }
 
+/**
+ * Opens `GET /api/v1/events` with `key` as X-API-Key, or with no key (`null`) and whatever
+ * `headers` carry instead (a dashboard session's cookie).
+ */
 export async function openEventStream(
   url: string,
-  key: string,
-  options: { readonly lastEventId?: string; readonly query?: string } = {},
+  key: string | null,
+  options: {
+    readonly lastEventId?: string;
+    readonly query?: string;
+    readonly headers?: Readonly<Record<string, string>>;
+  } = {},
 ): Promise<EventStreamClient> {
   const abort = new AbortController();
   const response = await fetch(`${url}/api/v1/events${options.query ? `?${options.query}` : ''}`, {
     headers: {
-      'X-API-Key': key,
+      ...(key === null ? {} : { 'X-API-Key': key }),
+      ...options.headers,
       accept: 'text/event-stream',
       ...(options.lastEventId ? { 'Last-Event-ID': options.lastEventId } : {}),
     },

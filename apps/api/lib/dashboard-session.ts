@@ -1,6 +1,9 @@
 /**
  * A person's dashboard session on a request: the session cookie, the workspace the request is
- * for (`X-KB-Workspace`, else the account's first), and the CSRF check of state changes.
+ * for (`X-KB-Workspace`, else the account's first), and the CSRF check of state changes. A route
+ * a browser opens without headers of its own (the event stream, read by `EventSource`) may let the
+ * session name its workspace in the `workspace` query parameter instead; it is checked against the
+ * account's workspaces exactly as the header is.
  */
 import type { FastifyRequest } from 'fastify';
 import { KbError } from '../../../core/errors/kb-error.ts';
@@ -16,6 +19,26 @@ export interface DashboardSession {
 }
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** The first value of a header or query parameter, trimmed; undefined when absent or empty. */
+function firstValue(value: unknown): string | undefined {
+  const first = Array.isArray(value) ? value[0] : value;
+  return typeof first === 'string' && first.trim() !== '' ? first.trim() : undefined;
+}
+
+/**
+ * The workspace a session request names: `X-KB-Workspace`, or the `workspace` query parameter on
+ * a route that accepts it (`sessionWorkspaceQuery`). Both at once must agree (`bad-request`).
+ */
+function askedWorkspace(request: FastifyRequest): string | undefined {
+  const header = firstValue(request.headers['x-kb-workspace']);
+  if (!request.routeOptions.config?.sessionWorkspaceQuery) return header;
+  const query = firstValue((request.query as Record<string, unknown> | undefined)?.workspace);
+  if (header !== undefined && query !== undefined && header !== query) {
+    throw new KbError('bad-request', 'X-KB-Workspace and the workspace parameter name different workspaces.');
+  }
+  return header ?? query;
+}
 
 /** The session cookie's token, or null. */
 export function sessionToken(request: FastifyRequest): string | null {
@@ -36,8 +59,7 @@ export async function dashboardSession(
   if (token === null) return null;
   const found = await accounts.authenticate(token);
   if (!found) throw new KbError('unauthorized', 'Your session has expired or was signed out; sign in again.');
-  const header = request.headers['x-kb-workspace'];
-  const asked = (Array.isArray(header) ? header[0] : header)?.trim();
+  const asked = askedWorkspace(request);
   const workspaceId = asked || found.user.workspaceIds[0];
   if (!workspaceId || !found.user.workspaceIds.includes(workspaceId)) {
     throw new KbError('not-found', `No workspace "${asked}" for this account.`);

@@ -11,7 +11,9 @@
  *
  * A request without any key may instead carry a dashboard session cookie (see
  * `lib/dashboard-session.ts`): the signed-in person acts with every permission on one of their
- * workspaces, state changes need the session's CSRF token, and no rate limit applies.
+ * workspaces (`X-KB-Workspace`, or the `workspace` query parameter on a route that opts in with
+ * `config.sessionWorkspaceQuery`), state changes need the session's CSRF token, and no rate limit
+ * applies.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -25,6 +27,12 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Permission a key needs for this route; every resource route declares one. */
     permission?: Permission;
+    /**
+     * A dashboard session may name its workspace in the `workspace` query parameter (checked like
+     * `X-KB-Workspace`), for browser clients that cannot set headers (`EventSource`). A key's
+     * workspace is its own whatever the parameter says (the route decides how to answer one).
+     */
+    sessionWorkspaceQuery?: boolean;
   }
   interface FastifyRequest {
     /** The authenticated key, set by the auth plugin on resource routes. */

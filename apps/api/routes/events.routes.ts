@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { KbError } from '../../../core/errors/kb-error.ts';
 import type { StreamEvent } from '../../../core/services/event-stream.service.ts';
 import { requestContext } from '../plugins/auth.plugin.ts';
 import { AUTHENTICATED_ERRORS, problemResponses } from '../schemas/common.schema.ts';
@@ -36,18 +37,25 @@ const eventsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
   app.get(
     '/events',
     {
-      config: { permission: 'read' },
+      config: { permission: 'read', sessionWorkspaceQuery: true },
       schema: {
         tags: ['events'],
         operationId: 'streamEvents',
         summary: 'Live stream of document events (Server-Sent Events)',
         description:
-          "The events of the key's workspace as they are committed: `document.version.completed`, `document.version.failed`, `document.deleted`, `document.purged`. Reconnecting with `Last-Event-ID` resumes after that event, as far back as the log retains events (7 days by default); an event may come twice around a resume.",
+          "The events of the key's workspace as they are committed: `document.version.completed`, `document.version.failed`, `document.deleted`, `document.purged`, `source.sync.completed`, `source.sync.failed`. Reconnecting with `Last-Event-ID` resumes after that event, as far back as the log retains events (7 days by default); an event may come twice around a resume. A signed-in dashboard session (cookie) may name one of its account's workspaces in `workspace`, since a browser's `EventSource` cannot send `X-KB-Workspace`; an API key always streams its own workspace.",
         querystring: EventsQuery,
-        response: { 200: EventStreamResponse, ...problemResponses(400, ...AUTHENTICATED_ERRORS) },
+        response: { 200: EventStreamResponse, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 404) },
       },
     },
     async (request, reply) => {
+      const key = request.apiKey;
+      if (key && request.query.workspace !== undefined && request.query.workspace !== key.workspaceId) {
+        throw new KbError(
+          'bad-request',
+          "The workspace parameter is for dashboard sessions; an API key streams its own workspace's events.",
+        );
+      }
       const header = request.headers['last-event-id'];
       const lastEventId = (Array.isArray(header) ? header[0] : header) ?? request.query.last_event_id;
       const types = request.query.types

@@ -15,6 +15,14 @@ export const EventsQuery = Type.Object({
       description: 'Resume after this event id; the `Last-Event-ID` header does the same (and wins).',
     }),
   ),
+  workspace: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        "Dashboard sessions only: the workspace to stream, one of the signed-in account's (as `X-KB-Workspace` names it). With an API key it must be the key's workspace or absent.",
+    }),
+  ),
 });
 
 /** The 200 answer: a stream, documented for OpenAPI readers (it is written directly, not serialised). */

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, onSignedOut, useSession } from './api.ts';
 import { Loading } from './components/feedback.tsx';
+import { connectLiveEvents } from './live-events.ts';
 import { AccountPage } from './pages/account.page.tsx';
 import { AuditPage } from './pages/audit.page.tsx';
 import { DocumentPage } from './pages/document.page.tsx';
@@ -11,6 +12,7 @@ import { SearchPage } from './pages/search.page.tsx';
 import { SignInPage } from './pages/sign-in.page.tsx';
 import { SourcesPage } from './pages/sources.page.tsx';
 import { UsagePage } from './pages/usage.page.tsx';
+import { WebhooksPage } from './pages/webhooks.page.tsx';
 import { Link, navigate, usePath } from './router.tsx';
 import type { SessionInfo } from './types.ts';
 
@@ -25,6 +27,7 @@ const NAV = [
   { href: '/pipeline', label: 'Pipeline' },
   { href: '/usage', label: 'Usage' },
   { href: '/settings/api-keys', label: 'Settings › API keys' },
+  { href: '/settings/webhooks', label: 'Settings › Webhooks' },
   { href: '/settings/account', label: 'Settings › Account' },
 ] as const;
 
@@ -48,6 +51,8 @@ function Page(props: { session: SessionInfo }) {
       return <UsagePage />;
     case '/settings/api-keys':
       return <KeysPage account={props.session.account} />;
+    case '/settings/webhooks':
+      return <WebhooksPage />;
     case '/settings/account':
       return <AccountPage account={props.session.account} />;
     default:
@@ -74,6 +79,10 @@ export function App() {
     useSession(s.csrf_token, workspace);
     setSession({ ...s, workspace });
   };
+
+  // The workspace's live events, for the pages to follow, while someone is signed in.
+  const liveWorkspace = session ? session.workspace : null;
+  useEffect(() => (liveWorkspace ? connectLiveEvents(liveWorkspace) : undefined), [liveWorkspace]);
 
   useEffect(() => {
     api<SessionInfo>('GET', '/dashboard/api/session').then(adopt, () => setSession(null));

@@ -41,3 +41,9 @@ export interface IngestError {
 }
 
 export type { RunView as SourceRun, SourceView as SourceSummary } from '../../../core/model/source-views.model.ts';
+
+export type {
+  DeliveryAttemptView as DeliveryAttempt,
+  WebhookDeliveryView as WebhookDelivery,
+  WebhookEndpointView as WebhookEndpoint,
+} from '../../../core/webhooks/webhook-views.ts';

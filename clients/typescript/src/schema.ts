@@ -505,7 +505,7 @@ export interface paths {
         };
         /**
          * Live stream of document events (Server-Sent Events)
-         * @description The events of the key's workspace as they are committed: `document.version.completed`, `document.version.failed`, `document.deleted`, `document.purged`. Reconnecting with `Last-Event-ID` resumes after that event, as far back as the log retains events (7 days by default); an event may come twice around a resume.
+         * @description The events of the key's workspace as they are committed: `document.version.completed`, `document.version.failed`, `document.deleted`, `document.purged`, `source.sync.completed`, `source.sync.failed`. Reconnecting with `Last-Event-ID` resumes after that event, as far back as the log retains events (7 days by default); an event may come twice around a resume. A signed-in dashboard session (cookie) may name one of its account's workspaces in `workspace`, since a browser's `EventSource` cannot send `X-KB-Workspace`; an API key always streams its own workspace.
          */
         get: operations["streamEvents"];
         put?: never;
@@ -3721,6 +3721,8 @@ export interface operations {
                 document_id?: string;
                 /** @description Resume after this event id; the `Last-Event-ID` header does the same (and wins). */
                 last_event_id?: string;
+                /** @description Dashboard sessions only: the workspace to stream, one of the signed-in account's (as `X-KB-Workspace` names it). With an API key it must be the key's workspace or absent. */
+                workspace?: string;
             };
             header?: never;
             path?: never;
@@ -3752,6 +3754,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };

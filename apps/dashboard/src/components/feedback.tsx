@@ -1,4 +1,5 @@
 import type { ComponentChildren } from 'preact';
+import { FALLBACK_POLL_MS } from '../live-events.ts';
 import type { Status } from '../types.ts';
 
 /** An error (the API's problem detail) or a confirmation, announced to screen readers. */
@@ -22,6 +23,15 @@ export function Loading() {
   return (
     <p class="muted" aria-live="polite">
       Loading…
+    </p>
+  );
+}
+
+/** Said while the live event stream is unavailable and the page refreshes slowly instead. */
+export function LiveDown() {
+  return (
+    <p class="muted small" role="status">
+      Live updates are unavailable right now; this page refreshes every {FALLBACK_POLL_MS / 1000} s until they are back.
     </p>
   );
 }

@@ -4,12 +4,11 @@ import { useActorNames } from '../components/actor-names.ts';
 import { ChunkDiff } from '../components/chunk-diff.tsx';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { DataTable } from '../components/data-table.tsx';
-import { Empty, Loading, Notice, StatusBadge } from '../components/feedback.tsx';
+import { Empty, LiveDown, Loading, Notice, StatusBadge } from '../components/feedback.tsx';
 import { bytes, dateTime } from '../format.ts';
+import { useLiveRefresh } from '../live-events.ts';
 import { Link } from '../router.tsx';
 import type { Account, Chunk, Compare, DocumentDetail, Version } from '../types.ts';
-
-const REFRESH_MS = 1500;
 
 function NewVersion(props: { id: string; onDone: (version: number) => void; onError: (e: string) => void }) {
   const [file, setFile] = useState<File | null>(null);
@@ -232,12 +231,11 @@ export function DocumentPage(props: { id: string; query: URLSearchParams; accoun
     });
   }, [id]);
 
-  const busy = doc?.status === 'pending' || doc?.status === 'processing';
-  useEffect(() => {
-    if (!busy) return;
-    const timer = setInterval(() => void load(), REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [busy, id]);
+  // An event about this document (a version finished or failed, it was deleted): read it again.
+  const live = useLiveRefresh(
+    (event) => event.type.startsWith('document.') && event.data.document_id === id,
+    () => void load(),
+  );
 
   // A version announced as being ingested: say so once it is served, and show it; clear on failure.
   useEffect(() => {
@@ -312,6 +310,7 @@ export function DocumentPage(props: { id: string; query: URLSearchParams; accoun
       </h1>
       {error && <Notice kind="error">{error}</Notice>}
       {message && <Notice kind="ok">{message}</Notice>}
+      {live === 'down' && <LiveDown />}
       {doc.status === 'failed' && doc.error && (
         <Notice kind="error">
           Ingestion failed in {doc.error.stage} after {doc.error.attempts} attempt(s): {doc.error.message} (

@@ -2,9 +2,10 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { DataTable } from '../components/data-table.tsx';
-import { Empty, Loading, Notice, StatusBadge } from '../components/feedback.tsx';
+import { Empty, LiveDown, Loading, Notice, StatusBadge } from '../components/feedback.tsx';
 import { UploadZone } from '../components/upload-zone.tsx';
 import { dateTime } from '../format.ts';
+import { isDocumentOrSourceEvent, useLiveRefresh } from '../live-events.ts';
 import { Link } from '../router.tsx';
 import type { DocumentDetail, DocumentItem } from '../types.ts';
 
@@ -12,7 +13,6 @@ import type { DocumentDetail, DocumentItem } from '../types.ts';
 type Row = DocumentItem & Pick<DocumentDetail, 'error'>;
 
 const PAGE_SIZE = 20;
-const REFRESH_MS = 1500;
 
 interface Filters {
   status: string;
@@ -77,12 +77,8 @@ export function DocumentsPage() {
     void load();
   }, [applied, page]);
 
-  const busy = data?.documents.some((d) => d.status === 'pending' || d.status === 'processing') ?? false;
-  useEffect(() => {
-    if (!busy) return;
-    const timer = setInterval(() => void load(), REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [busy, applied, page]);
+  // A version finished or failed, a document went, a sync ran: read the list again.
+  const live = useLiveRefresh(isDocumentOrSourceEvent, () => void load());
 
   const act = async (what: string, run: () => Promise<unknown>) => {
     setError(null);
@@ -145,6 +141,7 @@ export function DocumentsPage() {
       </form>
       {error && <Notice kind="error">{error}</Notice>}
       {message && <Notice kind="ok">{message}</Notice>}
+      {live === 'down' && <LiveDown />}
       {data === null ? (
         error ? null : (
           <Loading />

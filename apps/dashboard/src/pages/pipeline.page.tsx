@@ -1,8 +1,9 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api.ts';
 import { DataTable } from '../components/data-table.tsx';
 import { Empty, Loading, Notice } from '../components/feedback.tsx';
 import { dateTime } from '../format.ts';
+import { FALLBACK_POLL_MS, isDocumentOrSourceEvent, useLiveRefresh } from '../live-events.ts';
 import { Link } from '../router.tsx';
 import type { IngestError } from '../types.ts';
 
@@ -17,38 +18,48 @@ interface Overview {
   };
 }
 
-const REFRESH_MS = 3000;
+/** Events of a busy workspace come many a second: the overview is read at most this often. */
+const COALESCE_MS = 1000;
 
 export function PipelinePage() {
   const [data, setData] = useState<Overview | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [at, setAt] = useState<Date | null>(null);
+  const generation = useRef(0);
 
+  const load = () => {
+    const mine = ++generation.current;
+    return api<Overview>('GET', '/dashboard/api/pipeline').then(
+      (r) => {
+        if (mine !== generation.current) return;
+        setData(r);
+        setAt(new Date());
+        setError(null);
+      },
+      (e) => mine === generation.current && setError(errorText(e)),
+    );
+  };
   useEffect(() => {
-    let live = true;
-    const load = () =>
-      api<Overview>('GET', '/dashboard/api/pipeline').then(
-        (r) => {
-          if (!live) return;
-          setData(r);
-          setAt(new Date());
-          setError(null);
-        },
-        (e) => live && setError(errorText(e)),
-      );
     void load();
-    const timer = setInterval(load, REFRESH_MS);
+    // Answers arriving after the page is left are dropped.
     return () => {
-      live = false;
-      clearInterval(timer);
+      generation.current += 1;
     };
   }, []);
+  // Documents finished, failed or went, a sync ran: the counts changed.
+  const live = useLiveRefresh(isDocumentOrSourceEvent, () => void load(), COALESCE_MS);
 
   return (
     <section>
       <h1>Pipeline</h1>
       <p class="muted" aria-live="polite">
-        Refreshes every {REFRESH_MS / 1000} s{at ? ` · last at ${at.toLocaleTimeString()}` : ''}
+        {live === 'live'
+          ? 'Refreshes when documents of this workspace finish, fail or are deleted'
+          : `Refreshes every ${FALLBACK_POLL_MS / 1000} s while live updates are unavailable`}
+        {at ? ` · last at ${at.toLocaleTimeString()}` : ''}{' '}
+        <button type="button" onClick={() => void load()}>
+          Refresh now
+        </button>
       </p>
       {error && <Notice kind="error">{error}</Notice>}
       {!data ? (

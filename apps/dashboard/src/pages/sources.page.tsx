@@ -1,8 +1,9 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText } from '../api.ts';
 import { DataTable } from '../components/data-table.tsx';
-import { Empty, Loading, Notice } from '../components/feedback.tsx';
+import { Empty, LiveDown, Loading, Notice } from '../components/feedback.tsx';
 import { dateTime } from '../format.ts';
+import { useLiveRefresh } from '../live-events.ts';
 import { Link } from '../router.tsx';
 import type { DocumentItem, SourceRun, SourceSummary } from '../types.ts';
 
@@ -38,11 +39,7 @@ function SourceDetail(props: { source: SourceSummary }) {
   const [docs, setDocs] = useState<DocumentItem[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   const id = props.source.id;
-  useEffect(() => {
-    api<{ runs: SourceRun[] }>('GET', `/api/v1/sources/${id}/runs?limit=5`).then(
-      (r) => setRuns(r.runs),
-      (e) => setError(errorText(e)),
-    );
+  const loadDocs = () =>
     api<{ documents: DocumentItem[] }>(
       'GET',
       `/api/v1/documents?source=${encodeURIComponent(props.source.name)}&limit=20`,
@@ -50,7 +47,18 @@ function SourceDetail(props: { source: SourceSummary }) {
       (r) => setDocs(r.documents),
       (e) => setError(errorText(e)),
     );
+  useEffect(() => {
+    api<{ runs: SourceRun[] }>('GET', `/api/v1/sources/${id}/runs?limit=5`).then(
+      (r) => setRuns(r.runs),
+      (e) => setError(errorText(e)),
+    );
+    void loadDocs();
   }, [id, props.source.last_run?.status, props.source.last_run?.finished_at]);
+  // A document of this source finished, failed or went: its status in the list changed.
+  useLiveRefresh(
+    (event) => event.type.startsWith('document.') && event.data.source === props.source.name,
+    () => void loadDocs(),
+  );
   return (
     <div class="source-detail">
       {error && <Notice kind="error">{error}</Notice>}
@@ -137,13 +145,11 @@ export function SourcesPage() {
   useEffect(() => {
     void load();
   }, []);
-  // While a run is going, follow it.
-  const running = sources?.some((s) => s.status === 'running') ?? false;
-  useEffect(() => {
-    if (!running) return;
-    const timer = setInterval(load, 1500);
-    return () => clearInterval(timer);
-  }, [running]);
+  // A sync run finished (completed or failed): read the sources again.
+  const live = useLiveRefresh(
+    (event) => event.type.startsWith('source.sync.'),
+    () => void load(),
+  );
 
   const set = (field: keyof typeof form) => (e: Event) =>
     setForm({ ...form, [field]: (e.currentTarget as HTMLInputElement).value });
@@ -204,6 +210,7 @@ export function SourcesPage() {
       </p>
       {error && <Notice kind="error">{error}</Notice>}
       {message && <Notice kind="ok">{message}</Notice>}
+      {live === 'down' && <LiveDown />}
       {!sources ? (
         error ? null : (
           <Loading />

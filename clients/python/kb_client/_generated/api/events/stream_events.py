@@ -15,6 +15,7 @@ def _get_kwargs(
     types: str | Unset = UNSET,
     document_id: UUID | Unset = UNSET,
     last_event_id: str | Unset = UNSET,
+    workspace: str | Unset = UNSET,
 ) -> dict[str, Any]:
 
     params: dict[str, Any] = {}
@@ -27,6 +28,8 @@ def _get_kwargs(
     params["document_id"] = json_document_id
 
     params["last_event_id"] = last_event_id
+
+    params["workspace"] = workspace
 
     params = {k: v for k, v in params.items() if v is not UNSET and v is not None}
 
@@ -61,6 +64,11 @@ def _parse_response(
 
         return response_403
 
+    if response.status_code == 404:
+        response_404 = Problem.from_dict(response.json())
+
+        return response_404
+
     if response.status_code == 429:
         response_429 = Problem.from_dict(response.json())
 
@@ -94,18 +102,22 @@ def sync_detailed(
     types: str | Unset = UNSET,
     document_id: UUID | Unset = UNSET,
     last_event_id: str | Unset = UNSET,
+    workspace: str | Unset = UNSET,
 ) -> Response[Problem | str]:
     """Live stream of document events (Server-Sent Events)
 
      The events of the key's workspace as they are committed: `document.version.completed`,
-    `document.version.failed`, `document.deleted`, `document.purged`. Reconnecting with `Last-Event-ID`
-    resumes after that event, as far back as the log retains events (7 days by default); an event may
-    come twice around a resume.
+    `document.version.failed`, `document.deleted`, `document.purged`, `source.sync.completed`,
+    `source.sync.failed`. Reconnecting with `Last-Event-ID` resumes after that event, as far back as the
+    log retains events (7 days by default); an event may come twice around a resume. A signed-in
+    dashboard session (cookie) may name one of its account's workspaces in `workspace`, since a
+    browser's `EventSource` cannot send `X-KB-Workspace`; an API key always streams its own workspace.
 
     Args:
         types (str | Unset):
         document_id (UUID | Unset):
         last_event_id (str | Unset):
+        workspace (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -119,6 +131,7 @@ def sync_detailed(
         types=types,
         document_id=document_id,
         last_event_id=last_event_id,
+        workspace=workspace,
     )
 
     response = client.get_httpx_client().request(
@@ -134,18 +147,22 @@ def sync(
     types: str | Unset = UNSET,
     document_id: UUID | Unset = UNSET,
     last_event_id: str | Unset = UNSET,
+    workspace: str | Unset = UNSET,
 ) -> Problem | str | None:
     """Live stream of document events (Server-Sent Events)
 
      The events of the key's workspace as they are committed: `document.version.completed`,
-    `document.version.failed`, `document.deleted`, `document.purged`. Reconnecting with `Last-Event-ID`
-    resumes after that event, as far back as the log retains events (7 days by default); an event may
-    come twice around a resume.
+    `document.version.failed`, `document.deleted`, `document.purged`, `source.sync.completed`,
+    `source.sync.failed`. Reconnecting with `Last-Event-ID` resumes after that event, as far back as the
+    log retains events (7 days by default); an event may come twice around a resume. A signed-in
+    dashboard session (cookie) may name one of its account's workspaces in `workspace`, since a
+    browser's `EventSource` cannot send `X-KB-Workspace`; an API key always streams its own workspace.
 
     Args:
         types (str | Unset):
         document_id (UUID | Unset):
         last_event_id (str | Unset):
+        workspace (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -160,6 +177,7 @@ def sync(
         types=types,
         document_id=document_id,
         last_event_id=last_event_id,
+        workspace=workspace,
     ).parsed
 
 
@@ -169,18 +187,22 @@ async def asyncio_detailed(
     types: str | Unset = UNSET,
     document_id: UUID | Unset = UNSET,
     last_event_id: str | Unset = UNSET,
+    workspace: str | Unset = UNSET,
 ) -> Response[Problem | str]:
     """Live stream of document events (Server-Sent Events)
 
      The events of the key's workspace as they are committed: `document.version.completed`,
-    `document.version.failed`, `document.deleted`, `document.purged`. Reconnecting with `Last-Event-ID`
-    resumes after that event, as far back as the log retains events (7 days by default); an event may
-    come twice around a resume.
+    `document.version.failed`, `document.deleted`, `document.purged`, `source.sync.completed`,
+    `source.sync.failed`. Reconnecting with `Last-Event-ID` resumes after that event, as far back as the
+    log retains events (7 days by default); an event may come twice around a resume. A signed-in
+    dashboard session (cookie) may name one of its account's workspaces in `workspace`, since a
+    browser's `EventSource` cannot send `X-KB-Workspace`; an API key always streams its own workspace.
 
     Args:
         types (str | Unset):
         document_id (UUID | Unset):
         last_event_id (str | Unset):
+        workspace (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -194,6 +216,7 @@ async def asyncio_detailed(
         types=types,
         document_id=document_id,
         last_event_id=last_event_id,
+        workspace=workspace,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -207,18 +230,22 @@ async def asyncio(
     types: str | Unset = UNSET,
     document_id: UUID | Unset = UNSET,
     last_event_id: str | Unset = UNSET,
+    workspace: str | Unset = UNSET,
 ) -> Problem | str | None:
     """Live stream of document events (Server-Sent Events)
 
      The events of the key's workspace as they are committed: `document.version.completed`,
-    `document.version.failed`, `document.deleted`, `document.purged`. Reconnecting with `Last-Event-ID`
-    resumes after that event, as far back as the log retains events (7 days by default); an event may
-    come twice around a resume.
+    `document.version.failed`, `document.deleted`, `document.purged`, `source.sync.completed`,
+    `source.sync.failed`. Reconnecting with `Last-Event-ID` resumes after that event, as far back as the
+    log retains events (7 days by default); an event may come twice around a resume. A signed-in
+    dashboard session (cookie) may name one of its account's workspaces in `workspace`, since a
+    browser's `EventSource` cannot send `X-KB-Workspace`; an API key always streams its own workspace.
 
     Args:
         types (str | Unset):
         document_id (UUID | Unset):
         last_event_id (str | Unset):
+        workspace (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -234,5 +261,6 @@ async def asyncio(
             types=types,
             document_id=document_id,
             last_event_id=last_event_id,
+            workspace=workspace,
         )
     ).parsed
