@@ -43,6 +43,9 @@ export const ERROR_CATALOGUE = {
   'missing-file': entry('bad-request', 'Missing file'),
   unauthorized: entry('unauthorized', 'Unauthorized'),
   forbidden: entry('forbidden', 'Forbidden'),
+  // A dashboard session of an account whose password the service generated: only the password
+  // change and sign-out answer until the person chooses a password.
+  'password-change-required': entry('forbidden', 'Password change required'),
   'not-found': entry('not-found', 'Not Found'),
   'method-not-allowed': entry('method-not-allowed', 'Method Not Allowed'),
   conflict: entry('conflict', 'Conflict', true),

@@ -47,7 +47,9 @@ function generatePassword(): string {
 
 /**
  * Dashboard accounts and sessions. Passwords are scrypt hashes; a session token is 32 random
- * bytes of which only the SHA-256 is stored. Wrong passwords — at sign-in, and the current
+ * bytes of which only the SHA-256 is stored. A password the service generates (an account created
+ * without one of the person's own, a reset) is marked `passwordGenerated` until the person
+ * changes it. Wrong passwords — at sign-in, and the current
  * password when changing it — are counted per email in this process (an unknown email is counted
  * like a known one, and costs a hash too, so neither the answer nor its time tells whether an
  * account exists).
@@ -74,7 +76,7 @@ export function createAccountsService(deps: AccountsServiceDeps): AccountsServic
   };
 
   return {
-    async create({ email, workspaceIds, role }) {
+    async create({ email, workspaceIds, role, password: chosen }) {
       const normalized = email.trim().toLowerCase();
       if (!EMAIL_PATTERN.test(normalized)) {
         throw new KbError('validation-error', `"${email}" is not an email address.`);
@@ -87,7 +89,12 @@ export function createAccountsService(deps: AccountsServiceDeps): AccountsServic
         );
       }
       if (!ROLES.includes(role)) throw new KbError('validation-error', `The role must be one of ${ROLES.join(', ')}.`);
-      const password = generatePassword();
+      if (chosen !== undefined && [...chosen].length < MIN_PASSWORD_LENGTH) {
+        throw new KbError('validation-error', `The password must be at least ${MIN_PASSWORD_LENGTH} characters.`, {
+          errors: [{ field: 'password', message: `must be at least ${MIN_PASSWORD_LENGTH} characters` }],
+        });
+      }
+      const password = chosen ?? generatePassword();
       const user: UserRecord = {
         id: randomUUID(),
         email: normalized,
@@ -95,8 +102,21 @@ export function createAccountsService(deps: AccountsServiceDeps): AccountsServic
         role: role as Role,
         workspaceIds: workspaces,
         createdAt: isoNow(),
+        passwordGenerated: chosen === undefined,
       };
       await deps.accountStore.createUser(user);
+      return { account: accountView(user), password };
+    },
+
+    async resetPassword(email) {
+      const user = await deps.accountStore.findUserByEmail(email.trim().toLowerCase());
+      if (!user) throw new KbError('not-found', `No account with the email ${email.trim()}.`);
+      const password = generatePassword();
+      const at = isoNow();
+      await deps.accountStore.setPassword(user.id, await hashPassword(password), at, true);
+      await deps.accountStore.revokeUserSessions(user.id, at);
+      // A person locked out by wrong guesses can sign in with the new password at once.
+      failures.clear(user.email);
       return { account: accountView(user), password };
     },
 
@@ -160,7 +180,8 @@ export function createAccountsService(deps: AccountsServiceDeps): AccountsServic
         throw new KbError('validation-error', errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
       }
       const at = isoNow();
-      await deps.accountStore.setPassword(userId, await hashPassword(next), at);
+      // A password the person chose: the mark of a generated one is cleared.
+      await deps.accountStore.setPassword(userId, await hashPassword(next), at, false);
       await deps.accountStore.revokeUserSessions(userId, at, sessionId);
     },
 

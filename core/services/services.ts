@@ -127,13 +127,21 @@ export interface SignedIn {
 
 export interface AccountsService {
   /**
-   * Creates an account with a generated password, returned once. Rejects a malformed email or
-   * workspace id with `validation-error`, an existing email with `conflict`.
+   * Creates an account with the given password (chosen by the person: at least 12 characters,
+   * else `validation-error`) or, without one, a generated password marked `passwordGenerated`
+   * (the dashboard has it changed at the first sign-in); the password is returned once. Rejects a
+   * malformed email or workspace id with `validation-error`, an existing email with `conflict`.
    */
-  create(input: { email: string; workspaceIds: readonly string[]; role: Role }): Promise<{
+  create(input: { email: string; workspaceIds: readonly string[]; role: Role; password?: string }): Promise<{
     account: AccountView;
     password: string;
   }>;
+  /**
+   * Replaces an account's password with a generated one, returned once and marked
+   * `passwordGenerated`, and signs out every session of the account; `not-found` for an unknown
+   * email.
+   */
+  resetPassword(email: string): Promise<{ account: AccountView; password: string }>;
   list(): Promise<AccountView[]>;
   /** How many accounts exist. */
   count(): Promise<number>;
@@ -149,8 +157,8 @@ export interface AccountsService {
   signOut(token: string): Promise<void>;
   /**
    * Replaces the account's password after checking the current one (`validation-error` naming
-   * the field when it is wrong, or when the new one is shorter than 12 characters), and signs out
-   * every other session of the account.
+   * the field when it is wrong, or when the new one is shorter than 12 characters), clears the
+   * `passwordGenerated` mark, and signs out every other session of the account.
    */
   changePassword(input: { userId: string; sessionId: string; current: string; next: string }): Promise<void>;
 }

@@ -9,12 +9,19 @@ let member: { email: string; password: string };
 beforeAll(async () => {
   svc = await startTestService({ stages: 'none', env: { KB_SIGNIN_MAX_FAILURES: '3' } });
   const accounts = svc.runtime.services.accounts;
-  const o = await accounts.create({ email: 'Owner@Example.com', workspaceIds: [svc.workspaceId], role: 'owner' });
+  // Passwords of their own: a generated one would have to be changed first (tests/api/first-sign-in.test.ts).
+  const o = await accounts.create({
+    email: 'Owner@Example.com',
+    workspaceIds: [svc.workspaceId],
+    role: 'owner',
+    password: 'owner passphrase for tests',
+  });
   owner = { email: 'owner@example.com', password: o.password };
   const m = await accounts.create({
     email: 'member@example.com',
     workspaceIds: [svc.workspaceId, svc.otherWorkspaceId],
     role: 'member',
+    password: 'member passphrase for tests',
   });
   member = { email: 'member@example.com', password: m.password };
 });
@@ -94,6 +101,7 @@ describe('sessions', () => {
         email: 'short-lived@example.com',
         workspaceIds: [short.workspaceId],
         role: 'owner',
+        password: 'short-lived passphrase',
       });
       const client = await signIn(short.url, 'short-lived@example.com', password);
       expect((await client.request('GET', '/api/v1/documents')).status).toBe(200);

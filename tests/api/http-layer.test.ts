@@ -69,6 +69,7 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
       authenticate: unexpected,
       signOut: unexpected,
       changePassword: unexpected,
+      resetPassword: unexpected,
       count: unexpected,
     },
     events: { open: unexpected, heartbeatMs: 1000 },

@@ -13,6 +13,7 @@ const STATUS: Record<ErrorCode, number> = {
   'missing-file': 400,
   unauthorized: 401,
   forbidden: 403,
+  'password-change-required': 403,
   'not-found': 404,
   'method-not-allowed': 405,
   conflict: 409,

@@ -35,10 +35,14 @@ describe.skipIf(!hasBrowser)(title, () => {
 
   beforeAll(async () => {
     svc = await startTestService({ stages: 'all' });
-    owner = { email: 'owner@example.com', password: '' };
-    owner.password = (
-      await svc.runtime.services.accounts.create({ email: owner.email, workspaceIds: [svc.workspaceId], role: 'owner' })
-    ).password;
+    // A password of the owner's own: a generated one is changed first (first-sign-in.browser.test.ts).
+    owner = { email: 'owner@example.com', password: 'owner passphrase for tests' };
+    await svc.runtime.services.accounts.create({
+      email: owner.email,
+      workspaceIds: [svc.workspaceId],
+      role: 'owner',
+      password: owner.password,
+    });
     const long = await svc.upload(LONG_NAME, '# Minutes\n\nThe board met.\n', { type: 'text/markdown' });
     const tide = await svc.upload('tide-table.md', V1, { type: 'text/markdown', metadata: { team: 'harbour' } });
     tideId = tide.body.document_id;

@@ -37,10 +37,12 @@ describe.skipIf(!hasBrowser)('dashboard Sources page in a real browser', () => {
       Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
     );
     svc = await startTestService({ stages: 'all', env: { KB_SOURCE_FOLDER_ROOTS: base } });
+    // A password of the owner's own: a generated one is changed first (first-sign-in.browser.test.ts).
     ({ password } = await svc.runtime.services.accounts.create({
       email: 'owner@example.com',
       workspaceIds: [svc.workspaceId],
       role: 'owner',
+      password: 'owner passphrase for tests',
     }));
     browser = await chromium.launch({
       executablePath: CHROMIUM,

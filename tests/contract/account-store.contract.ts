@@ -43,6 +43,7 @@ function userRecord(overrides: Partial<UserRecord> = {}): UserRecord {
     role: 'member',
     workspaceIds: [`ws-${randomUUID()}`],
     createdAt: '2024-05-01T10:00:00.000Z',
+    passwordGenerated: false,
     ...overrides,
   };
 }
@@ -221,6 +222,44 @@ export function describeAccountStoreContract(name: string, make: () => Promise<A
         expect(await store.setPassword(user.id, 'scrypt$newer', '2030-01-02T00:00:00.000Z')).toBe(true);
         expect((await store.getUser(user.id))?.passwordHash).toBe('scrypt$newer');
         expect(await store.setPassword(randomUUID(), 'scrypt$x', '2030-01-01T00:00:00.000Z')).toBe(false);
+      });
+
+      it('keeps the mark of a generated password until a chosen one replaces it, and sets it again on a reset', async () => {
+        const generated = userRecord({ passwordGenerated: true });
+        const chosen = userRecord();
+        await store.createUser(generated);
+        await store.createUser(chosen);
+        expect(await store.getUser(generated.id)).toEqual(generated);
+        expect((await store.findUserByEmail(generated.email))?.passwordGenerated).toBe(true);
+        expect((await store.listUsers()).find((u) => u.id === generated.id)?.passwordGenerated).toBe(true);
+        expect((await store.getUser(chosen.id))?.passwordGenerated).toBe(false);
+
+        // The person chooses a password (the default): the mark is gone, by id, by email and in the list.
+        expect(await store.setPassword(generated.id, 'scrypt$chosen', '2030-01-01T00:00:00.000Z')).toBe(true);
+        expect(await store.getUser(generated.id)).toEqual({
+          ...generated,
+          passwordHash: 'scrypt$chosen',
+          passwordGenerated: false,
+        });
+        expect((await store.findUserByEmail(generated.email))?.passwordGenerated).toBe(false);
+        expect((await store.listUsers()).find((u) => u.id === generated.id)?.passwordGenerated).toBe(false);
+
+        // A reset to a generated password marks it again; choosing once more clears it.
+        expect(await store.setPassword(generated.id, 'scrypt$reset', '2030-01-02T00:00:00.000Z', true)).toBe(true);
+        expect(await store.getUser(generated.id)).toMatchObject({
+          passwordHash: 'scrypt$reset',
+          passwordGenerated: true,
+        });
+        expect(await store.setPassword(generated.id, 'scrypt$mine', '2030-01-03T00:00:00.000Z', false)).toBe(true);
+        expect(await store.getUser(generated.id)).toMatchObject({
+          passwordHash: 'scrypt$mine',
+          passwordGenerated: false,
+        });
+
+        // An account created with a chosen password is marked only by a reset.
+        expect(await store.setPassword(chosen.id, 'scrypt$reset', '2030-01-02T00:00:00.000Z', true)).toBe(true);
+        expect((await store.findUserByEmail(chosen.email))?.passwordGenerated).toBe(true);
+        expect(await store.setPassword(randomUUID(), 'scrypt$x', '2030-01-01T00:00:00.000Z', true)).toBe(false);
       });
 
       it("revokes every live session of an account but the one kept, and no one else's", async () => {

@@ -1,7 +1,21 @@
+import { execFile } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { kb, startChild, stopChild, tempDir } from '../../support/child-service.ts';
+import { KB_BIN, kb, REPO_ROOT, startChild, stopChild, tempDir } from '../../support/child-service.ts';
 import { cleanupsAfterAll } from '../support/cleanups.ts';
-import { postSignIn } from '../support/dashboard-client.ts';
+import { postSignIn, signIn } from '../support/dashboard-client.ts';
+
+/** `kb …` with `input` on its standard input; resolves its standard output. */
+function kbWithInput(args: string[], env: Record<string, string>, input: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = execFile(
+      process.execPath,
+      [KB_BIN, ...args],
+      { cwd: REPO_ROOT, env: { ...process.env, ...env }, timeout: 120_000 },
+      (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
+    );
+    child.stdin?.end(input);
+  });
+}
 
 /** The first start's owner account, and `kb users …` against a running embedded server. */
 describe('dashboard accounts from the command line', () => {
@@ -20,6 +34,10 @@ describe('dashboard accounts from the command line', () => {
     const ownerSignIn = await postSignIn(server.url, printed?.[1] ?? '', printed?.[2] ?? '');
     expect(ownerSignIn.status).toBe(200);
     expect(ownerSignIn.body).toMatchObject({ account: { role: 'owner', workspaces: ['default'] } });
+    // The printed password must be changed before the dashboard opens.
+    expect(ownerSignIn.body).toMatchObject({ password_change_required: true });
+    const owner = await signIn(server.url, 'owner@kb.local', printed?.[2] ?? '');
+    expect((await owner.request('GET', '/api/v1/documents')).body.error?.code).toBe('password_change_required');
 
     const created = JSON.parse(
       await kb(['users', 'create', '--email', 'Ana@Example.org', '--workspace', 'team-a,team-b', '--json'], env),
@@ -35,6 +53,40 @@ describe('dashboard accounts from the command line', () => {
     await expect(
       kb(['users', 'create', '--email', 'not-an-address', '--workspace', 'team-a', '--role', 'owner'], env),
     ).rejects.toThrow(/not an email address/);
+
+    // A password of the person's own, from standard input: not shown, not marked.
+    const own = JSON.parse(
+      await kbWithInput(
+        ['users', 'create', '--email', 'bo@example.org', '--workspace', 'team-a', '--password-stdin', '--json'],
+        env,
+        'bo chose this passphrase\n',
+      ),
+    ) as Record<string, unknown>;
+    expect(own).toMatchObject({ email: 'bo@example.org' });
+    expect(own).not.toHaveProperty('password');
+    const bo = await signIn(server.url, 'bo@example.org', 'bo chose this passphrase');
+    expect(bo.signIn.body).toMatchObject({ password_change_required: false });
+    expect((await bo.request('GET', '/api/v1/documents')).status).toBe(200);
+    await expect(
+      kbWithInput(
+        ['users', 'create', '--email', 'cy@example.org', '--workspace', 'a', '--password-stdin'],
+        env,
+        'short',
+      ),
+    ).rejects.toThrow(/at least 12 characters/);
+
+    // A reset: a new generated password, printed once and marked; the old sessions are signed out.
+    const reset = await kb(['users', 'reset-password', '--email', 'bo@example.org'], env);
+    const resetPassword = /password: +(\S+)/.exec(reset)?.[1] ?? '';
+    expect(resetPassword).toMatch(/^[0-9A-Za-z]{24}$/);
+    expect((await bo.request('GET', '/dashboard/api/session')).status).toBe(401);
+    expect((await postSignIn(server.url, 'bo@example.org', resetPassword)).body).toMatchObject({
+      password_change_required: true,
+    });
+    await expect(kb(['users', 'reset-password', '--email', 'nobody@example.org'], env)).rejects.toThrow(
+      /No account with the email/,
+    );
+
     const listed = await kb(['users', 'list'], env);
     expect(listed).toContain('ana@example.org');
     expect(listed).toContain('owner@kb.local');

@@ -4,7 +4,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ApiKeyRecord } from '../../core/model/account-records.model.ts';
 import type { AccountStore } from '../../core/ports/account-store/account-store.port.ts';
 import { createClickHouseAccountStore } from '../../core/ports/account-store/clickhouse.adapter.ts';
-import { CLICKHOUSE_MIGRATIONS } from '../../core/ports/account-store/clickhouse-migrations.ts';
+import { connect, ensureDatabase } from '../../core/ports/account-store/clickhouse-context.ts';
+import {
+  applyClickHouseMigrations,
+  CLICKHOUSE_MIGRATIONS,
+} from '../../core/ports/account-store/clickhouse-migrations.ts';
 import { closedPort } from '../../support/ports.ts';
 import { describeAccountStoreContract } from '../contract/account-store.contract.ts';
 import { clickhouseAdminClient, clickhouseTestOptions, dropClickHouseDatabase } from '../support/clickhouse-test-db.ts';
@@ -86,6 +90,56 @@ describe('clickhouse account store', () => {
       expect(await again.getKey(k.id)).toEqual(k);
       await again.close();
       expect(await count()).toBe(before);
+    } finally {
+      await dropClickHouseDatabase(fresh);
+    }
+  });
+
+  it('reads accounts stored before generated passwords were marked as not marked, and marks new ones', async () => {
+    const fresh = clickhouseTestOptions();
+    try {
+      // A database as a release before the mark left it (migrations 1–4), with an account whose
+      // password was never changed and one whose password was.
+      await ensureDatabase(fresh);
+      const old = connect(fresh, fresh.database);
+      await applyClickHouseMigrations(
+        old,
+        CLICKHOUSE_MIGRATIONS.filter((m) => m.version <= 4),
+      );
+      const account = (id: string) => ({
+        id,
+        email: `${id}@example.com`,
+        password_hash: 'scrypt$old',
+        role: 'member',
+        workspace_ids: ['default'],
+        created_at: '2024-01-01T00:00:00.000Z',
+      });
+      await old.insert({ table: 'users', values: [account('kept'), account('changed')], format: 'JSONEachRow' });
+      await old.insert({
+        table: 'user_passwords',
+        values: [{ user_id: 'changed', password_hash: 'scrypt$changed', changed_at: '2024-02-01 00:00:00.000' }],
+        format: 'JSONEachRow',
+      });
+      await old.close();
+
+      const upgraded = await createClickHouseAccountStore(fresh);
+      try {
+        expect(await upgraded.getUser('kept')).toMatchObject({ passwordHash: 'scrypt$old', passwordGenerated: false });
+        expect(await upgraded.findUserByEmail('changed@example.com')).toMatchObject({
+          passwordHash: 'scrypt$changed',
+          passwordGenerated: false,
+        });
+        expect(await upgraded.setPassword('kept', 'scrypt$reset', '2030-01-01T00:00:00.000Z', true)).toBe(true);
+        expect(await upgraded.getUser('kept')).toMatchObject({ passwordHash: 'scrypt$reset', passwordGenerated: true });
+      } finally {
+        await upgraded.close();
+      }
+      const versions = await rows<{ version: number }>(
+        admin,
+        'SELECT version FROM {db:Identifier}.schema_migrations FINAL ORDER BY version',
+        { db: fresh.database },
+      );
+      expect(versions.map((v) => v.version)).toEqual(CLICKHOUSE_MIGRATIONS.map((m) => m.version));
     } finally {
       await dropClickHouseDatabase(fresh);
     }

@@ -19,6 +19,8 @@ export interface SignInBody {
   workspace: string;
   csrf_token: string;
   expires_at: string;
+  /** The account signed in with a password the service generated and must choose its own first. */
+  password_change_required: boolean;
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: parsed JSON of any endpoint, narrowed by each caller

@@ -45,15 +45,26 @@ export function sessionToken(request: FastifyRequest): string | null {
   return readCookie(request.headers.cookie, SESSION_COOKIE) || null;
 }
 
+export interface DashboardSessionOptions {
+  /**
+   * Whether the request is one an account with a generated password may make before choosing its
+   * own (reading the session, changing the password, signing out). Default false.
+   */
+  readonly beforePasswordChange?: boolean;
+}
+
 /**
  * The signed-in account of a request, or null when no session cookie is sent. A cookie of an
  * unknown, expired or signed-out session is `unauthorized`; a workspace the account does not
  * have is `not-found` (like any other workspace's data); a state change without the session's
- * `X-CSRF-Token` is `forbidden`.
+ * `X-CSRF-Token` is `forbidden`; an account whose password the service generated is
+ * `password-change-required` (403) until it chooses one, except for the requests of
+ * `beforePasswordChange`. API keys never meet this check.
  */
 export async function dashboardSession(
   request: FastifyRequest,
   accounts: AccountsService,
+  options: DashboardSessionOptions = {},
 ): Promise<DashboardSession | null> {
   const token = sessionToken(request);
   if (token === null) return null;
@@ -69,6 +80,12 @@ export async function dashboardSession(
     if ((Array.isArray(csrf) ? csrf[0] : csrf) !== found.session.csrfToken) {
       throw new KbError('forbidden', 'Missing or wrong X-CSRF-Token: reload the dashboard and try again.');
     }
+  }
+  if (found.user.passwordGenerated && !options.beforePasswordChange) {
+    throw new KbError(
+      'password-change-required',
+      'This account still has the password the service generated: choose your own (the dashboard asks for it; POST /dashboard/api/session/password) before anything else.',
+    );
   }
   return { user: found.user, session: found.session, workspaceId };
 }

@@ -9,7 +9,9 @@
  * - A body that cannot be parsed at all (malformed JSON, empty JSON body, a content type the route
  *   does not take, a non-multipart upload) → 400 `bad-request`: there are no fields to report, the
  *   request itself is malformed. 422 is kept for well-formed bodies that fail validation.
- * - 401, 403 and 429 also carry `error: {code, message}` (`retry_after` on 429).
+ * - 401, 403 and 429 also carry `error: {code, message}` (`retry_after` on 429); `code` is the kind
+ *   (`unauthorized`, `forbidden`, `rate_limit_exceeded`), or `password_change_required` for a
+ *   dashboard session that must first replace a generated password.
  * - 5xx never show the underlying message; the error is logged with the trace id.
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -21,6 +23,8 @@ import { noteProblem } from '../lib/access-log.ts';
 import { problemOf } from '../lib/problem-status.ts';
 
 export interface ProblemSpec {
+  /** The catalogue code of a thrown {@link KbError}. */
+  readonly code?: ErrorCode;
   readonly status: number;
   readonly kind: ProblemKind;
   readonly title: string;
@@ -51,6 +55,11 @@ const ALTERNATIVE_ERROR_CODES: Partial<Record<ProblemKind, string>> = {
   unauthorized: 'unauthorized',
   forbidden: 'forbidden',
   'rate-limit-exceeded': 'rate_limit_exceeded',
+};
+
+/** Catalogue codes a client must tell apart from the rest of their kind, as `error.code`. */
+const SPECIFIC_ERROR_CODES: Partial<Record<ErrorCode, string>> = {
+  'password-change-required': 'password_change_required',
 };
 
 const STATUS_KINDS: Record<number, ProblemKind> = {
@@ -130,6 +139,7 @@ export function describeError(error: unknown): ProblemSpec {
     const entry = problemOf(error.code);
     const detail = entry.status >= 500 ? (GENERIC_5XX[entry.status] ?? GENERIC_5XX[500]!) : error.message;
     return {
+      code: error.code,
       ...entry,
       detail,
       ...(error.errors ? { errors: error.errors } : {}),
@@ -223,7 +233,8 @@ export function problemBody(request: FastifyRequest, base: string | null, spec: 
     timestamp: new Date().toISOString(),
   };
   if (spec.errors && spec.errors.length > 0) body.errors = spec.errors.map((e) => ({ ...e }));
-  const code = ALTERNATIVE_ERROR_CODES[spec.kind];
+  const general = ALTERNATIVE_ERROR_CODES[spec.kind];
+  const code = general && ((spec.code && SPECIFIC_ERROR_CODES[spec.code]) || general);
   if (code) {
     body.error = { code, message: spec.detail };
     if (spec.kind === 'rate-limit-exceeded') body.error.retry_after = Math.max(1, Math.ceil(spec.retryAfter ?? 1));

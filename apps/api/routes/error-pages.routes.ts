@@ -33,8 +33,10 @@ export const ERROR_KIND_PAGES: Record<ProblemKind, KindPage> = {
   forbidden: {
     status: 403,
     title: 'Forbidden',
-    meaning: 'The key is valid but lacks the permission the endpoint needs (`read`, `search` or `write`).',
-    remedy: 'Use a key with that permission; keys are created with `kb keys create --permissions ...`.',
+    meaning:
+      'The key is valid but lacks the permission the endpoint needs (`read`, `search` or `write`). From the dashboard: a state change without the session’s X-CSRF-Token, or (`error.code` `password_change_required`) an account still signed in with the password the service generated.',
+    remedy:
+      'Use a key with that permission; keys are created with `kb keys create --permissions ...`. In the dashboard, reload the page, or choose a new password when it asks for one.',
   },
   'not-found': {
     status: 404,

@@ -68,7 +68,10 @@ export const Problem = Type.Object(
     error: Type.Optional(
       Type.Object(
         {
-          code: Type.String({ description: '`unauthorized`, `forbidden` or `rate_limit_exceeded`.' }),
+          code: Type.String({
+            description:
+              '`unauthorized`, `forbidden`, `rate_limit_exceeded`, or `password_change_required` (a dashboard session whose generated password must be changed first).',
+          }),
           message: Type.String(),
           retry_after: Type.Optional(Type.Integer({ description: 'Seconds to wait (429).' })),
         },

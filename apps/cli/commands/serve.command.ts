@@ -53,7 +53,10 @@ export async function bootstrapKey(runtime: Runtime, out: NodeJS.WritableStream)
   );
 }
 
-/** On first start with no dashboard account at all, creates an owner of workspace `default` and prints its password once. */
+/**
+ * On first start with no dashboard account at all, creates an owner of workspace `default` and
+ * prints its generated password once; the dashboard has it changed at the first sign-in.
+ */
 export async function bootstrapAccount(runtime: Runtime, out: NodeJS.WritableStream): Promise<void> {
   if (!runtime.config.dashboard.bootstrapAccount) return;
   if ((await runtime.services.accounts.count()) > 0) return;
@@ -64,7 +67,7 @@ export async function bootstrapAccount(runtime: Runtime, out: NodeJS.WritableStr
   });
   out.write(
     `No dashboard account existed, so an owner account was created for workspace "default".\n` +
-      `Sign in at /dashboard/ with this one-time password (shown only this once):\n\n` +
+      `Sign in at /dashboard/ with this one-time password (shown only this once; it asks you to choose your own):\n\n` +
       `  email:    ${account.email}\n  password: ${password}\n\n`,
   );
 }

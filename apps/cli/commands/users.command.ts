@@ -5,10 +5,26 @@ import { createRuntime } from '../../../core/runtime/runtime.ts';
 import { type Command, print, table } from './command.ts';
 import { CommandLineError, refusedArgument } from './help.ts';
 
+/** A password given on standard input: everything up to the end, without the final line break. */
+async function passwordFromStdin(): Promise<string> {
+  const parts: Buffer[] = [];
+  for await (const part of process.stdin) parts.push(typeof part === 'string' ? Buffer.from(part) : part);
+  return Buffer.concat(parts)
+    .toString('utf8')
+    .replace(/\r?\n$/, '');
+}
+
+const ACTIONS = ['create', 'list', 'reset-password'];
+
 export const usersCommand: Command = {
-  summary: 'Create and list dashboard accounts',
-  usage: `kb users create --email <address> --workspace <id>[,<id>…] [--role owner|member] [--json]
-kb users list [--json]`,
+  summary: 'Create, list and reset dashboard accounts',
+  usage: `kb users create --email <address> --workspace <id>[,<id>…] [--role owner|member] [--password-stdin] [--json]
+kb users list [--json]
+kb users reset-password --email <address> [--json]
+
+  A generated password is shown once and must be changed at the first sign-in to the dashboard;
+  --password-stdin reads a password of the person's own (at least 12 characters) from standard input.
+  reset-password replaces a password with a generated one and signs the account out everywhere.`,
   async run(args, { config, out }) {
     const [action, ...rest] = args;
     const { values } = parseArgs({
@@ -17,13 +33,15 @@ kb users list [--json]`,
         email: { type: 'string' },
         workspace: { type: 'string' },
         role: { type: 'string', default: 'member' },
+        'password-stdin': { type: 'boolean', default: false },
         json: { type: 'boolean', default: false },
       },
     });
-    if (!action) throw new CommandLineError('name an action: create or list.');
-    if (!['create', 'list'].includes(action)) {
-      throw new CommandLineError(`unknown action "${action}"; the actions are create and list.`);
+    if (!action) throw new CommandLineError('name an action: create, list or reset-password.');
+    if (!ACTIONS.includes(action)) {
+      throw new CommandLineError(`unknown action "${action}"; the actions are create, list and reset-password.`);
     }
+    if (action === 'reset-password' && !values.email) throw new CommandLineError('reset-password needs --email.');
     if (action === 'create') {
       if (!values.email || !values.workspace) {
         throw new CommandLineError('create needs --email and --workspace.');
@@ -32,6 +50,7 @@ kb users list [--json]`,
         throw new CommandLineError(`--role must be one of ${ROLES.join(', ')}, not "${values.role}".`);
       }
     }
+    const chosen = action === 'create' && values['password-stdin'] ? await passwordFromStdin() : undefined;
     const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
     try {
       if (action === 'create') {
@@ -40,15 +59,31 @@ kb users list [--json]`,
             email: values.email as string,
             workspaceIds: (values.workspace as string).split(','),
             role: values.role as Role,
+            ...(chosen === undefined ? {} : { password: chosen }),
           })
           .catch(refusedArgument);
         if (values.json) {
-          print(out, JSON.stringify({ ...account, password }));
+          print(out, JSON.stringify(chosen === undefined ? { ...account, password } : account));
         } else {
           print(out, `Created ${account.role} account ${account.email} for ${account.workspaces.join(', ')}.`);
           print(
             out,
-            `\n  password: ${password}\n\nThis is the only time the password is shown; sign in at /dashboard/.`,
+            chosen === undefined
+              ? `\n  password: ${password}\n\nThis is the only time the password is shown; sign in at /dashboard/, which asks for a new password first.`
+              : 'Sign in at /dashboard/ with the password given.',
+          );
+        }
+        return 0;
+      }
+      if (action === 'reset-password') {
+        const { account, password } = await runtime.services.accounts.resetPassword(values.email as string);
+        if (values.json) {
+          print(out, JSON.stringify({ ...account, password }));
+        } else {
+          print(out, `Reset the password of ${account.email}; its sessions are signed out.`);
+          print(
+            out,
+            `\n  password: ${password}\n\nThis is the only time the password is shown; sign in at /dashboard/, which asks for a new password first.`,
           );
         }
         return 0;

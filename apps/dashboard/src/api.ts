@@ -6,6 +6,8 @@ export interface Problem {
   readonly status?: number;
   readonly detail?: string;
   readonly errors?: readonly { field: string; message: string }[];
+  /** On 401, 403 and 429: `code` tells e.g. `password_change_required` from other refusals. */
+  readonly error?: { readonly code?: string };
 }
 
 /** A failed request, with the problem's `detail` as the message a person reads. */
@@ -22,6 +24,7 @@ export class ApiError extends Error {
 
 const session = { csrf: '', workspace: '' };
 const signedOutListeners = new Set<() => void>();
+const passwordChangeListeners = new Set<() => void>();
 
 export function useSession(csrf: string, workspace: string): void {
   session.csrf = csrf;
@@ -36,6 +39,22 @@ export function currentWorkspace(): string {
 export function onSignedOut(listener: () => void): () => void {
   signedOutListeners.add(listener);
   return () => signedOutListeners.delete(listener);
+}
+
+/**
+ * Called when a request is refused because the account must first replace the password the
+ * service generated (403 `password_change_required`), so the app can show the change form.
+ */
+export function onPasswordChangeRequired(listener: () => void): () => void {
+  passwordChangeListeners.add(listener);
+  return () => passwordChangeListeners.delete(listener);
+}
+
+/** Tells the listeners what a refused request's problem means for the whole app (signed out, password to change). */
+function announce(status: number, problem: Problem | null, path: string): void {
+  if (status === 401 && !path.endsWith('/dashboard/api/session')) for (const l of signedOutListeners) l();
+  if (status === 403 && problem?.error?.code === 'password_change_required')
+    for (const l of passwordChangeListeners) l();
 }
 
 function headers(method: string, json: boolean): Record<string, string> {
@@ -69,7 +88,7 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   }
   if (!res.ok) {
     const problem = await problemOf(res);
-    if (res.status === 401 && !path.endsWith('/dashboard/api/session')) for (const l of signedOutListeners) l();
+    announce(res.status, problem, path);
     throw new ApiError(res.status, problem, `${res.status} ${res.statusText}`);
   }
   if (res.status === 204) return undefined as T;
@@ -102,7 +121,7 @@ export function uploadWithProgress<T>(
         onProgress(1);
         resolve(parsed as T);
       } else {
-        if (xhr.status === 401) for (const l of signedOutListeners) l();
+        announce(xhr.status, parsed as Problem | null, path);
         reject(new ApiError(xhr.status, parsed as Problem | null, `${xhr.status} ${xhr.statusText}`));
       }
     };

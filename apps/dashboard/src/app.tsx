@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'preact/hooks';
-import { api, onSignedOut, useSession } from './api.ts';
+import { api, onPasswordChangeRequired, onSignedOut, useSession } from './api.ts';
 import { Loading } from './components/feedback.tsx';
 import { connectLiveEvents } from './live-events.ts';
 import { AccountPage } from './pages/account.page.tsx';
@@ -7,6 +7,7 @@ import { AuditPage } from './pages/audit.page.tsx';
 import { DocumentPage } from './pages/document.page.tsx';
 import { DocumentsPage } from './pages/documents.page.tsx';
 import { KeysPage } from './pages/keys.page.tsx';
+import { PasswordChangePage } from './pages/password-change.page.tsx';
 import { PipelinePage } from './pages/pipeline.page.tsx';
 import { SearchPage } from './pages/search.page.tsx';
 import { SignInPage } from './pages/sign-in.page.tsx';
@@ -86,11 +87,31 @@ export function App() {
 
   useEffect(() => {
     api<SessionInfo>('GET', '/dashboard/api/session').then(adopt, () => setSession(null));
-    return onSignedOut(() => {
+    const stopSignedOut = onSignedOut(() => {
       setNotice('Your session ended; sign in again.');
       setSession(null);
     });
+    // Should a request still find the password to change (the session read said otherwise), show the form, not an error.
+    const stopPasswordChange = onPasswordChangeRequired(() =>
+      setSession((s) => (s ? { ...s, password_change_required: true } : s)),
+    );
+    return () => {
+      stopSignedOut();
+      stopPasswordChange();
+    };
   }, []);
+
+  const signOut = async () => {
+    try {
+      await api('DELETE', '/dashboard/api/session');
+    } finally {
+      sessionStorage.removeItem(WORKSPACE_KEY);
+      useSession('', '');
+      setNotice('You are signed out.');
+      setSession(null);
+      navigate('/');
+    }
+  };
 
   if (session === undefined) return <Loading />;
   if (session === null) {
@@ -105,17 +126,15 @@ export function App() {
     );
   }
 
-  const signOut = async () => {
-    try {
-      await api('DELETE', '/dashboard/api/session');
-    } finally {
-      sessionStorage.removeItem(WORKSPACE_KEY);
-      useSession('', '');
-      setNotice('You are signed out.');
-      setSession(null);
-      navigate('/');
-    }
-  };
+  if (session.password_change_required) {
+    return (
+      <PasswordChangePage
+        account={session.account}
+        onSignOut={signOut}
+        onChanged={() => setSession({ ...session, password_change_required: false })}
+      />
+    );
+  }
 
   const switchWorkspace = (workspace: string) => {
     sessionStorage.setItem(WORKSPACE_KEY, workspace);

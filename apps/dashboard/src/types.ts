@@ -30,6 +30,8 @@ export interface SessionInfo {
   workspace: string;
   csrf_token: string;
   expires_at: string;
+  /** The account signed in with a password the service generated: it must choose its own first. */
+  password_change_required: boolean;
 }
 
 export interface IngestError {

@@ -872,7 +872,7 @@ export interface components {
          * @description Alternative error member on 401, 403 and 429.
          */
         ProblemError: {
-            /** @description `unauthorized`, `forbidden` or `rate_limit_exceeded`. */
+            /** @description `unauthorized`, `forbidden`, `rate_limit_exceeded`, or `password_change_required` (a dashboard session whose generated password must be changed first). */
             code: string;
             message: string;
             /** @description Seconds to wait (429). */

@@ -10,7 +10,7 @@ import {
 import type { AccountStore } from './account-store.port.ts';
 import { type ClickHouseContext, dateTime64, keyVersion, type QueryParams } from './clickhouse-context.ts';
 
-const USER_COLUMNS = 'id, email, password_hash, role, workspace_ids, created_at';
+const USER_COLUMNS = 'id, email, password_hash, role, workspace_ids, created_at, password_generated';
 const SESSION_COLUMNS = 'id, user_id, csrf_token, created_at, expires_at, revoked_at';
 
 type AccountMethods = Pick<
@@ -42,15 +42,32 @@ function toSessionRow(session: SessionRecord, revokedAt: string | null): Record<
 }
 
 /** The accounts-and-sessions part of the ClickHouse account store (see `createClickHouseAccountStore`). */
-export function createClickHouseAccounts({ select, insert, selectWithSideValues }: ClickHouseContext): AccountMethods {
-  /** Accounts matching `filter` (SQL over `users` columns), each with its latest changed password. */
+export function createClickHouseAccounts({ select, insert }: ClickHouseContext): AccountMethods {
+  /**
+   * Accounts matching `filter` (SQL over `users` columns), by creation, each with its latest
+   * changed password and that password's mark, read at once.
+   */
   async function readUsers(what: string, filter: string, params: QueryParams) {
-    const { rows, sideValues: hashes } = await selectWithSideValues<StoredUserFields>(
-      what,
-      { table: 'users', columns: USER_COLUMNS, filter, params },
-      { table: 'user_passwords', key: 'user_id', value: 'password_hash' },
-    );
-    return rows.map((row) => toUserRecord({ ...row, password_hash: hashes.get(row.id) ?? row.password_hash }));
+    const [rows, changes] = await Promise.all([
+      select<StoredUserFields>(
+        what,
+        `SELECT ${USER_COLUMNS} FROM users FINAL WHERE ${filter} ORDER BY created_at, id`,
+        params,
+      ),
+      select<{ user_id: string; password_hash: string; password_generated: number }>(
+        what,
+        `SELECT user_id, password_hash, password_generated FROM user_passwords FINAL
+         WHERE user_id IN (SELECT id FROM users WHERE ${filter})`,
+        params,
+      ),
+    ]);
+    const changed = new Map(changes.map((c) => [c.user_id, c]));
+    return rows.map((row) => {
+      const change = changed.get(row.id);
+      return toUserRecord(
+        change ? { ...row, password_hash: change.password_hash, password_generated: change.password_generated } : row,
+      );
+    });
   }
 
   return {
@@ -74,6 +91,7 @@ export function createClickHouseAccounts({ select, insert, selectWithSideValues 
           role: user.role,
           workspace_ids: [...user.workspaceIds],
           created_at: user.createdAt,
+          password_generated: user.passwordGenerated ? 1 : 0,
         },
       ]);
     },
@@ -91,7 +109,7 @@ export function createClickHouseAccounts({ select, insert, selectWithSideValues 
       return readUsers('listing accounts', '1 = 1', {});
     },
 
-    async setPassword(userId, passwordHash, at) {
+    async setPassword(userId, passwordHash, at, generated = false) {
       const ms = instant(at, 'at');
       const known = await select<{ id: string }>(
         'reading an account',
@@ -100,7 +118,12 @@ export function createClickHouseAccounts({ select, insert, selectWithSideValues 
       );
       if (known.length === 0) return false;
       await insert('changing a password', 'user_passwords', [
-        { user_id: userId, password_hash: passwordHash, changed_at: dateTime64(ms) },
+        {
+          user_id: userId,
+          password_hash: passwordHash,
+          changed_at: dateTime64(ms),
+          password_generated: generated ? 1 : 0,
+        },
       ]);
       return true;
     },

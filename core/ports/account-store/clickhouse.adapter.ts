@@ -30,7 +30,8 @@ export type { ClickHouseAccountStoreOptions } from './clickhouse-context.ts';
  *   records, with the same hash `findKeyByHash` returns the earlier created. Ids are UUIDs and
  *   hashes SHA-256 of random keys, so only a caller re-sending one record can hit it.
  * - Accounts: immutable rows; `createUser` checks for an existing id or email first (the same race
- *   window as keys). Sessions are ranked rows like keys, read with `FINAL`, so a sign-out is
+ *   window as keys). A password change is a `user_passwords` row carrying the hash and the
+ *   generated-password mark; the latest change overrides both in `users`. Sessions are ranked rows like keys, read with `FINAL`, so a sign-out is
  *   visible to the next read.
  * - Audit entries are immutable rows ordered by `(workspace_id, id)`; re-appending an id collapses
  *   under `FINAL`. `appendAudit` resolves once the entry is buffered; the buffer is inserted a

@@ -1,23 +1,8 @@
 import { useState } from 'preact/hooks';
 import { api, errorText } from '../api.ts';
 import { Notice } from '../components/feedback.tsx';
+import { NewPasswordField } from '../components/new-password-field.tsx';
 import type { Account } from '../types.ts';
-
-function NewPasswordField(props: { label: string; value: string; onInput: (value: string) => void }) {
-  return (
-    <label>
-      {props.label}
-      <input
-        type="password"
-        autocomplete="new-password"
-        required
-        minLength={12}
-        value={props.value}
-        onInput={(e) => props.onInput(e.currentTarget.value)}
-      />
-    </label>
-  );
-}
 
 export function AccountPage(props: { account: Account }) {
   const [current, setCurrent] = useState('');

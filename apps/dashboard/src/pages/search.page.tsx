@@ -2,10 +2,12 @@ import { useState } from 'preact/hooks';
 import { api, errorText } from '../api.ts';
 import { Empty, Notice } from '../components/feedback.tsx';
 import { Highlighted } from '../components/highlighted.tsx';
+import { RelativeScore, ScoreLegend, type ScoreMode } from '../components/relative-score.tsx';
 import { Link } from '../router.tsx';
 import type { SearchResult } from '../types.ts';
 
 interface SearchAnswer {
+  mode: ScoreMode;
   results: SearchResult[];
   took_ms: number;
   as_of: string | null;
@@ -21,6 +23,19 @@ const MIME_TYPES = [
   ['application/vnd.openxmlformats-officedocument.wordprocessingml.document', 'DOCX'],
   ['application/vnd.openxmlformats-officedocument.spreadsheetml.sheet', 'XLSX'],
 ] as const;
+
+/** The mode whose scores an answer holds: hybrid search falls back to keyword when the index's model differs. */
+function scoredMode(answer: SearchAnswer): ScoreMode {
+  const fellBack = answer.warnings?.some((w) => w.includes('Falling back to keyword search')) ?? false;
+  return answer.mode === 'hybrid' && fellBack ? 'keyword' : answer.mode;
+}
+
+const LEGEND_ID = 'score-legend';
+
+/** The best score of an answer (phrase matches come first, so the top result need not hold it). */
+function best(answer: SearchAnswer): number {
+  return Math.max(...answer.results.map((r) => r.score));
+}
 
 export function SearchPage() {
   const [query, setQuery] = useState('');
@@ -64,6 +79,9 @@ export function SearchPage() {
       setBusy(false);
     }
   };
+
+  const scoredAs = answer ? scoredMode(answer) : 'hybrid';
+  const bestScore = answer && answer.results.length > 0 ? best(answer) : 0;
 
   return (
     <section>
@@ -143,33 +161,39 @@ export function SearchPage() {
           {answer.results.length === 0 ? (
             <Empty>Nothing matched. Try other words, another mode or a later instant.</Empty>
           ) : (
-            <ol class="results">
-              {answer.results.map((r) => (
-                <li key={r.chunk_id} class="card">
-                  <p class="result-head">
-                    <Link
-                      href={`/documents/${r.document_id}?version=${r.version}&chunk=${encodeURIComponent(r.chunk_id)}`}
-                    >
-                      {r.document_name}
-                    </Link>
-                    <span class="muted small">
-                      {' '}
-                      · version {r.version} · chunk {r.index}
-                      {r.page !== null ? ` · page ${r.page}` : ''} · score {r.score.toFixed(3)}
-                    </span>
-                  </p>
-                  {r.highlights.length > 0 ? (
-                    r.highlights.map((h) => (
-                      <p key={h} class="snippet">
-                        <Highlighted snippet={h} />
-                      </p>
-                    ))
-                  ) : (
-                    <p class="snippet">{r.content.length > 400 ? `${r.content.slice(0, 400)}…` : r.content}</p>
-                  )}
-                </li>
-              ))}
-            </ol>
+            <>
+              <ScoreLegend mode={scoredAs} id={LEGEND_ID} />
+              <ol class="results">
+                {answer.results.map((r) => (
+                  <li key={r.chunk_id} class="card">
+                    <p class="result-head">
+                      <Link
+                        href={`/documents/${r.document_id}?version=${r.version}&chunk=${encodeURIComponent(r.chunk_id)}`}
+                      >
+                        {r.document_name}
+                      </Link>
+                      <span class="muted small">
+                        {' '}
+                        · version {r.version} · chunk {r.index}
+                        {r.page !== null ? ` · page ${r.page}` : ''}
+                      </span>
+                    </p>
+                    <p class="score-line">
+                      <RelativeScore score={r.score} best={bestScore} mode={scoredAs} legendId={LEGEND_ID} />
+                    </p>
+                    {r.highlights.length > 0 ? (
+                      r.highlights.map((h) => (
+                        <p key={h} class="snippet">
+                          <Highlighted snippet={h} />
+                        </p>
+                      ))
+                    ) : (
+                      <p class="snippet">{r.content.length > 400 ? `${r.content.slice(0, 400)}…` : r.content}</p>
+                    )}
+                  </li>
+                ))}
+              </ol>
+            </>
           )}
         </>
       )}
