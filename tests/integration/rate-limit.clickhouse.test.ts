@@ -6,6 +6,7 @@ import type { AccountStore } from '../../core/ports/account-store/account-store.
 import { createClickHouseAccountStore } from '../../core/ports/account-store/clickhouse.adapter.ts';
 import { createRateLimiter, PLAN_LIMITS } from '../../core/services/rate-limiter.ts';
 import type { RateLimiter } from '../../core/services/services.ts';
+import { engineRequestCounts } from '../../core/util/engine-requests.ts';
 import { clickhouseTestOptions, dropClickHouseDatabase } from '../support/clickhouse-test-db.ts';
 
 const SYNC_INTERVAL_MS = 200;
@@ -29,32 +30,39 @@ describe('rate limit across API instances through ClickHouse', () => {
     await dropClickHouseDatabase(options);
   });
 
-  it('two instances share one starter limit: together they allow about 100 requests, not 200', async () => {
-    const a = createRateLimiter({
-      accountStore: store,
-      syncIntervalMs: SYNC_INTERVAL_MS,
-      logger: silentLogger,
-      instanceId: `api-a-${randomUUID()}`,
-    });
-    const b = createRateLimiter({
-      accountStore: store,
-      syncIntervalMs: SYNC_INTERVAL_MS,
-      logger: silentLogger,
-      instanceId: `api-b-${randomUUID()}`,
-    });
+  const newKey = (plan: ApiKeyRecord['plan']): ApiKeyRecord => ({
+    id: randomUUID(),
+    name: 'shared',
+    prefix: 'ink_abcdefgh',
+    hash: randomUUID().replaceAll('-', '').repeat(2),
+    workspaceId: `ws-${randomUUID()}`,
+    permissions: ['read'],
+    plan,
+    createdAt: new Date().toISOString(),
+    revokedAt: null,
+    lastUsedAt: null,
+  });
+  const inserts = () =>
+    engineRequestCounts()
+      .filter((c) => c.engine === 'clickhouse' && c.operation === 'insert')
+      .reduce((sum, c) => sum + c.count, 0);
+
+  it.each([
+    ['writing every sync', undefined],
+    ['writing every 2 s while alone', 2_000],
+  ])('two instances share one starter limit (%s): together they allow about 100 requests, not 200', async (_, solo) => {
+    const limiter = (name: string) =>
+      createRateLimiter({
+        accountStore: store,
+        syncIntervalMs: SYNC_INTERVAL_MS,
+        ...(solo === undefined ? {} : { soloSyncIntervalMs: solo }),
+        logger: silentLogger,
+        instanceId: `api-${name}-${randomUUID()}`,
+      });
+    const a = limiter('a');
+    const b = limiter('b');
     limiters.push(a, b);
-    const key: ApiKeyRecord = {
-      id: randomUUID(),
-      name: 'shared',
-      prefix: 'ink_abcdefgh',
-      hash: randomUUID().replaceAll('-', '').repeat(2),
-      workspaceId: `ws-${randomUUID()}`,
-      permissions: ['read'],
-      plan: 'starter',
-      createdAt: new Date().toISOString(),
-      revokedAt: null,
-      lastUsedAt: null,
-    };
+    const key = newKey('starter');
     const limit = PLAN_LIMITS.starter;
     expect(limit).toBe(100);
 
@@ -79,5 +87,30 @@ describe('rate limit across API instances through ClickHouse', () => {
     await b.close();
     const usage = await store.readUsage([key.id], Math.floor(Date.now() / 1000) - 120);
     expect(usage.reduce((sum, u) => sum + u.count, 0)).toBe(total);
+  });
+
+  it('an instance alone writes its counts once per solo interval, and close writes the rest', async () => {
+    const alone = createRateLimiter({
+      accountStore: store,
+      syncIntervalMs: 100,
+      soloSyncIntervalMs: 2_000,
+      logger: silentLogger,
+      instanceId: `api-alone-${randomUUID()}`,
+    });
+    limiters.push(alone);
+    const key = newKey('enterprise');
+    const before = inserts();
+    let hits = 0;
+    // About 3 s of steady traffic: 30 syncs with new counts.
+    for (const started = Date.now(); Date.now() - started < 3_000; hits++) {
+      expect(alone.hit(key).allowed).toBe(true);
+      await sleep(HIT_SPACING_MS * 5);
+    }
+    // Written at the first sync, then once per 2 s (every sync would be about 30 inserts).
+    expect(inserts() - before).toBeGreaterThanOrEqual(1);
+    expect(inserts() - before).toBeLessThanOrEqual(3);
+    await alone.close();
+    const usage = await store.readUsage([key.id], Math.floor(Date.now() / 1000) - 120);
+    expect(usage.reduce((sum, u) => sum + u.count, 0)).toBe(hits);
   });
 });
