@@ -48,46 +48,49 @@ describe('rate limit across API instances through ClickHouse', () => {
       .reduce((sum, c) => sum + c.count, 0);
 
   it.each([
-    ['writing every sync', undefined],
-    ['writing every 2 s while alone', 2_000],
-  ])('two instances share one starter limit (%s): together they allow about 100 requests, not 200', async (_, solo) => {
-    const limiter = (name: string) =>
-      createRateLimiter({
-        accountStore: store,
-        syncIntervalMs: SYNC_INTERVAL_MS,
-        ...(solo === undefined ? {} : { soloSyncIntervalMs: solo }),
-        logger: silentLogger,
-        instanceId: `api-${name}-${randomUUID()}`,
-      });
-    const a = limiter('a');
-    const b = limiter('b');
-    limiters.push(a, b);
-    const key = newKey('starter');
-    const limit = PLAN_LIMITS.starter;
-    expect(limit).toBe(100);
+    { writes: 'every sync', solo: undefined },
+    { writes: 'every 2 s while alone', solo: 2_000 },
+  ])(
+    'two instances share one starter limit (writing $writes): together they allow about 100 requests, not 200',
+    async ({ solo }) => {
+      const limiter = (name: string) =>
+        createRateLimiter({
+          accountStore: store,
+          syncIntervalMs: SYNC_INTERVAL_MS,
+          ...(solo === undefined ? {} : { soloSyncIntervalMs: solo }),
+          logger: silentLogger,
+          instanceId: `api-${name}-${randomUUID()}`,
+        });
+      const a = limiter('a');
+      const b = limiter('b');
+      limiters.push(a, b);
+      const key = newKey('starter');
+      const limit = PLAN_LIMITS.starter;
+      expect(limit).toBe(100);
 
-    const allowed = { a: 0, b: 0 };
-    // 2 × 100 requests, alternating between the instances, over about two seconds.
-    for (let i = 0; i < 2 * HITS_PER_INSTANCE; i++) {
-      const instance = i % 2 === 0 ? 'a' : 'b';
-      if ((instance === 'a' ? a : b).hit(key).allowed) allowed[instance] += 1;
-      await sleep(HIT_SPACING_MS);
-    }
-    const total = allowed.a + allowed.b;
-    // Each instance alone saw only 100 requests and would have allowed them all. Sharing counts
-    // every sync interval bounds the overshoot by about one interval of traffic: 100 requests a
-    // second × 200 ms = 20, plus room for the time a sync takes.
-    expect(total).toBeGreaterThanOrEqual(limit);
-    expect(total).toBeLessThanOrEqual(limit + 30);
-    expect(allowed.a).toBeLessThan(HITS_PER_INSTANCE);
-    expect(allowed.b).toBeLessThan(HITS_PER_INSTANCE);
+      const allowed = { a: 0, b: 0 };
+      // 2 × 100 requests, alternating between the instances, over about two seconds.
+      for (let i = 0; i < 2 * HITS_PER_INSTANCE; i++) {
+        const instance = i % 2 === 0 ? 'a' : 'b';
+        if ((instance === 'a' ? a : b).hit(key).allowed) allowed[instance] += 1;
+        await sleep(HIT_SPACING_MS);
+      }
+      const total = allowed.a + allowed.b;
+      // Each instance alone saw only 100 requests and would have allowed them all. Sharing counts
+      // every sync interval bounds the overshoot by about one interval of traffic: 100 requests a
+      // second × 200 ms = 20, plus room for the time a sync takes.
+      expect(total).toBeGreaterThanOrEqual(limit);
+      expect(total).toBeLessThanOrEqual(limit + 30);
+      expect(allowed.a).toBeLessThan(HITS_PER_INSTANCE);
+      expect(allowed.b).toBeLessThan(HITS_PER_INSTANCE);
 
-    // The counts both instances shared are in ClickHouse too: per-key usage over the window.
-    await a.close();
-    await b.close();
-    const usage = await store.readUsage([key.id], Math.floor(Date.now() / 1000) - 120);
-    expect(usage.reduce((sum, u) => sum + u.count, 0)).toBe(total);
-  });
+      // The counts both instances shared are in ClickHouse too: per-key usage over the window.
+      await a.close();
+      await b.close();
+      const usage = await store.readUsage([key.id], Math.floor(Date.now() / 1000) - 120);
+      expect(usage.reduce((sum, u) => sum + u.count, 0)).toBe(total);
+    },
+  );
 
   it('an instance alone writes its counts once per solo interval, and close writes the rest', async () => {
     const alone = createRateLimiter({
