@@ -53,7 +53,8 @@ export const PRESENCE_KEY = '~instance';
  * held counts for about two sync intervals after its first request (the overshoot stays within
  * about two sync intervals of its traffic); from then on the bound above holds. An instance writes
  * nothing (no presence either) while it counts no request, and `flush` and `close` write what it
- * holds, so a usage read of this instance and a SIGTERM lose nothing.
+ * holds, so a usage read of this instance and a SIGTERM lose nothing. A stopped instance's
+ * presence still counts for two solo intervals (the others write every sync meanwhile).
  */
 export function createRateLimiter(deps: RateLimiterDeps): SharedRateLimiter {
   const instanceId = deps.instanceId ?? randomUUID();
