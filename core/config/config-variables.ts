@@ -270,6 +270,15 @@ export const CONFIG_VARIABLES = [
     'ClickHouse database holding keys, audit log and rate-limit counters; created if missing (distributed).',
   ),
   v(
+    'KB_AUDIT_FLUSH_MS',
+    'integer',
+    '5000',
+    'How long audit entries wait to be inserted into ClickHouse in one insert (or until 1,000 wait; distributed). ' +
+      'The same process lists them at once and SIGTERM writes them; other processes see them up to this late, ' +
+      'and a killed process loses at most this long of them.',
+    { min: 100, max: 60000 },
+  ),
+  v(
     'KB_EMBEDDING_PROVIDER',
     'enum',
     'transformers',
@@ -452,11 +461,28 @@ export const CONFIG_VARIABLES = [
     { min: 50, max: 1000 },
   ),
   v(
+    'KB_RATE_LIMIT_SOLO_SYNC_MS',
+    'integer',
+    '10000',
+    'How often an API process that sees no other API process counting requests writes its rate-limit ' +
+      'counts (distributed): once it sees another, it writes every KB_RATE_LIMIT_SYNC_MS; a usage read writes ' +
+      'its own counts first. Equal to KB_RATE_LIMIT_SYNC_MS: always written every sync.',
+    { min: 1000, max: 20000 },
+  ),
+  v(
     'KB_KEY_CACHE_MS',
     'integer',
     '2000',
     'How long an API process trusts a looked-up key before reading it again (revocation latency).',
     { min: 0, max: 5000 },
+  ),
+  v(
+    'KB_KEY_TOUCH_MS',
+    'integer',
+    '30000',
+    'How often an API process writes the last-use times of the keys it saw, in one write: its own key listings ' +
+      'write them first, other processes (and `kb keys list`) see them up to this late. SIGTERM writes them.',
+    { min: 1000, max: 300000 },
   ),
   v(
     'KB_METRICS_TOKEN',

@@ -113,8 +113,10 @@ const sharedProperties = {
     ocr: Type.Boolean(),
   }),
   retry: Type.Object({ maxAttempts: Type.Integer(), baseDelayMs: Type.Integer(), maxDelayMs: Type.Integer() }),
-  rateLimit: Type.Object({ syncIntervalMs: Type.Integer() }),
+  rateLimit: Type.Object({ syncIntervalMs: Type.Integer(), soloSyncIntervalMs: Type.Integer() }),
   keyCacheMs: Type.Integer(),
+  /** How often an API process writes the last-use times of keys. */
+  keyTouchMs: Type.Integer(),
   /**
    * Prometheus `/metrics`: a separate listener on `host:port` when `port` is set (`kb worker` uses
    * 9464 when it is not), else the API port; `token`, when set, is required as a bearer token.
@@ -165,6 +167,8 @@ const engineProperties = <U extends TSchema>(url: U) => ({
     user: Type.String(),
     password: Type.String(),
     database: Type.String(),
+    /** How long audit entries wait in the insert buffer. */
+    auditFlushMs: Type.Integer(),
   }),
 });
 

@@ -118,6 +118,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       user: str('KB_CLICKHOUSE_USER'),
       password: str('KB_CLICKHOUSE_PASSWORD'),
       database: str('KB_CLICKHOUSE_DATABASE'),
+      auditFlushMs: int('KB_AUDIT_FLUSH_MS'),
     },
     embedding: {
       provider: oneOf<EmbeddingProviderName>('KB_EMBEDDING_PROVIDER'),
@@ -178,8 +179,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       baseDelayMs: int('KB_RETRY_BASE_MS'),
       maxDelayMs: int('KB_RETRY_MAX_MS'),
     },
-    rateLimit: { syncIntervalMs: int('KB_RATE_LIMIT_SYNC_MS') },
+    rateLimit: {
+      syncIntervalMs: int('KB_RATE_LIMIT_SYNC_MS'),
+      soloSyncIntervalMs: int('KB_RATE_LIMIT_SOLO_SYNC_MS'),
+    },
     keyCacheMs: int('KB_KEY_CACHE_MS'),
+    keyTouchMs: int('KB_KEY_TOUCH_MS'),
     metrics: { token: opt('KB_METRICS_TOKEN'), host: str('KB_METRICS_HOST'), port: optInt('KB_METRICS_PORT') },
     dashboard: {
       bootstrapAccount: bool('KB_BOOTSTRAP_ACCOUNT'),

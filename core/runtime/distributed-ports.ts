@@ -72,6 +72,7 @@ export async function createDistributedPorts(
         user: config.clickhouse.user,
         password: config.clickhouse.password,
         database: config.clickhouse.database,
+        auditBuffer: { flushMs: config.clickhouse.auditFlushMs },
       }),
     );
     const sources = await open('OpenSearch', `create the indexes ${config.opensearch.indexPrefix}-source*`, () =>

@@ -128,15 +128,19 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       webhooksPending: () => ports.webhooks.pendingSummary(),
     },
   });
-  const keys = createKeysService({ accountStore: ports.accountStore, cacheMs: config.keyCacheMs });
-  const rateLimiter = observeRateLimiter(
-    createRateLimiter({
-      accountStore: ports.accountStore,
-      syncIntervalMs: config.rateLimit.syncIntervalMs,
-      logger,
-    }),
-    metrics,
-  );
+  const keys = createKeysService({
+    accountStore: ports.accountStore,
+    cacheMs: config.keyCacheMs,
+    touchIntervalMs: config.keyTouchMs,
+  });
+  const limiter = createRateLimiter({
+    accountStore: ports.accountStore,
+    syncIntervalMs: config.rateLimit.syncIntervalMs,
+    // One process alone writes its counts less often (ClickHouse inserts); embedded is always alone.
+    ...(config.runtime === 'distributed' ? { soloSyncIntervalMs: config.rateLimit.soloSyncIntervalMs } : {}),
+    logger,
+  });
+  const rateLimiter = observeRateLimiter(limiter, metrics);
   const embedded = config.runtime === 'embedded';
   const disk = ports.disk;
   const writeDeps = {
@@ -196,7 +200,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     }),
     rateLimiter,
     health,
-    usage: createUsageService({ accountStore: ports.accountStore }),
+    usage: createUsageService({ accountStore: ports.accountStore, writePending: () => limiter.flush() }),
     pipeline: createPipelineOverviewService({ logAdmin: ports.logAdmin, topics, documents, health }),
     reindex: createReindexService({
       documents: ports.documents,

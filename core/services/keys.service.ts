@@ -44,7 +44,7 @@ export interface KeysServiceDeps {
   readonly accountStore: AccountStore;
   /** How long a looked-up key is trusted before it is read again (bounds revocation latency). */
   readonly cacheMs: number;
-  /** How often last-use times are written back. */
+  /** How often last-use times are written back (default 5 s); a listing of keys writes them first. */
   readonly touchIntervalMs?: number;
 }
 
@@ -144,13 +144,21 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
   sweeper.unref();
 
   const pendingTouches = new Map<string, string>();
-  const flush = async () => {
-    if (pendingTouches.size === 0) return;
-    const batch = new Map(pendingTouches);
-    pendingTouches.clear();
-    await deps.accountStore.touchKeys(batch).catch(() => {
-      for (const [id, at] of batch) if (!pendingTouches.has(id)) pendingTouches.set(id, at);
+  let touching: Promise<void> = Promise.resolve();
+  /**
+   * Writes the last uses not yet written, in one call; resolves once they and every earlier flush
+   * are written (a failed write keeps them for the next flush). Nothing pending: no write.
+   */
+  const flush = (): Promise<void> => {
+    touching = touching.then(async () => {
+      if (pendingTouches.size === 0) return;
+      const batch = new Map(pendingTouches);
+      pendingTouches.clear();
+      await deps.accountStore.touchKeys(batch).catch(() => {
+        for (const [id, at] of batch) if (!pendingTouches.has(id)) pendingTouches.set(id, at);
+      });
     });
+    return touching;
   };
   const timer = setInterval(() => void flush(), deps.touchIntervalMs ?? 5000);
   timer.unref();
@@ -190,6 +198,8 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
     },
 
     async list(workspaceId) {
+      // Last uses wait up to the touch interval to be written: a listing writes them first.
+      await flush();
       return (await deps.accountStore.listKeys(workspaceId)).map(apiKeyView);
     },
 

@@ -8,10 +8,20 @@ export interface UsageService {
 
 const MINUTES = 60;
 
+export interface UsageServiceDeps {
+  readonly accountStore: AccountStore;
+  /**
+   * Writes the counts this process's rate limiter holds (it may write them only every few
+   * seconds), so a read shows every request this process counted.
+   */
+  readonly writePending?: () => Promise<void>;
+}
+
 /** Requests per minute per key of a workspace over the last hour, from the rate limiter's stored counts. */
-export function createUsageService(deps: { accountStore: AccountStore }): UsageService {
+export function createUsageService(deps: UsageServiceDeps): UsageService {
   return {
     async lastHour(ctx, nowMs = Date.now()) {
+      await deps.writePending?.();
       const currentMinute = Math.floor(nowMs / 60_000);
       const firstMinute = currentMinute - (MINUTES - 1);
       const keys = await deps.accountStore.listKeys(ctx.workspaceId);

@@ -88,6 +88,19 @@ function sqliteOnlyTests(): void {
     const served = (workspaceId: string, content: string, metadata: Record<string, unknown> = {}) =>
       createServedDocument(store, workspaceId, content, metadata);
 
+    it('setting the model it already is writes nothing: the change mark (list caches) stays', async () => {
+      const before = store.changeMark();
+      await store.setIndexModel(MODEL);
+      await store.setIndexModel({ ...MODEL });
+      expect(store.changeMark()).toBe(before);
+      expect(await store.getIndexModel()).toEqual(MODEL);
+      // Another model (the index holds no vectors yet) is still written.
+      const other = { ...MODEL, dimensions: MODEL.dimensions + 1 };
+      await store.setIndexModel(other);
+      expect(store.changeMark()).not.toBe(before);
+      expect(await store.getIndexModel()).toEqual(other);
+    });
+
     it('keeps its data across close and reopen of the file', async () => {
       const doc = await served('ws-a', 'persistent lighthouse', { kept: true });
       await store.close();

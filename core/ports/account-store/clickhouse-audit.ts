@@ -13,7 +13,7 @@ export const DEFAULT_AUDIT_BUFFER: AuditBufferOptions = { flushMs: 1_000, maxRow
 
 /**
  * The audit-log part of the ClickHouse account store (see `createClickHouseAccountStore`).
- * Entries are inserted in batches: one insert a second (or per 1,000 entries) carries every entry
+ * Entries are inserted in batches: one insert a flush interval (or per 1,000 entries) carries every entry
  * appended meanwhile, instead of one insert (a part for ClickHouse to write and merge) per upload.
  * `listAudit` writes what this store holds first, so it sees every entry appended before it;
  * `close` writes what is held.

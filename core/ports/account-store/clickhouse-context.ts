@@ -10,11 +10,14 @@ export interface ClickHouseAccountStoreOptions {
   readonly password: string;
   /** Database holding the account-store tables; created if missing. */
   readonly database: string;
-  /** How audit entries are buffered before they are inserted (default: a second, or 1,000 entries). */
+  /**
+   * How audit entries are buffered before they are inserted; each field absent takes its default
+   * (a second, or 1,000 entries; at most 100,000 held).
+   */
   readonly auditBuffer?: {
-    readonly flushMs: number;
-    readonly maxRows: number;
-    readonly maxHeldRows: number;
+    readonly flushMs?: number;
+    readonly maxRows?: number;
+    readonly maxHeldRows?: number;
   };
 }
 

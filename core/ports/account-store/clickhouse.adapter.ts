@@ -1,6 +1,6 @@
 import type { AccountStore } from './account-store.port.ts';
 import { createClickHouseAccounts } from './clickhouse-accounts.ts';
-import { createClickHouseAudit } from './clickhouse-audit.ts';
+import { createClickHouseAudit, DEFAULT_AUDIT_BUFFER } from './clickhouse-audit.ts';
 import {
   type ClickHouseAccountStoreOptions,
   connect,
@@ -35,14 +35,16 @@ export type { ClickHouseAccountStoreOptions } from './clickhouse-context.ts';
  *   visible to the next read.
  * - Audit entries are immutable rows ordered by `(workspace_id, id)`; re-appending an id collapses
  *   under `FINAL`. `appendAudit` resolves once the entry is buffered; the buffer is inserted a
- *   second after its first entry (or at 1,000 entries) in one insert, kept and tried again while
+ *   flush interval after its first entry (`auditBuffer.flushMs`, a second unless set; the
+ *   runtime sets KB_AUDIT_FLUSH_MS) or at 1,000 entries, in one insert, kept and tried again while
  *   ClickHouse is unavailable, and written by `close` (SIGTERM) and before this store's
- *   `listAudit`. Other processes see an entry within about a second; a process killed without
+ *   `listAudit`. Other processes see an entry within that interval; a process killed without
  *   `close` loses what it held. `listAudit` reads the page and the total in two queries: an entry appended in
  *   between may be counted but not listed, or the reverse.
  * - Usage: each (instance, key, second) is one row; a re-send replaces it. `readUsage` sums over
  *   instances from `rate_usage FINAL`. Rows expire a day after they were recorded, and the view
- *   `usage_per_minute` (key_id, minute, requests) reports per-key requests per minute.
+ *   `usage_per_minute` (key_id, minute, requests) reports per-key requests per minute. The rate
+ *   limiter also writes rows of key `~instance`, the presence of each API process (not a key).
  * - Failures: no answer from the server, or an overloaded one, rejects with a retriable
  *   `engine-unavailable`; other server errors with `internal-error`; bad timestamps with
  *   `bad-request`.
@@ -61,7 +63,7 @@ export async function createClickHouseAccountStore(options: ClickHouseAccountSto
     throw storeError(error, 'applying migrations');
   }
   const context = createClickHouseContext(client);
-  const audit = createClickHouseAudit(context, options.auditBuffer);
+  const audit = createClickHouseAudit(context, { ...DEFAULT_AUDIT_BUFFER, ...options.auditBuffer });
 
   return {
     kind: 'clickhouse',

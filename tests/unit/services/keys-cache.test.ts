@@ -106,4 +106,36 @@ describe('API key cache', () => {
       await keys.close();
     }
   });
+
+  it('writes last uses once a touch interval in one write, and a listing writes them first', async () => {
+    const touches: number[] = [];
+    const touching = Object.create(counted, {
+      touchKeys: {
+        value: (lastUsed: ReadonlyMap<string, string>) => {
+          touches.push(lastUsed.size);
+          return store.touchKeys(lastUsed);
+        },
+      },
+    }) as AccountStore;
+    const keys = createKeysService({ accountStore: touching, cacheMs: 1000, touchIntervalMs: 60_000 });
+    try {
+      const create = () => keys.create({ workspaceId: 'w', name: 'k', permissions: ['read'], plan: 'starter' });
+      const [a, b] = [await create(), await create()];
+      for (let i = 0; i < 3; i++) {
+        expect(await keys.authenticate(a.key)).not.toBeNull();
+        expect(await keys.authenticate(b.key)).not.toBeNull();
+      }
+      // Not written yet: another process does not see the last use.
+      expect((await other.getKey(a.record.id))?.lastUsedAt).toBeNull();
+      const listed = await keys.list('w');
+      expect(listed.map((k) => k.last_used_at === null)).toEqual([false, false]);
+      expect(touches).toEqual([2]);
+      expect((await other.getKey(b.record.id))?.lastUsedAt).not.toBeNull();
+      // Nothing new: the next listing writes nothing.
+      await keys.list('w');
+      expect(touches).toEqual([2]);
+    } finally {
+      await keys.close();
+    }
+  });
 });

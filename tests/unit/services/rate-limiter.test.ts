@@ -1,8 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { ApiKeyRecord, UsageCount } from '../../../core/model/account-records.model.ts';
 import { silentLogger } from '../../../core/model/logger.model.ts';
 import type { AccountStore } from '../../../core/ports/account-store/account-store.port.ts';
-import { createRateLimiter } from '../../../core/services/rate-limiter.ts';
+import { createRateLimiter, PRESENCE_KEY } from '../../../core/services/rate-limiter.ts';
 import type { RateLimiter } from '../../../core/services/services.ts';
 
 const key = (plan: ApiKeyRecord['plan'], id = 'k1'): ApiKeyRecord => ({
@@ -31,6 +31,22 @@ function sharedUsage(): Pick<AccountStore, 'recordUsage' | 'readUsage'> {
   };
 }
 
+/** {@link sharedUsage} that counts the writes (one `recordUsage` call: one insert on ClickHouse). */
+function countedUsage() {
+  const shared = sharedUsage();
+  const counted = {
+    writes: 0,
+    recordUsage: async (instance: string, counts: readonly UsageCount[]) => {
+      counted.writes += 1;
+      await shared.recordUsage(instance, counts);
+    },
+    readUsage: shared.readUsage,
+    /** Requests of `keyId` stored over every instance. */
+    stored: async (keyId: string) => (await shared.readUsage([keyId], 0)).reduce((sum, u) => sum + u.count, 0),
+  };
+  return counted;
+}
+
 const limiters: RateLimiter[] = [];
 
 /** A limiter alone on its usage store (syncing every second), closed after the test. */
@@ -45,6 +61,7 @@ function soloLimiter(): RateLimiter {
 }
 afterEach(async () => {
   await Promise.all(limiters.splice(0).map((l) => l.close()));
+  vi.useRealTimers();
 });
 
 describe('rate limiter', () => {
@@ -84,5 +101,80 @@ describe('rate limiter', () => {
     await new Promise((r) => setTimeout(r, 300));
     for (let i = 0; i < 80; i++) if (b.hit(k).allowed) allowed++;
     expect(allowed).toBe(100);
+  });
+
+  describe('an instance that sees no other one writes less often', () => {
+    const SYNC_MS = 100;
+    const SOLO_MS = 1000;
+    const limiter = (accountStore: AccountStore, instanceId: string) => {
+      const created = createRateLimiter({
+        accountStore,
+        syncIntervalMs: SYNC_MS,
+        soloSyncIntervalMs: SOLO_MS,
+        logger: silentLogger,
+        instanceId,
+      });
+      limiters.push(created);
+      return created;
+    };
+
+    it('alone, it writes its counts with its presence once a solo interval, and close writes the rest', async () => {
+      vi.useFakeTimers({ now: 1_700_000_000_000 });
+      const usage = countedUsage();
+      const a = limiter(usage as unknown as AccountStore, 'a');
+      const k = key('enterprise');
+      for (let i = 0; i < 30; i++) {
+        expect(a.hit(k, Date.now()).allowed).toBe(true);
+        await vi.advanceTimersByTimeAsync(SYNC_MS);
+      }
+      // 30 syncs over 3 s with new counts each: written at the first, then once a second.
+      expect(usage.writes).toBeGreaterThanOrEqual(2);
+      expect(usage.writes).toBeLessThanOrEqual(4);
+      expect(await usage.stored(PRESENCE_KEY)).toBeGreaterThan(0);
+      await a.close();
+      expect(await usage.stored(k.id)).toBe(30);
+    });
+
+    it('flush writes the held counts at once (a usage read sees them)', async () => {
+      vi.useFakeTimers({ now: 1_700_000_000_000 });
+      const usage = countedUsage();
+      const a = limiter(usage as unknown as AccountStore, 'a');
+      const k = key('pro');
+      a.hit(k, Date.now());
+      await vi.advanceTimersByTimeAsync(SYNC_MS); // the first write: the count and the presence
+      for (let i = 0; i < 4; i++) a.hit(k, Date.now());
+      await vi.advanceTimersByTimeAsync(SYNC_MS * 2);
+      expect(await usage.stored(k.id)).toBe(1);
+      await a.flush();
+      expect(await usage.stored(k.id)).toBe(5);
+    });
+
+    it('a newcomer makes the alone instance write what it held: together they hold one limit', async () => {
+      vi.useFakeTimers({ now: 1_700_000_000_000 });
+      const usage = countedUsage();
+      const store = usage as unknown as AccountStore;
+      const a = limiter(store, 'a');
+      const k = key('starter');
+      let allowed = 0;
+      for (let i = 0; i < 30; i++) if (a.hit(k, Date.now()).allowed) allowed++;
+      await vi.advanceTimersByTimeAsync(SYNC_MS); // written with a's presence
+      for (let i = 0; i < 40; i++) if (a.hit(k, Date.now()).allowed) allowed++;
+      await vi.advanceTimersByTimeAsync(SYNC_MS * 3); // alone: these 40 are held
+      expect(await usage.stored(k.id)).toBe(30);
+
+      const b = limiter(store, 'b');
+      if (b.hit(k, Date.now()).allowed) allowed++;
+      // b sees a's presence at its first sync and writes; a sees b's at its next and writes its 40.
+      await vi.advanceTimersByTimeAsync(SYNC_MS * 3);
+      expect(await usage.stored(k.id)).toBe(71);
+      for (let i = 0; i < 60; i++) if (b.hit(k, Date.now()).allowed) allowed++;
+      expect(allowed).toBe(100);
+      // From now on both write at every sync that has new counts.
+      const before = usage.writes;
+      a.hit(k, Date.now());
+      b.hit(k, Date.now());
+      await vi.advanceTimersByTimeAsync(SYNC_MS);
+      expect(usage.writes - before).toBe(2);
+    });
   });
 });

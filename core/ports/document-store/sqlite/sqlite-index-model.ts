@@ -34,9 +34,14 @@ export function createSqliteIndexModelStore(context: SqliteContext): IndexModelS
       if (model.model.length === 0 || !Number.isInteger(model.dimensions) || model.dimensions <= 0) {
         throw new KbError('bad-request', `Invalid index model ${JSON.stringify(model)}`);
       }
+      const isWanted = (current: IndexModel | null) =>
+        current !== null && current.model === model.model && current.dimensions === model.dimensions;
+      // Already the model (the index stage asks once per document): no write transaction, so no
+      // wait for the write lock and no move of the change mark.
+      if (setOptions?.replace !== true && isWanted(run(readIndexModel))) return;
       write(() => {
         const current = readIndexModel();
-        if (current !== null && current.model === model.model && current.dimensions === model.dimensions) return;
+        if (isWanted(current)) return;
         if (current !== null && statements.anyVector.get() !== undefined) {
           if (setOptions?.replace !== true) {
             throw new KbError(
