@@ -19,11 +19,18 @@ const streams: EventStreamClient[] = [];
 beforeAll(async () => {
   svc = await startTestService({ stages: 'none', env: { KB_EVENTS_HEARTBEAT_MS: '200' } });
   const accounts = svc.runtime.services.accounts;
-  const a = await accounts.create({ email: 'a@example.com', workspaceIds: [svc.workspaceId], role: 'member' });
+  // Passwords of their own: a generated one would have to be changed before the first stream.
+  const a = await accounts.create({
+    email: 'a@example.com',
+    workspaceIds: [svc.workspaceId],
+    role: 'member',
+    password: 'a-chosen-password-1',
+  });
   const ab = await accounts.create({
     email: 'ab@example.com',
     workspaceIds: [svc.workspaceId, svc.otherWorkspaceId],
     role: 'member',
+    password: 'ab-chosen-password-1',
   });
   passwordOfA = a.password;
   onlyA = await signIn(svc.url, 'a@example.com', a.password);

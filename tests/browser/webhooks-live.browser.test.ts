@@ -69,7 +69,12 @@ describe.skipIf(!hasBrowser)(title, () => {
       env: { KB_OUTBOUND_ALLOW_PRIVATE: 'true', KB_WEBHOOK_RETRY_BASE_MS: '600000' },
     });
     owner.password = (
-      await svc.runtime.services.accounts.create({ email: owner.email, workspaceIds: [svc.workspaceId], role: 'owner' })
+      await svc.runtime.services.accounts.create({
+        email: owner.email,
+        workspaceIds: [svc.workspaceId],
+        role: 'owner',
+        password: 'owner-chosen-password-1',
+      })
     ).password;
     browser = await launch();
     context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -279,6 +284,7 @@ describe.skipIf(!hasBrowser)(`${title}: a private target without KB_OUTBOUND_ALL
       email: 'owner@example.com',
       workspaceIds: [svc.workspaceId],
       role: 'owner',
+      password: 'owner-chosen-password-1',
     });
     browser = await launch();
     page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();

@@ -6,23 +6,29 @@ export function SecretReveal(props: {
   title: string;
   secret: string;
   testId: string;
+  /** What is shown ("secret" by default, "key" for an API key). */
+  noun?: string;
+  /** What the user is told after "Store it now;" (by default: it cannot be read again). */
+  afterwards?: string;
   children?: ComponentChildren;
   onDone: () => void;
 }) {
   const [copied, setCopied] = useState<string | null>(null);
+  const noun = props.noun ?? 'secret';
   const copy = async () => {
     try {
       await navigator.clipboard.writeText(props.secret);
       setCopied('Copied to the clipboard.');
     } catch {
-      setCopied('Copying is not allowed here; select the secret and copy it by hand.');
+      setCopied(`Copying is not allowed here; select the ${noun} and copy it by hand.`);
     }
   };
   return (
     <section class="card reveal" aria-labelledby={`${props.testId}-title`}>
       <h2 id={`${props.testId}-title`}>{props.title}</h2>
       <p>
-        <strong>This is the only time the secret is shown.</strong> Store it now; it cannot be read again.
+        <strong>This is the only time the {noun} is shown.</strong> Store it now;{' '}
+        {props.afterwards ?? 'it cannot be read again'}.
       </p>
       <div class="secret-row">
         <code class="secret" data-testid={props.testId}>

@@ -3,6 +3,7 @@ import { api, errorText } from '../api.ts';
 import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { DataTable } from '../components/data-table.tsx';
 import { Empty, Loading, Notice } from '../components/feedback.tsx';
+import { SecretReveal } from '../components/secret-reveal.tsx';
 import { dateTime } from '../format.ts';
 import type { Account, ApiKey } from '../types.ts';
 
@@ -10,37 +11,19 @@ const PERMISSIONS = ['read', 'search', 'write'] as const;
 const PLANS = ['starter', 'pro', 'business', 'enterprise'] as const;
 
 function CreatedKey(props: { secret: string; name: string; onDone: () => void }) {
-  const [copied, setCopied] = useState<string | null>(null);
-  const copy = async () => {
-    try {
-      await navigator.clipboard.writeText(props.secret);
-      setCopied('Copied to the clipboard.');
-    } catch {
-      setCopied('Copying is not allowed here; select the key and copy it by hand.');
-    }
-  };
   return (
-    <section class="card reveal" aria-labelledby="new-key-title">
-      <h2 id="new-key-title">Key “{props.name}” created</h2>
-      <p>
-        <strong>This is the only time the key is shown.</strong> Store it now; afterwards only its prefix is visible.
-      </p>
-      <div class="secret-row">
-        <code class="secret" data-testid="new-key">
-          {props.secret}
-        </code>
-        <button type="button" class="primary" onClick={copy}>
-          Copy
-        </button>
-      </div>
-      {copied && <p role="status">{copied}</p>}
+    <SecretReveal
+      title={`Key “${props.name}” created`}
+      secret={props.secret}
+      testId="new-key"
+      noun="key"
+      afterwards="afterwards only its prefix is visible"
+      onDone={props.onDone}
+    >
       <pre class="example">
         curl -H "X-API-Key: {props.secret}" {location.origin}/api/v1/documents
       </pre>
-      <button type="button" onClick={props.onDone}>
-        Done, I stored it
-      </button>
-    </section>
+    </SecretReveal>
   );
 }
 
