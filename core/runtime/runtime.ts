@@ -54,6 +54,11 @@ export interface Runtime {
   /** Stages running in this process. */
   readonly stages: readonly StageName[];
   startStages(names: readonly StageName[]): Promise<void>;
+  /**
+   * Stops the stages and the webhook dispatcher at their next batch boundary (at once: the first
+   * step runs before this returns), and resolves when they have stopped; `close` does it too.
+   */
+  stopIngestion(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -296,6 +301,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   };
 
   let closed = false;
+  let ingestionStopped: Promise<void> | null = null;
   const runtime: Runtime = {
     config,
     version: serviceVersion(),
@@ -306,12 +312,17 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     metrics,
     stages: stageNames,
     startStages,
+    stopIngestion() {
+      ingestionStopped ??= Promise.allSettled([...running.map((s) => s.stop()), dispatcher?.stop()]).then(() => {});
+      return ingestionStopped;
+    },
     async close() {
       if (closed) return;
       closed = true;
       clearInterval(sweepTimer);
+      const stopping = runtime.stopIngestion();
       await sourceParts.close();
-      await Promise.allSettled([...running.map((s) => s.stop()), dispatcher?.stop()]);
+      await stopping;
       await sweeping;
       await rateLimiter.close();
       await keys.close();

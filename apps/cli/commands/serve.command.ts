@@ -115,8 +115,11 @@ export const serveCommand: Command = {
         `Received ${signal}; stopping ingestion at its next batch boundary and closing (at most ${config.shutdownGraceMs} ms; a second signal exits at once)…`,
       );
       boundShutdown(err, signal, config.shutdownGraceMs);
+      // Ingestion stops at its next batch boundary now, not after the HTTP server has closed.
+      const ingestionStopped = runtime.stopIngestion();
       await metricsServer?.close();
       await server.close();
+      await ingestionStopped;
     } finally {
       await runtime.close();
     }
