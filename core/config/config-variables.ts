@@ -190,7 +190,7 @@ export const CONFIG_VARIABLES = [
     'KB_KAFKA_PARTITION_CONCURRENCY',
     'integer',
     '4',
-    'Partitions of a topic one stage consumer handles at the same time (distributed).',
+    'Partitions of a topic one stage consumer fetches for at the same time; with KB_KAFKA_KEY_CONCURRENCY it bounds the events a stage consumer handles at once (this × that) (distributed).',
     { min: 1, max: 1024 },
   ),
   v(

@@ -355,6 +355,46 @@ describe('kafka message log', () => {
     expect(calls.indexOf('slow-2')).toBeGreaterThan(calls.indexOf('quick-5'));
   }, 90_000);
 
+  it('handles a message published after a slow batch was fetched before that batch ends, on its partition and on another', async () => {
+    const topic = newTopic();
+    await log.ensureTopics([{ name: topic, partitions: 2, schema: CONTRACT_EVENT_SCHEMA }]);
+    const calls: string[] = [];
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const groupId = `g-${randomUUID()}`;
+    const subscription = await log.subscribe({
+      groupId,
+      topics: [topic],
+      handler: async (m) => {
+        calls.push(String(m.value.id));
+        if (String(m.value.id).startsWith('slow-')) await released;
+      },
+    });
+    const value = (id: string, seq: number) => ({ id, seq, size: 1, note: null });
+    // Two slow documents: at most two of a partition's four keys are taken.
+    await log.publish(topic, [
+      { key: 'slow-a', value: value('slow-a', 1) },
+      { key: 'slow-b', value: value('slow-b', 2) },
+    ]);
+    await vi.waitFor(() => expect(calls.filter((id) => id.startsWith('slow-')).length).toBe(2), { timeout: 30_000 });
+    // Fetched in later batches while the slow handlers still run: each is handled now, not after them.
+    await log.publish(
+      topic,
+      Array.from({ length: 4 }, (_, i) => ({ key: `later-${i}`, value: value(`later-${i}`, 10 + i) })),
+    );
+    try {
+      await vi.waitFor(() => expect(calls.filter((id) => id.startsWith('later-')).length).toBe(4), {
+        timeout: 15_000,
+      });
+    } finally {
+      release();
+    }
+    await vi.waitFor(async () => expect(await log.lag(groupId, topic)).toBe(0), { timeout: 30_000 });
+    await subscription.stop();
+  }, 90_000);
+
   it('with one document at a time a slow document holds back its partition (KB_KAFKA_KEY_CONCURRENCY=1)', async () => {
     const topic = newTopic();
     const serial = await anotherLog({ keysConsumedConcurrently: 1 });

@@ -1,6 +1,6 @@
 import type { Consumer, EachBatchPayload, IHeaders, Kafka, KafkaMessage } from 'kafkajs';
 import { KbError } from '../../errors/kb-error.ts';
-import { createFairShares, type FairShares } from '../../util/fair-shares.ts';
+import { createKafkaDispatcher, type HandlerOutcome } from './kafka-dispatcher.ts';
 import { kafkaError } from './kafka-errors.ts';
 import type { KafkaLogSink } from './kafka-logging.ts';
 import type { TopicSchemas } from './kafka-registry.ts';
@@ -36,7 +36,11 @@ interface Deps {
 }
 
 type State = 'running' | 'stopping' | 'abandoned';
-type Outcome = 'done' | 'failed' | 'abandoned';
+/**
+ * Fetched messages one partition may hold waiting before its fetching pauses. Stage events are
+ * small (ids and counts), so this is well under a megabyte a partition.
+ */
+const MAX_WAITING_PER_PARTITION = 512;
 
 function headerText(value: IHeaders[string]): string | null {
   if (value === undefined) return null;
@@ -55,36 +59,30 @@ export function headersOf(headers: IHeaders | undefined): Record<string, string>
 }
 
 /**
- * One kafkajs consumer in group `options.groupId`, fed batch by batch (`eachBatch`): up to
- * `partitionsConsumedConcurrently` partitions at once and, within a partition's batch, up to
- * `keysConsumedConcurrently` keys at once, each key's messages one after another in offset order.
+ * One kafkajs consumer in group `options.groupId`. Fetched batches are handed to a dispatcher
+ * (`kafka-dispatcher.ts`) and the consumer fetches on at once, so a slow batch of one partition
+ * holds back neither the next batch of its partition nor the other partitions: messages of one key
+ * run one after another in offset order, up to `keysConsumedConcurrently` keys of a partition and
+ * `partitionsConsumedConcurrently × keysConsumedConcurrently` messages in all run at once, and with
+ * `shareOf` the next message started is chosen in fair turns among shares over every partition.
  * Offsets are committed explicitly (`autoCommit: false`): `offset + 1` of the last message of the
- * run of handled messages from the batch's start, so a commit never passes an unhandled message.
- * Commits are gathered for up to `commitIntervalMs` and sent as one request for every partition of
- * the subscription (a commit per message would cost the broker a request each); `stop()` and a
- * rebalance send what is gathered first, so only a crash redelivers handled messages. A
- * rejected handler commits nothing from itself on: no further message of the batch starts, the
- * partition is paused for `retryDelayMs` and seeked back to the first unhandled message, so it is
- * delivered again and no later message of its key runs first.
+ * run of handled messages from the partition's last commit, so a commit never passes an unhandled
+ * message. Commits are gathered for up to `commitIntervalMs` and sent as one request for every
+ * partition of the subscription (a commit per message would cost the broker a request each);
+ * `stop()` and a rebalance send what is gathered first, so only a crash redelivers handled
+ * messages. A rejected handler commits nothing from itself on: nothing more starts on its
+ * partition, which is paused, rewound to the first unhandled message once its running handlers
+ * end, and fetched again after `retryDelayMs`, so no later message of its key runs first. A handler
+ * still running after `maxHandlerMs` is given up as if it had rejected (its message is delivered
+ * again, while the first call may still be running). At a rebalance, partitions that move to
+ * another member stop starting messages at once; a message already running there may run again at
+ * the new owner meanwhile (at-least-once).
  */
 export async function startKafkaSubscription(deps: Deps, options: SubscribeOptions): Promise<KafkaSubscription> {
   const { kafka, schemas, settings, logger } = deps;
   const { groupId } = options;
   const topics = [...options.topics];
   let state: State = 'running';
-  /** Fair turns among the shares of each partition's waiting messages (`options.shareOf`). */
-  const partitionShares = new Map<string, FairShares>();
-  const sharesOf = (topic: string, partition: number): FairShares => {
-    const key = `${topic}\u0000${partition}`;
-    let found = partitionShares.get(key);
-    if (!found) {
-      found = createFairShares();
-      partitionShares.set(key, found);
-    }
-    return found;
-  };
-  const inFlight = new Set<Promise<void>>();
-  const resumeTimers = new Set<NodeJS.Timeout>();
   /** Releases of the handlers in flight, called when the subscription is abandoned. */
   const abandonHooks = new Set<() => void>();
   const abandonHandlers = () => {
@@ -111,27 +109,6 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
   });
 
   countKafkaRequests({ kind: 'consumer', consumer });
-
-  /** Delivers the partition's message at `offset` again after a pause, moving past nothing. */
-  function redeliverLater(topic: string, partition: number, offset: string): void {
-    try {
-      consumer.pause([{ topic, partitions: [partition] }]);
-      consumer.seek({ topic, partition, offset });
-    } catch (error) {
-      logger.error({ groupId, topic, partition, offset, error: String(error) }, 'could not rewind a partition');
-      return;
-    }
-    const timer = setTimeout(() => {
-      resumeTimers.delete(timer);
-      if (state !== 'running') return;
-      try {
-        consumer.resume([{ topic, partitions: [partition] }]);
-      } catch {
-        // The consumer is leaving; the group redelivers from the committed offset.
-      }
-    }, settings.retryDelayMs);
-    resumeTimers.add(timer);
-  }
 
   /**
    * Offsets to commit (`offset + 1` of the last handled message of each run), by partition, gathered
@@ -176,13 +153,8 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
     }
   }
 
-  /** Runs the handler, keeping the membership alive while it works (up to `maxHandlerMs`). */
-  async function runHandler(message: DeliveredMessage, heartbeat: () => Promise<void>): Promise<Outcome> {
-    const started = Date.now();
-    const beat = setInterval(() => {
-      if (state === 'abandoned' || Date.now() - started > settings.maxHandlerMs) return;
-      heartbeat().catch(() => undefined); // A rebalance shows up here; the runner re-joins after this message.
-    }, settings.heartbeatIntervalMs);
+  /** Runs the handler; gives it up when the subscription is abandoned or after `maxHandlerMs`. */
+  async function runHandler(message: DeliveredMessage): Promise<HandlerOutcome> {
     // One promise per handler (not one shared one), so finished handlers leave nothing behind.
     let release: () => void = () => undefined;
     const abandoned = new Promise<'abandoned'>((resolve) => {
@@ -190,6 +162,16 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
     });
     abandonHooks.add(release);
     if (state === 'abandoned') release();
+    let overdue: NodeJS.Timeout | undefined;
+    const tooSlow = new Promise<'failed'>((resolve) => {
+      overdue = setTimeout(() => {
+        logger.error(
+          { groupId, topic: message.topic, partition: message.partition, offset: message.offset },
+          `message handler still running after ${settings.maxHandlerMs} ms; the message will be delivered again`,
+        );
+        resolve('failed');
+      }, settings.maxHandlerMs);
+    });
     try {
       const handled = Promise.resolve()
         .then(() => options.handler(message))
@@ -209,10 +191,10 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
             return 'failed' as const;
           },
         );
-      return await Promise.race([handled, abandoned]);
+      return await Promise.race([handled, abandoned, tooSlow]);
     } finally {
       abandonHooks.delete(release);
-      clearInterval(beat);
+      clearTimeout(overdue);
     }
   }
 
@@ -243,136 +225,43 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
     };
   }
 
-  /**
-   * Handles one fetched batch of a partition: messages are grouped by key, up to
-   * `keysConsumedConcurrently` keys run at once, and each key's messages run one after another in
-   * offset order. Offsets are committed as the run of handled messages from the batch's start
-   * grows, so a commit never passes a message that is not handled. When a handler rejects, no
-   * further message of the batch starts; once those in flight settle, the partition is rewound to
-   * the first unhandled message and paused for `retryDelayMs` (messages of other keys after it that
-   * did finish are delivered again: at-least-once).
-   */
-  async function handleBatch({ batch, heartbeat, isRunning, isStale, resolveOffset }: EachBatchPayload): Promise<void> {
-    const { topic, partition, messages } = batch;
-    const handled = new Array<boolean>(messages.length).fill(false);
-    let halted = false;
-    const proceed = () => state === 'running' && !halted && isRunning() && !isStale();
+  const dispatcher = createKafkaDispatcher({
+    decode,
+    handle: runHandler,
+    commit: commitLater,
+    rewind(topic, partition, offset) {
+      try {
+        consumer.seek({ topic, partition, offset });
+      } catch (error) {
+        logger.error({ groupId, topic, partition, offset, error: String(error) }, 'could not rewind a partition');
+      }
+    },
+    setPaused(topic, partition, paused) {
+      try {
+        if (paused) consumer.pause([{ topic, partitions: [partition] }]);
+        else if (state === 'running') consumer.resume([{ topic, partitions: [partition] }]);
+      } catch {
+        // The consumer is leaving; the group redelivers from the committed offset.
+      }
+    },
+    ...(options.shareOf ? { shareOf: options.shareOf } : {}),
+    keysPerPartition: settings.keysConsumedConcurrently,
+    maxRunning: settings.keysConsumedConcurrently * settings.partitionsConsumedConcurrently,
+    retryDelayMs: settings.retryDelayMs,
+    maxWaitingPerPartition: MAX_WAITING_PER_PARTITION,
+  });
 
-    // Commits follow the run of handled messages from the batch's start.
-    let prefix = -1; // the last index of that run
-    const advance = () => {
-      const before = prefix;
-      while (prefix + 1 < messages.length && handled[prefix + 1]) prefix++;
-      if (prefix === before) return;
-      const offset = (messages[prefix] as KafkaMessage).offset;
-      resolveOffset(offset);
-      commitLater(topic, partition, offset);
-    };
-
-    // Each key's messages, in offset order; a lane is worked by one runner at a time.
-    const byKey = new Map<string, { indices: number[]; next: number; busy: boolean }>();
-    messages.forEach((message, index) => {
-      const key = message.key ? message.key.toString('utf8') : '';
-      const lane = byKey.get(key);
-      if (lane) lane.indices.push(index);
-      else byKey.set(key, { indices: [index], next: 0, busy: false });
-    });
-    const lanes = [...byKey.values()];
-    const decoded = new Map<number, Promise<DeliveredMessage | null>>();
-    /** Messages whose decoding finished, so a share can be read without waiting. */
-    const settled = new Map<number, DeliveredMessage | null>();
-    const decodeAt = (index: number) => {
-      let found = decoded.get(index);
-      if (!found) {
-        found = decode(topic, partition, messages[index] as KafkaMessage).then((message) => {
-          settled.set(index, message);
-          return message;
-        });
-        decoded.set(index, found);
-      }
-      return found;
-    };
-    const shareOf = options.shareOf;
-    const shares = sharesOf(topic, partition);
-    const free = () => lanes.filter((lane) => !lane.busy && lane.next < lane.indices.length);
-    const head = (lane: (typeof lanes)[number]) => lane.indices[lane.next] as number;
-    /** The next lane to work: the first free one, or with `shareOf` the least-served share's first. */
-    const takeLane = async () => {
-      if (!shareOf) return free()[0];
-      for (;;) {
-        const heads = free().map(head);
-        if (heads.length === 0) return undefined;
-        await Promise.all(heads.map(decodeAt));
-        // Chosen without awaiting, among the lanes still free whose head is decoded.
-        const candidates = free()
-          .filter((lane) => settled.has(head(lane)))
-          .map((lane) => {
-            const message = settled.get(head(lane));
-            return { lane, index: head(lane), share: message ? shareOf(message) : '' };
-          })
-          .sort((a, b) => a.index - b.index);
-        if (candidates.length > 0) return shares.pick(candidates, (c) => c.share)?.lane;
-      }
-    };
-    const runLanes = async () => {
-      for (;;) {
-        if (!proceed()) return;
-        let lane: (typeof lanes)[number] | undefined;
-        try {
-          lane = await takeLane();
-        } catch {
-          halted = true; // The registry is unreachable: try again after the pause.
-          return;
-        }
-        if (!lane) return;
-        // Another runner took it between the choice and now: choose again.
-        if (lane.busy) continue;
-        lane.busy = true;
-        try {
-          // Without shares a runner keeps its lane to the end; with them it takes one message a turn.
-          do {
-            if (!proceed()) return;
-            const index = lane.indices[lane.next] as number;
-            let delivered: DeliveredMessage | null;
-            try {
-              delivered = await decodeAt(index);
-            } catch {
-              halted = true; // The registry is unreachable: try again after the pause.
-              return;
-            }
-            if (delivered) {
-              if (!proceed()) return;
-              const started = performance.now();
-              const outcome = await runHandler(delivered, heartbeat);
-              if (shareOf) shares.charge(shareOf(delivered), performance.now() - started);
-              if (outcome !== 'done') {
-                halted = true;
-                return;
-              }
-            }
-            handled[index] = true;
-            lane.next += 1;
-            advance();
-          } while (!shareOf && lane.next < lane.indices.length);
-        } finally {
-          lane.busy = false;
-        }
-      }
-    };
-    const width = Math.min(settings.keysConsumedConcurrently, lanes.length);
-    const lanesDone = await Promise.allSettled(Array.from({ length: width }, runLanes));
-    const crashed = lanesDone.find((result): result is PromiseRejectedResult => result.status === 'rejected');
-    if (crashed) throw crashed.reason;
-    const firstUnhandled = messages[prefix + 1];
-    if (firstUnhandled && halted && state === 'running' && isRunning() && !isStale()) {
-      redeliverLater(topic, partition, firstUnhandled.offset);
-    }
+  /** Hands a fetched batch to the dispatcher and moves the fetch position past it. */
+  async function takeBatch({ batch, isRunning, isStale, resolveOffset }: EachBatchPayload): Promise<void> {
+    // A batch fetched before a rewind of its partition is delivered again from the rewound position.
+    if (state !== 'running' || !isRunning() || isStale()) return;
+    const last = batch.messages.at(-1);
+    if (!last) return;
+    if (dispatcher.accept(batch.topic, batch.partition, batch.messages)) resolveOffset(last.offset);
   }
 
   let ended = false;
   async function leave(): Promise<void> {
-    for (const timer of resumeTimers) clearTimeout(timer);
-    resumeTimers.clear();
     try {
       await flushCommits();
       await consumer.disconnect();
@@ -395,7 +284,7 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
           } catch {
             // Not running (never started or crashed): nothing to pause.
           }
-          await Promise.allSettled([...inFlight]);
+          await dispatcher.close();
           await leave();
         })();
       }
@@ -412,6 +301,11 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
   consumer.on(consumer.events.REBALANCING, () => {
     void flushCommits();
   });
+  // After a re-join: forget the partitions that went to other members.
+  consumer.on(consumer.events.GROUP_JOIN, ({ payload }) => {
+    const assignment = payload.memberAssignment;
+    dispatcher.retain((topic, partition) => assignment[topic]?.includes(partition) ?? false);
+  });
 
   try {
     await consumer.connect();
@@ -420,11 +314,7 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
       autoCommit: false,
       partitionsConsumedConcurrently: settings.partitionsConsumedConcurrently,
       eachBatchAutoResolve: false,
-      eachBatch: (payload) => {
-        const work = handleBatch(payload);
-        inFlight.add(work);
-        return work.finally(() => inFlight.delete(work));
-      },
+      eachBatch: takeBatch,
     });
   } catch (error) {
     state = 'abandoned';

@@ -45,7 +45,10 @@ export interface KafkaMessageLogOptions {
   readonly rebalanceTimeoutMs?: number;
   /** Longest broker-side wait of one fetch when there is nothing new (also bounds how long `stop()` waits for an idle fetch). Default 1 000 ms. */
   readonly maxWaitTimeMs?: number;
-  /** Partitions one subscription handles at the same time. Default 4. */
+  /**
+   * Partitions one subscription fetches for at the same time; the handlers of a subscription
+   * running at once are at most this × `keysConsumedConcurrently`. Default 4.
+   */
   readonly partitionsConsumedConcurrently?: number;
   /**
    * Keys (documents) of one partition handled at the same time; each key's messages stay in order,
@@ -62,9 +65,9 @@ export interface KafkaMessageLogOptions {
    */
   readonly commitIntervalMs?: number;
   /**
-   * A handler keeps its consumer's group membership alive for this long; a handler still running
-   * after it loses the partition to the rest of the group once the session times out (like Kafka's
-   * `max.poll.interval.ms`). Default 300 000 ms.
+   * How long a handler may run: one still running after it is given up as if it had rejected, and
+   * its message is delivered again (like Kafka's `max.poll.interval.ms`; the first call may still
+   * be running). Default 300 000 ms.
    */
   readonly maxHandlerMs?: number;
   /** Timeout of one Kafka request. Default 30 000 ms. */
