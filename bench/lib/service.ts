@@ -213,7 +213,11 @@ export interface Completion {
   readonly failures: string[];
 }
 
-/** Waits until `expected` documents of the workspace are `completed` or `failed`, reading the store. */
+/**
+ * Waits until `expected` documents of the workspace are `completed` or `failed`, reading the store
+ * once a second (the figures use the versions' `completed_at`, not when this notices; its two store
+ * queries a second count among the engine requests the runs report).
+ */
 export async function waitForIngestion(
   documents: DocumentStore,
   workspaceId: string,
@@ -232,7 +236,7 @@ export async function waitForIngestion(
         `ingestion did not finish within ${Math.round(timeoutMs / 1000)} s: ${completed.total} completed, ${failed.total} failed of ${expected}`,
       );
     }
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 1_000));
   }
   let lastCompletedAt = 0;
   let completed = 0;

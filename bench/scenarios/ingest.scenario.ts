@@ -5,17 +5,21 @@
  * - `ingest, pipeline overhead`: a cache provider answers with vectors the provider computed for the
  *   same chunks, so what is left is the pipeline's own cost, broken down by stage.
  */
+import path from 'node:path';
 import { STAGE_NAMES } from '../../core/events/events.ts';
 import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
 import { type EngineRequestCount, engineRequestCounts, engineRequestGrowth } from '../../core/util/engine-requests.ts';
 import { sizeLabel } from '../corpus.ts';
 import type { BenchContext } from '../lib/context.ts';
-import { busyCores, sampleMachineCpu } from '../lib/machine-cpu.ts';
+import { busyCores, sampleEngineCpu, sampleMachineCpu } from '../lib/machine-cpu.ts';
 import { createCacheProvider, createRecordingProvider } from '../lib/providers.ts';
 import { embedInPython, pythonPeer } from '../lib/python-peer.ts';
 import { addFigure, createRow, judge, type Row } from '../lib/report.ts';
 import { startInProcess, startTimedStages, uploadFiles, waitForIngestion } from '../lib/service.ts';
-import type { Target } from '../lib/target.ts';
+import { REPO_ROOT, type Target } from '../lib/target.ts';
+
+/** Where `deploy/native/` keeps its engines' pid files (its default `KB_NATIVE_RUN`). */
+const ENGINE_PIDS = path.join(REPO_ROOT, 'deploy/native/.run/pids');
 
 /** Uploads in flight, as `kb ingest` uses by default. */
 const UPLOAD_CONCURRENCY = 4;
@@ -34,6 +38,8 @@ export interface IngestRun {
   readonly serviceCpuSeconds: number;
   /** Requests the service sent to each engine over the same span, by operation (the adapters' counts). */
   readonly requests: readonly EngineRequestCount[];
+  /** CPU seconds of each engine `deploy/native/` runs (process tree), over the same span; empty when none runs. */
+  readonly engineCpuSeconds: ReadonlyMap<string, number>;
   readonly documents: number;
   readonly textMb: number;
   readonly chunks: number;
@@ -62,6 +68,7 @@ export async function ingestOnce(
         const cpuBefore = sampleMachineCpu();
         const ownBefore = process.cpuUsage();
         const requestsBefore = engineRequestCounts();
+        const enginesBefore = sampleEngineCpu(ENGINE_PIDS);
         const started = Date.now();
         await uploadFiles(service.url, service.keys, files, UPLOAD_CONCURRENCY);
         const uploaded = Date.now();
@@ -74,7 +81,15 @@ export async function ingestOnce(
         const cpuAfter = sampleMachineCpu();
         const own = process.cpuUsage(ownBefore);
         const requests = engineRequestGrowth(requestsBefore, engineRequestCounts());
+        const enginesAfter = sampleEngineCpu(ENGINE_PIDS);
+        const engineCpuSeconds = new Map(
+          [...enginesAfter].flatMap(([name, seconds]) => {
+            const before = enginesBefore.get(name);
+            return before === undefined ? [] : [[name, seconds - before] as const];
+          }),
+        );
         return {
+          engineCpuSeconds,
           serviceCpuSeconds: (own.user + own.system) / 1e6,
           requests,
           seconds: (done.lastCompletedAt - started) / 1000,
@@ -266,7 +281,10 @@ export async function ingestOverhead(ctx: BenchContext, target: Target, size: nu
     'ms/doc',
     runs.map((r) => (r.serviceCpuSeconds * 1000) / Math.max(1, r.documents)),
   );
-  if (target.runtime === 'distributed') addRequestFigures(row, runs);
+  if (target.runtime === 'distributed') {
+    addEngineCpuFigures(row, runs);
+    addRequestFigures(row, runs);
+  }
   for (const stage of STAGE_NAMES) {
     addFigure(
       row,
@@ -295,6 +313,22 @@ function requestsPerDocument(
       r.requests.filter((c) => c.engine === engine && operation(c.operation)).reduce((sum, c) => sum + c.count, 0) /
       Math.max(1, r.documents),
   );
+}
+
+/** CPU time per document of each engine process (tree) that `deploy/native/` started. */
+function addEngineCpuFigures(row: Row, runs: readonly IngestRun[]): void {
+  const names = [...new Set(runs.flatMap((r) => [...r.engineCpuSeconds.keys()]))].sort();
+  for (const name of names) {
+    addFigure(
+      row,
+      `${name} CPU time per document`,
+      'ms/doc',
+      runs.flatMap((r) => {
+        const seconds = r.engineCpuSeconds.get(name);
+        return seconds === undefined ? [] : [(seconds * 1000) / Math.max(1, r.documents)];
+      }),
+    );
+  }
 }
 
 /** Requests per document to each engine, from the adapters' counters; the goals of issue 26. */
