@@ -46,6 +46,8 @@ const sharedProperties = {
     partitionConcurrency: Type.Integer(),
     keyConcurrency: Type.Integer(),
     commitIntervalMs: Type.Integer(),
+    minFetchBytes: Type.Integer(),
+    fetchMaxWaitMs: Type.Integer(),
   }),
   embedding: Type.Object({
     provider: Type.Union(EMBEDDING_PROVIDERS.map((name) => Type.Literal(name))),

@@ -95,6 +95,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       partitionConcurrency: int('KB_KAFKA_PARTITION_CONCURRENCY'),
       keyConcurrency: int('KB_KAFKA_KEY_CONCURRENCY'),
       commitIntervalMs: int('KB_KAFKA_COMMIT_INTERVAL_MS'),
+      minFetchBytes: int('KB_KAFKA_MIN_FETCH_BYTES'),
+      fetchMaxWaitMs: int('KB_KAFKA_FETCH_MAX_WAIT_MS'),
     },
     schemaRegistryUrl: url('KB_SCHEMA_REGISTRY_URL'),
     s3: {

@@ -52,6 +52,8 @@ export async function createDistributedPorts(
         partitionsConsumedConcurrently: config.kafka.partitionConcurrency,
         keysConsumedConcurrently: config.kafka.keyConcurrency,
         commitIntervalMs: config.kafka.commitIntervalMs,
+        minFetchBytes: config.kafka.minFetchBytes,
+        maxWaitTimeMs: config.kafka.fetchMaxWaitMs,
         schemaRegistryUrl: config.schemaRegistryUrl,
       }),
     );

@@ -13,6 +13,7 @@ export interface KafkaConsumerSettings {
   readonly heartbeatIntervalMs: number;
   readonly rebalanceTimeoutMs: number;
   readonly maxWaitTimeMs: number;
+  readonly minFetchBytes: number;
   readonly partitionsConsumedConcurrently: number;
   readonly keysConsumedConcurrently: number;
   readonly retryDelayMs: number;
@@ -96,6 +97,7 @@ export async function startKafkaSubscription(deps: Deps, options: SubscribeOptio
     heartbeatInterval: settings.heartbeatIntervalMs,
     rebalanceTimeout: settings.rebalanceTimeoutMs,
     maxWaitTimeInMs: settings.maxWaitTimeMs,
+    minBytes: settings.minFetchBytes,
     allowAutoTopicCreation: false,
     retry: {
       retries: 5,

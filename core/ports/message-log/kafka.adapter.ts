@@ -43,8 +43,19 @@ export interface KafkaMessageLogOptions {
    * again to the partition's new owner. Default 60 000 ms.
    */
   readonly rebalanceTimeoutMs?: number;
-  /** Longest broker-side wait of one fetch when there is nothing new (also bounds how long `stop()` waits for an idle fetch). Default 1 000 ms. */
+  /**
+   * Longest broker-side wait of one fetch while fewer than `minFetchBytes` are new (also bounds how
+   * long `stop()` waits for an idle fetch, and how long an event waits at each stage when little
+   * else is flowing). Default 1 000 ms.
+   */
   readonly maxWaitTimeMs?: number;
+  /**
+   * Bytes a fetch waits for (up to `maxWaitTimeMs`) before the broker answers. A consumer fetches
+   * again as soon as it has taken a batch, so with 1 every fetch would carry an event or two while
+   * events trickle in; a few kilobytes (a dozen stage events) let one fetch carry several, at the
+   * cost of up to `maxWaitTimeMs` more per stage while little is flowing. Default 1.
+   */
+  readonly minFetchBytes?: number;
   /**
    * Partitions one subscription fetches for at the same time; the handlers of a subscription
    * running at once are at most this × `keysConsumedConcurrently`. Default 4.
@@ -155,6 +166,7 @@ export async function createKafkaMessageLog(
     heartbeatIntervalMs: positiveInteger(options.heartbeatIntervalMs, 3_000, 'heartbeatIntervalMs'),
     rebalanceTimeoutMs: positiveInteger(options.rebalanceTimeoutMs, 60_000, 'rebalanceTimeoutMs'),
     maxWaitTimeMs: positiveInteger(options.maxWaitTimeMs, 1_000, 'maxWaitTimeMs'),
+    minFetchBytes: positiveInteger(options.minFetchBytes, 1, 'minFetchBytes'),
     partitionsConsumedConcurrently: positiveInteger(
       options.partitionsConsumedConcurrently,
       4,
