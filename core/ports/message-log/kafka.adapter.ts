@@ -124,6 +124,7 @@ function lazy(connect: () => Promise<void>): () => Promise<void> {
  * - `ensureTopics` registers each topic's schema as subject `<topic>-value` with the configured
  *   compatibility (BACKWARD by default; an incompatible schema rejects with a non-retriable
  *   `conflict`), then creates missing topics with their partition count and `replicationFactor`.
+ *   It resolves once the new topics' partitions answer an offsets read (their leaders serve).
  *   An existing topic keeps its partition count even when fewer than requested (adding partitions
  *   would move keys to other partitions and break per-key order for messages in flight); a
  *   warning is logged instead.
@@ -229,6 +230,20 @@ export async function createKafkaMessageLog(
     }
   }
 
+  /** Waits (up to 10 s) until the partitions of a new topic answer an offsets read. */
+  async function untilServed(topic: string): Promise<void> {
+    const deadline = Date.now() + 10_000;
+    for (;;) {
+      try {
+        await admin.fetchTopicOffsets(topic);
+        return;
+      } catch (error) {
+        if (Date.now() > deadline) throw kafkaError(error, `wait for the partitions of topic ${topic}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    }
+  }
+
   function validate(topic: string, schema: TopicSchema, messages: readonly OutgoingMessage[]): void {
     for (const [index, message] of messages.entries()) {
       if (typeof message.key !== 'string') {
@@ -280,6 +295,10 @@ export async function createKafkaMessageLog(
             })),
           }),
         );
+        // `waitForLeaders` waits for the metadata, not for the leaders to serve: right after it
+        // a read of the partitions' offsets can still answer "not the leader". Resolve only once
+        // every new topic answers one, so the first lag read or fetch does not fail.
+        for (const spec of missing) await untilServed(spec.name);
       }
       const present = [...byName.values()].filter((spec) => existing.has(spec.name));
       if (present.length > 0) {
