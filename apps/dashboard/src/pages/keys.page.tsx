@@ -66,8 +66,8 @@ export function KeysPage(props: { account: Account }) {
     setError(null);
     try {
       await api('POST', `/dashboard/api/keys/${encodeURIComponent(key.id)}/revoke`);
-      setMessage(`Key “${key.name}” (${key.prefix}…) is revoked; requests with it now answer 401.`);
       await load();
+      setMessage(`Key “${key.name}” (${key.prefix}…) is revoked; requests with it now answer 401.`);
     } catch (err) {
       setError(errorText(err));
     }

@@ -180,9 +180,9 @@ export function SourcesPage() {
         ...(form.exclude.trim() ? { exclude: listOf(form.exclude) } : {}),
         ...(form.schedule.trim() ? { schedule: form.schedule.trim() } : {}),
       });
-      setMessage(`Source “${created.name}” created. Sync it now to bring its documents in.`);
       setForm({ ...form, name: '', accessKey: '', secretKey: '' });
       await load();
+      setMessage(`Source “${created.name}” created. Sync it now to bring its documents in.`);
     } catch (err) {
       setError(errorText(err));
     }
@@ -193,9 +193,9 @@ export function SourcesPage() {
     setMessage(null);
     try {
       await api('POST', `/api/v1/sources/${source.id}/sync`);
-      setMessage(`Sync of “${source.name}” started.`);
       setOpen(source.id);
       await load();
+      setMessage(`Sync of “${source.name}” started.`);
     } catch (err) {
       setError(errorText(err));
     }

@@ -54,14 +54,17 @@ export function WebhooksPage() {
     void load();
   }, []);
 
-  /** Runs a change; on success says `done` (if any) and reads the list again, else shows the problem. */
+  /**
+   * Runs a change; on success reads the list again and then says `done` (if any), so that the message
+   * never stands beside a list that does not show the change yet; on failure shows the problem.
+   */
   const act = async <T,>(run: () => Promise<T>, done?: (result: T) => string | null): Promise<void> => {
     setError(null);
     setMessage(null);
     try {
       const result = await run();
-      setMessage(done?.(result) ?? null);
       await load();
+      setMessage(done?.(result) ?? null);
     } catch (err) {
       setError(errorText(err));
     }
