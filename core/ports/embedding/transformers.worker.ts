@@ -4,6 +4,8 @@
  * service's event loop. Kept as CommonJS source text (run with `eval`) so the worker needs no
  * TypeScript loader; it imports the library from the path the main thread resolved.
  *
+ * ONNX Runtime's worker threads sleep when idle instead of spinning (`allow_spinning` 0).
+ *
  * Per request: every text longer than the model's window is cut at word boundaries into windows of
  * at most `maxTokens` tokens (a word longer than a window is cut inside), the windows of all texts
  * are embedded longest first in calls of `perCall` texts (so a call pads little), and a text's
@@ -25,7 +27,14 @@ let queue = import(o.transformersModule).then(async (lib) => {
   extractor = await lib.pipeline('feature-extraction', o.model, {
     local_files_only: !o.allowRemote,
     ...(o.dtype ? { dtype: o.dtype } : {}),
-    session_options: { intraOpNumThreads: o.threads, interOpNumThreads: 1 },
+    // ONNX Runtime's threads otherwise spin between calls, taking the cores that concurrent queries'
+    // graph walks and keyword searches need: without it, hybrid search with 8 clients answered in
+    // about 0.6 of the time at the same indexing throughput (docs/benchmarks.md).
+    session_options: {
+      intraOpNumThreads: o.threads,
+      interOpNumThreads: 1,
+      extra: { session: { intra_op: { allow_spinning: '0' }, inter_op: { allow_spinning: '0' } } },
+    },
   });
   const sessions = extractor.model && extractor.model.sessions;
   const dtype = sessions && sessions.model && sessions.model.config ? sessions.model.config.dtype : null;
