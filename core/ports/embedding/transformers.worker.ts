@@ -28,8 +28,8 @@ let queue = import(o.transformersModule).then(async (lib) => {
     local_files_only: !o.allowRemote,
     ...(o.dtype ? { dtype: o.dtype } : {}),
     // ONNX Runtime's threads otherwise spin between calls, taking the cores that concurrent queries'
-    // graph walks and keyword searches need: without it, hybrid search with 8 clients answered in
-    // about 0.6 of the time at the same indexing throughput (docs/benchmarks.md).
+    // graph walks and keyword searches need: with them asleep, hybrid search with 8 clients at 100k
+    // chunks answered in about 0.6 of the time, at the same indexing throughput (docs/benchmarks.md).
     session_options: {
       intraOpNumThreads: o.threads,
       interOpNumThreads: 1,
