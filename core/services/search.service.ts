@@ -63,6 +63,11 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
       };
 
       let mode = request.mode;
+      // Keyword and hybrid search start the keyword ranking at once: it runs in the store while the
+      // query is embedded in the embedding worker.
+      const keywordRanking = mode === 'semantic' ? null : deps.documents.keywordSearch(base);
+      // Awaited below; a rejection while the embedding is awaited must not go unhandled meanwhile.
+      keywordRanking?.catch(() => undefined);
       let vector: Float32Array | null = null;
       if (mode !== 'keyword') {
         const provider = await deps.getEmbeddings();
@@ -81,7 +86,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
       let ranked: RankedHit[];
       if (mode === 'keyword') {
         ranked = phraseFirst(
-          (await deps.documents.keywordSearch(base)).map((hit) => ({ hit, score: hit.score })),
+          (await (keywordRanking ?? deps.documents.keywordSearch(base))).map((hit) => ({ hit, score: hit.score })),
           request.query,
         );
       } else if (mode === 'semantic') {
@@ -91,7 +96,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
         }));
       } else {
         const [keyword, semantic] = await Promise.all([
-          deps.documents.keywordSearch(base),
+          keywordRanking ?? deps.documents.keywordSearch(base),
           deps.documents.vectorSearch({ ...base, vector: vector as Float32Array }),
         ]);
         ranked = phraseFirst(fuseScores(keyword, semantic, request.weights ?? deps.defaultWeights), request.query);

@@ -239,6 +239,65 @@ describe('search service: an index built with another model', () => {
   });
 });
 
+describe('search service: hybrid timing', () => {
+  const keyword = [hit('a:1:0', 5, 'Glaciers retreat in warm summers.')];
+  const semantic = [hit('b:1:0', 0.8, 'Ice sheets melt.')];
+
+  it('runs the keyword ranking while the query is embedded, not after', async () => {
+    const { store, queries } = fakeStore({ keyword, semantic });
+    let keywordStarted: () => void = () => {};
+    const started = new Promise<void>((resolve) => {
+      keywordStarted = resolve;
+    });
+    const watched = {
+      ...store,
+      keywordSearch: (q: Omit<StoreQuery, 'vector'>) => {
+        keywordStarted();
+        return store.keywordSearch(q);
+      },
+    };
+    // The embedding answers only once the keyword ranking has begun: a service that embedded first
+    // would wait here for ever.
+    const embeddings = {
+      ...fakeEmbeddings(),
+      embedQuery: async () => {
+        await started;
+        return new Float32Array([1, 0]);
+      },
+    };
+    const service = createSearchService({
+      documents: watched as DocumentStore,
+      getEmbeddings: async () => embeddings,
+      defaultWeights: { keyword: 0.5, semantic: 0.5 },
+    });
+    const view = await service.search(ctx, { query: 'glaciers', limit: 10, mode: 'hybrid', filters: {} });
+    expect(chunkIds(view).sort()).toEqual(['a:1:0', 'b:1:0']);
+    expect(queries.map((q) => q.kind).sort()).toEqual(['keyword', 'vector']);
+  }, 5000);
+
+  it('answers a keyword ranking that fails during the embedding with its error, nothing left unhandled', async () => {
+    const { store } = fakeStore({ keyword, semantic });
+    const failing = {
+      ...store,
+      keywordSearch: async () => {
+        throw new Error('keyword index unavailable');
+      },
+    };
+    const embeddings = {
+      ...fakeEmbeddings(),
+      embedQuery: () => new Promise<Float32Array>((resolve) => setTimeout(() => resolve(new Float32Array([1, 0])), 20)),
+    };
+    const service = createSearchService({
+      documents: failing as unknown as DocumentStore,
+      getEmbeddings: async () => embeddings,
+      defaultWeights: { keyword: 0.5, semantic: 0.5 },
+    });
+    await expect(service.search(ctx, { query: 'glaciers', limit: 10, mode: 'hybrid', filters: {} })).rejects.toThrow(
+      'keyword index unavailable',
+    );
+  });
+});
+
 describe('search service: as_of', () => {
   const keyword = [hit('a:1:0', 5)];
 
