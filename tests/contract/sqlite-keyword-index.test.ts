@@ -163,6 +163,28 @@ describe('SQLite keyword index', () => {
     }
   });
 
+  it('fills a page after most matching documents stop being served, though earlier queries all passed', async () => {
+    const docs: DocumentRecord[] = [];
+    for (let d = 0; d < 300; d += 1) docs.push(await addDocument(indexed, 'ws', { chunks: 2 }));
+    const text = 'lantern harbour granite meadow saddle';
+    /** A page of 150 is the best 150 of every match (the same scores as asking for all of them). */
+    const page = async () => {
+      const all = await indexed.keywordSearch(query('ws', text, { limit: 2000 }));
+      const top = await indexed.keywordSearch(query('ws', text, { limit: 150 }));
+      expect(all.length).toBeGreaterThan(150);
+      // (Scores agree to float32 precision: the index computes them in single precision.)
+      const rounded = (hits: typeof all) => hits.map((h) => h.score.toFixed(4));
+      expect(rounded(top)).toEqual(rounded(all.slice(0, 150)));
+      return top;
+    };
+    // Every candidate passes: the store learns to ask the index for few more than the page.
+    for (let i = 0; i < 3; i += 1) await page();
+    // Then two documents in three are deleted: most candidates no longer pass.
+    const deleted = new Set(docs.filter((_, i) => i % 3 !== 0).map((doc) => doc.id));
+    for (const id of deleted) await indexed.softDelete('ws', id, new Date().toISOString());
+    expect((await page()).some((h) => deleted.has(h.chunk.documentId))).toBe(false);
+  });
+
   it('follows rewrites, deletes, purges, new versions, rollbacks and writes of another connection', async () => {
     const docs: DocumentRecord[] = [];
     for (let d = 0; d < 12; d += 1) docs.push(await addDocument(indexed, 'ws'));

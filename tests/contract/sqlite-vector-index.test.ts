@@ -137,6 +137,53 @@ describe('SQLite HNSW vector index', () => {
     expect(await indexed.vectorSearch(query('ws', target))).toEqual([]);
   });
 
+  it('fills a page of nearest chunks after most documents stop being served, though earlier queries all passed', async () => {
+    const docs: DocumentRecord[] = [];
+    for (let d = 0; d < 800; d += 1) docs.push(await addDocument(indexed, 'ws'));
+    const probe = randomVectors(5);
+    // Every candidate passes: the store learns to ask the index for few more than the page.
+    for (let i = 0; i < 5; i += 1) {
+      const { found, recall } = await compare('ws', probe(), { limit: 100 });
+      expect(found).toHaveLength(100);
+      expect(recall).toBeGreaterThanOrEqual(0.95);
+    }
+    // Then half the documents are deleted: half the nearest candidates no longer pass.
+    for (const doc of docs.filter((_, i) => i % 2 === 0))
+      await indexed.softDelete('ws', doc.id, new Date().toISOString());
+    for (let i = 0; i < 5; i += 1) {
+      const { found, truth, recall } = await compare('ws', probe(), { limit: 100 });
+      expect(truth).toHaveLength(100);
+      expect(found).toHaveLength(100);
+      expect(recall).toBeGreaterThanOrEqual(0.95);
+    }
+  });
+
+  it('answers concurrent queries, walked together, as it answers each alone', async () => {
+    for (let d = 0; d < 200; d += 1) await addDocument(indexed, d % 4 === 0 ? 'ws-other' : 'ws');
+    const probe = randomVectors(11);
+    const asked = Array.from({ length: 12 }, (_, i) => ({
+      workspaceId: i % 3 === 0 ? 'ws-other' : 'ws',
+      vector: probe(),
+      limit: i % 2 === 0 ? 10 : 150,
+    }));
+    const ids = (hits: Awaited<ReturnType<DocumentStore['vectorSearch']>>) => hits.map((h) => h.chunk.id);
+    const alone: string[][] = [];
+    for (const a of asked)
+      alone.push(ids(await indexed.vectorSearch(query(a.workspaceId, a.vector, { limit: a.limit }))));
+    const together = await Promise.all(
+      asked.map((a) => indexed.vectorSearch(query(a.workspaceId, a.vector, { limit: a.limit }))),
+    );
+    expect(together.map(ids)).toEqual(alone);
+    let recall = 0;
+    for (const [i, a] of asked.entries()) {
+      const truth = ids(await exact.vectorSearch(query(a.workspaceId, a.vector, { limit: a.limit })));
+      const found = alone[i] as string[];
+      expect(found).toHaveLength(truth.length);
+      recall += found.filter((id) => truth.includes(id)).length / truth.length;
+    }
+    expect(recall / asked.length).toBeGreaterThanOrEqual(0.95);
+  });
+
   it('sees writes made through another connection to the same file', async () => {
     for (let d = 0; d < 20; d += 1) await addDocument(indexed, 'ws');
     await indexed.vectorSearch(query('ws', vector()));

@@ -1,11 +1,18 @@
 import { KbError } from '../../../errors/kb-error.ts';
-import type { IndexModel } from '../../../model/document-records.model.ts';
 import type { ChunkIndex, ChunkInput, SearchHit, StoreSearchQuery } from '../document-store.port.ts';
 import { requireIndexModel, toStoredChunkFields, vectorBytes } from '../stored-records.ts';
+import { createCandidatePool } from './sqlite-candidate-pool.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import { createIndexedKeywordSearch } from './sqlite-keyword-search.ts';
 import { CHUNK_COLUMNS, type ChunkRow, toChunkRecord } from './sqlite-rows.ts';
 import { ftsQuery, searchConditions, servedAt } from './sqlite-search.ts';
+
+/**
+ * Share of the index's nearest chunks assumed to pass the served interval and filters before a
+ * query of its kind has been seen, times the workspace's share of the index: a first ask of twice
+ * what the workspace's share needs.
+ */
+const FIRST_SHARE = 0.6;
 
 interface SearchRow extends ChunkRow {
   readonly v_name: string;
@@ -65,6 +72,8 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
   const workspaceChunks = db.prepare<[string], { n: number }>(
     'SELECT count(*) AS n FROM chunks WHERE workspace_id = ?',
   );
+  /** How many nearest chunks a vector query asks the index for (see `createCandidatePool`). */
+  const vectorPool = createCandidatePool();
   /** Chunk counts by workspace, kept while the vector index's change cursor stays where it was. */
   const populations = new Map<string, { n: number; cursor: number }>();
   const workspacePopulation = (workspaceId: string, cursor: number): number => {
@@ -102,8 +111,6 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
       const model = readIndexModel();
       if (model === null) return [];
       requireIndexModel(model, vector, 'Query');
-      const approximate = approximateSearch(query, model, vector, served, conditions, limit);
-      if (approximate !== null) return approximate.map(toVectorHit);
       sql = `SELECT * FROM (
           SELECT ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type,
             vec_distance_cosine(c.vector, ?) AS distance
@@ -142,26 +149,29 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
   /**
    * The vector query through the HNSW index: the nearest `k` chunks of the whole index, then the
    * served-interval and filter conditions in SQL over just those, with exact cosine distances (so
-   * scores equal the exact scan's). `k` starts at what the workspace's share of the index needs to
-   * leave `limit` matches and grows fourfold while too few match and the index holds more.
+   * scores equal the exact scan's). `k` starts at what the share of passing candidates seen in
+   * queries of the same kind needs to leave `limit` matches (at first, twice the workspace's share
+   * of the index) and grows fourfold while too few match and the index holds more.
    * Returns null — scan exactly — when there is no index, the filter names documents, the
    * workspace is small, or growing `k` would visit a large part of the index anyway: a filtered
    * query never loses results that match.
    */
-  function approximateSearch(
-    query: StoreSearchQuery,
-    model: IndexModel,
-    vector: Float32Array,
-    served: { sql: string; params: unknown[] },
-    conditions: { sql: string; params: unknown[] },
-    limit: number,
-  ): (SearchRow & { distance: number })[] | null {
+  async function approximateSearch(query: StoreSearchQuery): Promise<(SearchRow & { distance: number })[] | null> {
     if (ann === null || annOptions === null) return null;
     if (query.filters.documentIds && query.filters.documentIds.length > 0) return null;
-    const size = ann.sync(model);
-    const population = workspacePopulation(query.workspaceId, ann.cursor());
+    const limit = Math.floor(query.limit);
+    const vector = query.vector;
+    // No page, no vector, no model or another size of vector: the exact path answers (or refuses).
+    if (!(limit > 0) || vector === undefined) return null;
+    const model = run(() => readIndexModel());
+    if (model === null || model.dimensions !== vector.length) return null;
+    const served = servedAt(query.asOf);
+    const conditions = searchConditions(query.workspaceId, query.filters);
+    const size = run(() => ann.sync(model));
+    const population = run(() => workspacePopulation(query.workspaceId, ann.cursor()));
     if (population <= annOptions.exactBelow || size <= annOptions.exactBelow) return null;
-    let k = Math.max(limit * 2, Math.ceil((limit * 2 * size) / population), 100);
+    // Candidates of other workspaces are among the nearest too, in proportion to their size.
+    let k = Math.max(vectorPool.size(query, limit, (FIRST_SHARE * population) / size), 100);
     const statement = db.prepare(
       `SELECT ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type,
           vec_distance_cosine(c.vector, ?) AS distance
@@ -170,23 +180,25 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
         JOIN documents d ON d.id = c.document_id
         WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.vector IS NOT NULL AND c.model = ?
           AND ${served.sql} AND ${conditions.sql}
-        ORDER BY distance, c.id
-        LIMIT ?`,
+        ORDER BY distance, c.id`,
     );
     for (;;) {
       // Visiting much of the index (a filter that keeps a small part of it): the exact scan costs
       // about the same and is exact, where the graph walk could still miss a match.
       if (k * 4 > size / 2) return null;
-      const matches = ann.search(vector, k);
-      const rows = statement.all(
-        vectorBytes(vector),
-        JSON.stringify(matches.seqs),
-        model.model,
-        ...served.params,
-        ...conditions.params,
-        limit,
-      ) as (SearchRow & { distance: number })[];
-      if (rows.length >= limit || !matches.more) return rows;
+      const matches = await ann.search(vector, k);
+      const rows = run(
+        () =>
+          statement.all(
+            vectorBytes(vector),
+            JSON.stringify(matches.seqs),
+            model.model,
+            ...served.params,
+            ...conditions.params,
+          ) as (SearchRow & { distance: number })[],
+      );
+      vectorPool.observe(query, matches.seqs.length, rows.length);
+      if (rows.length >= limit || !matches.more) return rows.slice(0, limit);
       k *= 4;
     }
   }
@@ -257,7 +269,8 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
     },
 
     async vectorSearch(query) {
-      return run(() => search(query, 'vector'));
+      const approximate = await approximateSearch(query);
+      return approximate !== null ? approximate.map(toVectorHit) : run(() => search(query, 'vector'));
     },
   };
 }

@@ -1,11 +1,17 @@
 import type { Database } from '../../sqlite/open-database.ts';
 import type { SearchHit, StoreSearchQuery } from '../document-store.port.ts';
+import { createCandidatePool } from './sqlite-candidate-pool.ts';
 import type { KeywordIndex } from './sqlite-keyword-index.ts';
 import { CHUNK_COLUMNS, type ChunkRow, toChunkRecord } from './sqlite-rows.ts';
 import { queryWords, searchConditions, servedAt } from './sqlite-search.ts';
 
 /** Fewest candidates asked of the index, whatever the limit. */
 const MIN_CANDIDATES = 100;
+/**
+ * Share of a workspace's matches assumed to pass the served interval and filters before a query of
+ * its kind has been seen: a first ask of twice the limit.
+ */
+const FIRST_SHARE = 0.6;
 /** Most candidates asked of the index; a query that needs more takes the exact FTS5 path. */
 const MAX_CANDIDATES = 10_000;
 
@@ -22,8 +28,9 @@ interface CandidateRow extends ChunkRow {
  * just those. The index answers with every change logged before the query began (it catches up
  * first), so every write that completed before the query is in the answer; a write landing while
  * it runs is concurrent with it, as it is for an FTS5 query (its rows are checked as they are now,
- * a chunk it adds may be missed). `k` starts at twice the limit (at least {@link MIN_CANDIDATES})
- * and grows fourfold while too few candidates pass and the index holds more. The kept candidates
+ * a chunk it adds may be missed). `k` starts at what the share of passing candidates seen in
+ * queries of the same kind needs (`createCandidatePool`; at least {@link MIN_CANDIDATES}) and grows
+ * fourfold while too few candidates pass and the index holds more. The kept candidates
  * are the best matching chunks, because a chunk the index did not return scores no higher than
  * every one it did.
  *
@@ -32,6 +39,7 @@ interface CandidateRow extends ChunkRow {
  * filtered query never loses a matching result. Scores are the index's BM25 (higher is better).
  */
 export function createIndexedKeywordSearch(db: Database, keywords: KeywordIndex, run: <T>(body: () => T) => T) {
+  const pool = createCandidatePool();
   return async function indexedKeywordSearch(query: StoreSearchQuery): Promise<SearchHit[] | null> {
     const limit = Math.floor(query.limit);
     if (!(limit > 0)) return [];
@@ -46,11 +54,12 @@ export function createIndexedKeywordSearch(db: Database, keywords: KeywordIndex,
        JOIN documents d ON d.id = c.document_id
        WHERE c.seq IN (SELECT value FROM json_each(?)) AND ${served.sql} AND ${conditions.sql}`,
     );
-    let k = Math.max(limit * 2, MIN_CANDIDATES);
+    let k = Math.max(pool.size(query, limit, FIRST_SHARE), MIN_CANDIDATES);
     while (k <= MAX_CANDIDATES) {
       const matches = await keywords.search(words.join(' '), query.workspaceId, query.filters.documentIds, k);
       if (matches === null) return null;
       const rows = run(() => check.all(JSON.stringify(matches.seqs), ...served.params, ...conditions.params));
+      pool.observe(query, matches.seqs.length, rows.length);
       if (rows.length >= limit || !matches.more) {
         const scores = new Map(matches.seqs.map((seq, i) => [seq, matches.scores[i] as number]));
         return rows

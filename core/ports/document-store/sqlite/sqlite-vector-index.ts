@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import path from 'node:path';
 import usearch from 'usearch';
 import type { IndexModel } from '../../../model/document-records.model.ts';
@@ -20,6 +21,12 @@ const BEAM_BASE_SIZE = 100_000;
  * candidates measured 0.84 at 400, 0.96 at 1,200 and 0.98 at 1,600 (docs/benchmarks.md).
  */
 const BEAM_GROWTH = 0.9;
+/**
+ * Most threads walking the graph for concurrent queries at once, one per core (a walk is
+ * single-threaded; two concurrent walks on two threads block the main thread about half as long
+ * as two in a row).
+ */
+const WALK_THREADS = Math.max(1, availableParallelism());
 /** Rows read per step of a rebuild. */
 const REBUILD_BATCH = 2048;
 /** Changes waiting beyond which (and beyond the index's size) the index is rebuilt instead of caught up. */
@@ -117,6 +124,47 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
   }
   let state: State | null = null;
   let opened = false;
+  /** Searches waiting for the next walk (see `search`). */
+  let pending: PendingSearch[] = [];
+
+  function walkPending(): void {
+    const batch = pending;
+    pending = [];
+    try {
+      const current = state;
+      const size = current?.index.size() ?? 0;
+      if (current === null || size === 0) {
+        for (const search of batch) search.resolve({ seqs: [], more: false });
+        return;
+      }
+      // usearch walks with a beam of max(expansion_search, wanted): asking for the wider beam's
+      // worth of neighbours widens the walk, and the nearest k of them are kept.
+      const wanted = Math.min(size, Math.max(...batch.map((s) => s.k), queryBeam(options.expansionSearch, size)));
+      const found = (keys: BigUint64Array, k: number): AnnMatches => {
+        const seqs = Array.from(keys.subarray(0, Math.min(k, keys.length)), Number);
+        return { seqs, more: size > seqs.length };
+      };
+      const [first] = batch as [PendingSearch];
+      if (batch.length === 1) {
+        first.resolve(found(current.index.search(first.vector, wanted, 1).keys, first.k));
+        return;
+      }
+      const matrix = new Float32Array(batch.length * current.dimensions);
+      batch.forEach((search, i) => {
+        matrix.set(search.vector, i * current.dimensions);
+      });
+      // A matrix of several vectors answers with a batch of matches (the types take any
+      // Float32Array for one vector).
+      const matches = current.index.search(matrix, wanted, Math.min(batch.length, WALK_THREADS)) as unknown as {
+        get(i: number): { keys: BigUint64Array };
+      };
+      batch.forEach((search, i) => {
+        search.resolve(found(matches.get(i).keys, search.k));
+      });
+    } catch (error) {
+      for (const search of batch) search.reject(error);
+    }
+  }
 
   const newIndex = (dimensions: number) =>
     new usearch.Index({
@@ -293,17 +341,16 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
       return state?.cursor ?? 0;
     },
 
-    /** The `k` nearest seqs of `vector` (call {@link sync} first). */
-    search(vector: Float32Array, k: number): AnnMatches {
-      if (state === null || state.index.size() === 0) return { seqs: [], more: false };
-      const size = state.index.size();
-      // usearch walks with a beam of max(expansion_search, wanted): asking for the wider beam's
-      // worth of neighbours widens the walk, and the nearest k of them are kept.
-      const wanted = Math.min(size, Math.max(k, queryBeam(options.expansionSearch, size)));
-      const matches = state.index.search(vector, wanted, 0);
-      const found = Math.min(k, matches.keys.length);
-      const seqs = Array.from(matches.keys.subarray(0, found), Number);
-      return { seqs, more: size > seqs.length };
+    /**
+     * The `k` nearest seqs of `vector` (call {@link sync} first). Searches asked for in the same
+     * turn of the event loop (concurrent queries) walk the graph together, on up to
+     * {@link WALK_THREADS} threads, instead of one after the other on the main thread.
+     */
+    search(vector: Float32Array, k: number): Promise<AnnMatches> {
+      return new Promise((resolve, reject) => {
+        pending.push({ vector, k, resolve, reject });
+        if (pending.length === 1) setImmediate(walkPending);
+      });
     },
 
     /** Saves the index beside the database (when it changed) and frees it. */
@@ -318,6 +365,14 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
       state = null;
     },
   };
+}
+
+/** A search waiting for the next walk of the graph. */
+interface PendingSearch {
+  readonly vector: Float32Array;
+  readonly k: number;
+  resolve(matches: AnnMatches): void;
+  reject(error: unknown): void;
 }
 
 /** What the JSON file beside a saved index records about it. */

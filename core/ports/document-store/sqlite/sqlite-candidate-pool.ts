@@ -1,0 +1,53 @@
+import type { StoreSearchQuery } from '../document-store.port.ts';
+
+/** Candidates asked for beyond what the expected share of passing ones needs: a fifth more. */
+const MARGIN = 1.2;
+/** Weight of the newest observation in a kind's passing share (the rest is its earlier estimate). */
+const NEWEST_WEIGHT = 0.5;
+/** Kinds of query remembered at most; beyond it the memory starts again. */
+const MAX_KINDS = 10_000;
+
+/**
+ * How many candidates to ask an index for, so that `limit` of them pass the checks in SQL (the
+ * served interval at `as_of`, the workspace and every filter) in one round, and no more are read.
+ *
+ * Each round reads its candidates' rows, so asking for twice the limit (as a fixed rule would)
+ * doubles the cost of the common query, where nearly every candidate passes. Instead the pool
+ * remembers, per kind of query (workspace, `as_of` now or in the past, and the filters), the share
+ * of candidates that passed lately, and asks for `limit × 1.2 ÷ share`. The first query of a kind
+ * starts from the caller's prior. A round that finds too few still grows its ask fourfold (the
+ * callers' loops): the pool saves work and never costs a result.
+ */
+export function createCandidatePool() {
+  const shares = new Map<string, number>();
+  return {
+    /** Candidates for `limit` passing ones of `query`; `prior` is the passing share to assume at first. */
+    size(query: StoreSearchQuery, limit: number, prior: number): number {
+      const share = shares.get(kindOf(query)) ?? prior;
+      return Math.ceil((limit * MARGIN) / Math.min(1, Math.max(share, 1e-6)));
+    },
+    /** Records that `passed` of `checked` candidates of `query` passed the checks. */
+    observe(query: StoreSearchQuery, checked: number, passed: number): void {
+      if (checked <= 0) return;
+      const key = kindOf(query);
+      const observed = passed / checked;
+      const earlier = shares.get(key);
+      if (earlier === undefined && shares.size >= MAX_KINDS) shares.clear();
+      shares.set(key, earlier === undefined ? observed : NEWEST_WEIGHT * observed + (1 - NEWEST_WEIGHT) * earlier);
+    },
+  };
+}
+
+export type CandidatePool = ReturnType<typeof createCandidatePool>;
+
+/** A query's kind: what decides which candidates pass, apart from the text or vector. */
+function kindOf(query: StoreSearchQuery): string {
+  const filters = query.filters;
+  const filtered =
+    (filters.documentIds?.length ?? 0) > 0 ||
+    (filters.mimeTypes?.length ?? 0) > 0 ||
+    filters.createdAfter !== undefined ||
+    filters.createdBefore !== undefined ||
+    Object.values(filters.metadata ?? {}).some((values) => values.length > 0);
+  return `${query.workspaceId}\u0000${query.asOf === null ? 'now' : 'past'}\u0000${filtered ? JSON.stringify(filters) : ''}`;
+}
