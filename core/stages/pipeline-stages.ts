@@ -298,9 +298,19 @@ async function useIndexModel(documents: DocumentStore, model: string, dimensions
 
 export function createIndexStage(deps: StageDeps): StageDefinition<DocumentEmbedded> {
   return versionStage<DocumentEmbedded>(deps, 'index', deps.topics.embedded, async (event) => {
-    await recordProgress(deps, event, 'index', event.chunk_count, event.chunk_count);
+    // The progress write and the reads below go to the store together (one round trip where the
+    // store combines concurrent requests); the progress lands before the completion.
+    const progress = recordProgress(deps, event, 'index', event.chunk_count, event.chunk_count);
     const chunks = await readJson<StoredChunk[]>(deps, event.chunks_ref);
-    const vectors = await deps.documents.getCachedVectors(event.model, [...new Set(chunks.map((c) => c.contentHash))]);
+    // A version indexed before into more chunks (reprocessed after the chunking settings
+    // changed) must not keep its old tail: upserts alone would leave it searchable. Its chunks
+    // were numbered from 0 too, so the tail exists if the chunk numbered `chunks.length` does (a
+    // lookup by id: real-time on every store, where a list may lag the engine's refresh).
+    const [vectors, tail] = await Promise.all([
+      deps.documents.getCachedVectors(event.model, [...new Set(chunks.map((c) => c.contentHash))]),
+      deps.documents.getChunk(`${event.document_id}:${event.version}:${chunks.length}`),
+      progress,
+    ]);
     await useIndexModel(deps.documents, event.model, event.dimensions);
     const inputs: ChunkInput[] = chunks.map((chunk) => {
       const vector = vectors.get(chunk.contentHash);
@@ -325,11 +335,6 @@ export function createIndexStage(deps: StageDeps): StageDefinition<DocumentEmbed
         vector,
       };
     });
-    // A version indexed before into more chunks (reprocessed after the chunking settings
-    // changed) must not keep its old tail: upserts alone would leave it searchable. Its chunks
-    // were numbered from 0 too, so the tail exists if the chunk numbered `chunks.length` does (a
-    // lookup by id: real-time on every store, where a list may lag the engine's refresh).
-    const tail = await deps.documents.getChunk(`${event.document_id}:${event.version}:${chunks.length}`);
     if (tail !== null) await deps.documents.deleteChunks(event.document_id, event.version);
     const { served } = await deps.documents.completeVersionWithChunks(event.document_id, event.version, inputs, {
       at: isoNow(),
