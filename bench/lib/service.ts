@@ -16,6 +16,7 @@ import type { Subscription } from '../../core/ports/message-log/message-log.port
 import { createRuntime, type Runtime, stageDependencies } from '../../core/runtime/runtime.ts';
 import { createStages } from '../../core/stages/pipeline-stages.ts';
 import { runStage } from '../../core/stages/stage-runner.ts';
+import { countedApart } from '../../core/util/engine-requests.ts';
 import type { Instance } from './target.ts';
 
 /** A logger that keeps the pipeline's warnings and errors for the report instead of printing them. */
@@ -214,9 +215,10 @@ export interface Completion {
 }
 
 /**
- * Waits until `expected` documents of the workspace are `completed` or `failed`, reading the store
- * once a second (the figures use the versions' `completed_at`, not when this notices; its two store
- * queries a second count among the engine requests the runs report).
+ * Waits until `expected` documents of the workspace are `completed` or `failed`, counting them in
+ * the store once a second (the figures use the versions' `completed_at`, not when this notices).
+ * The counts are the bench's own requests, not the pipeline's: they are counted apart
+ * (`countedApart`), and the runs report them separately from the engine requests per document.
  */
 export async function waitForIngestion(
   documents: DocumentStore,
@@ -226,10 +228,12 @@ export async function waitForIngestion(
 ): Promise<Completion> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const [completed, failed] = await Promise.all([
-      documents.listDocuments({ workspaceId, status: 'completed', limit: 1 }),
-      documents.listDocuments({ workspaceId, status: 'failed', limit: 1 }),
-    ]);
+    const [completed, failed] = await countedApart(() =>
+      Promise.all([
+        documents.listDocuments({ workspaceId, status: 'completed', limit: 0 }),
+        documents.listDocuments({ workspaceId, status: 'failed', limit: 0 }),
+      ]),
+    );
     if (completed.total + failed.total >= expected) break;
     if (Date.now() > deadline) {
       throw new Error(
@@ -245,7 +249,7 @@ export async function waitForIngestion(
   const chunkCounts = new Map<string, number>();
   const failures: string[] = [];
   for (let offset = 0; ; offset += 500) {
-    const page = await documents.listDocuments({ workspaceId, limit: 500, offset });
+    const page = await countedApart(() => documents.listDocuments({ workspaceId, limit: 500, offset }));
     for (const doc of page.documents) {
       const v = doc.latest;
       if (v.status === 'completed') {

@@ -8,7 +8,12 @@
 import path from 'node:path';
 import { STAGE_NAMES } from '../../core/events/events.ts';
 import type { EmbeddingProvider } from '../../core/ports/embedding/embedding.port.ts';
-import { type EngineRequestCount, engineRequestCounts, engineRequestGrowth } from '../../core/util/engine-requests.ts';
+import {
+  type EngineRequestCount,
+  engineRequestCounts,
+  engineRequestGrowth,
+  engineRequestsCountedApart,
+} from '../../core/util/engine-requests.ts';
 import { sizeLabel } from '../corpus.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { busyCores, sampleEngineCpu, sampleMachineCpu } from '../lib/machine-cpu.ts';
@@ -36,8 +41,13 @@ export interface IngestRun {
    * bench's upload client, the same on both runtimes; the engines' processes are not in it.
    */
   readonly serviceCpuSeconds: number;
-  /** Requests the service sent to each engine over the same span, by operation (the adapters' counts). */
+  /**
+   * Requests the service sent to each engine over the same span, by operation (the adapters'
+   * counts); the bench's own polls for completion are not among them.
+   */
   readonly requests: readonly EngineRequestCount[];
+  /** The bench's own requests over the same span: its polls for completion and its final listing. */
+  readonly benchRequests: readonly EngineRequestCount[];
   /** CPU seconds of each engine `deploy/native/` runs (process tree), over the same span; empty when none runs. */
   readonly engineCpuSeconds: ReadonlyMap<string, number>;
   readonly documents: number;
@@ -68,6 +78,7 @@ export async function ingestOnce(
         const cpuBefore = sampleMachineCpu();
         const ownBefore = process.cpuUsage();
         const requestsBefore = engineRequestCounts();
+        const benchRequestsBefore = engineRequestsCountedApart();
         const enginesBefore = sampleEngineCpu(ENGINE_PIDS);
         const started = Date.now();
         await uploadFiles(service.url, service.keys, files, UPLOAD_CONCURRENCY);
@@ -81,6 +92,7 @@ export async function ingestOnce(
         const cpuAfter = sampleMachineCpu();
         const own = process.cpuUsage(ownBefore);
         const requests = engineRequestGrowth(requestsBefore, engineRequestCounts());
+        const benchRequests = engineRequestGrowth(benchRequestsBefore, engineRequestsCountedApart());
         const enginesAfter = sampleEngineCpu(ENGINE_PIDS);
         const engineCpuSeconds = new Map(
           [...enginesAfter].flatMap(([name, seconds]) => {
@@ -92,6 +104,7 @@ export async function ingestOnce(
           engineCpuSeconds,
           serviceCpuSeconds: (own.user + own.system) / 1e6,
           requests,
+          benchRequests,
           seconds: (done.lastCompletedAt - started) / 1000,
           uploadSeconds: (uploaded - started) / 1000,
           cpu:
@@ -372,6 +385,14 @@ function addRequestFigures(row: Row, runs: readonly IngestRun[]): void {
       .sort((a, b) => a.engine.localeCompare(b.engine) || b.count - a.count)
       .map((c) => `${c.engine} ${c.operation} ${(c.count / Math.max(1, last.documents)).toFixed(2)}`);
     row.notes.push(`requests per document by operation (last round): ${byOperation.join(', ')}`);
+    const polls = last.benchRequests
+      .filter((c) => c.engine === 'opensearch')
+      .map((c) => `${c.operation} ${(c.count / Math.max(1, last.documents)).toFixed(2)}`);
+    if (polls.length > 0) {
+      row.notes.push(
+        `not counted above: the bench's own OpenSearch requests (a count of completed and of failed documents a second, the final listing), per document (last round): ${polls.join(', ')}`,
+      );
+    }
   }
 }
 
