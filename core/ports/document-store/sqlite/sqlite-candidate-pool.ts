@@ -38,8 +38,6 @@ export function createCandidatePool() {
   };
 }
 
-export type CandidatePool = ReturnType<typeof createCandidatePool>;
-
 /** A query's kind: what decides which candidates pass, apart from the text or vector. */
 function kindOf(query: StoreSearchQuery): string {
   const filters = query.filters;
