@@ -4,6 +4,11 @@ import type { StoreSearchQuery } from '../document-store.port.ts';
 const MARGIN = 1.2;
 /** Weight of the newest observation in a kind's passing share (the rest is its earlier estimate). */
 const NEWEST_WEIGHT = 0.5;
+/**
+ * Share of candidates assumed to pass before a query of its kind has been seen: a first ask of
+ * twice what is needed.
+ */
+const FIRST_SHARE = 0.6;
 /** Kinds of query remembered at most; beyond it the memory starts again. */
 const MAX_KINDS = 10_000;
 
@@ -15,15 +20,19 @@ const MAX_KINDS = 10_000;
  * doubles the cost of the common query, where nearly every candidate passes. Instead the pool
  * remembers, per kind of query (workspace, `as_of` now or in the past, and the filters), the share
  * of candidates that passed lately, and asks for `limit × 1.2 ÷ share`. The first query of a kind
- * starts from the caller's prior. A round that finds too few still grows its ask fourfold (the
+ * asks for twice what is needed. A round that finds too few still grows its ask fourfold (the
  * callers' loops): the pool saves work and never costs a result.
  */
 export function createCandidatePool() {
   const shares = new Map<string, number>();
   return {
-    /** Candidates for `limit` passing ones of `query`; `prior` is the passing share to assume at first. */
-    size(query: StoreSearchQuery, limit: number, prior: number): number {
-      const share = shares.get(kindOf(query)) ?? prior;
+    /**
+     * Candidates for `limit` passing ones of `query`. `reach` is the share of the index's candidates
+     * that can be the query's at all (the workspace's share of an index over every workspace; 1 for
+     * an index that answers for the workspace only), for a kind not seen yet.
+     */
+    size(query: StoreSearchQuery, limit: number, reach = 1): number {
+      const share = shares.get(kindOf(query)) ?? FIRST_SHARE * reach;
       return Math.ceil((limit * MARGIN) / Math.min(1, Math.max(share, 1e-6)));
     },
     /** Records that `passed` of `checked` candidates of `query` passed the checks. */

@@ -1,24 +1,29 @@
 import { KbError } from '../../../errors/kb-error.ts';
+import type { IndexModel } from '../../../model/document-records.model.ts';
 import type { ChunkIndex, ChunkInput, SearchHit, StoreSearchQuery } from '../document-store.port.ts';
 import { requireIndexModel, toStoredChunkFields, vectorBytes } from '../stored-records.ts';
 import { createCandidatePool } from './sqlite-candidate-pool.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import { createIndexedKeywordSearch } from './sqlite-keyword-search.ts';
 import { CHUNK_COLUMNS, type ChunkRow, toChunkRecord } from './sqlite-rows.ts';
-import { ftsQuery, searchConditions, servedAt } from './sqlite-search.ts';
-
-/**
- * Share of the index's nearest chunks assumed to pass the served interval and filters before a
- * query of its kind has been seen, times the workspace's share of the index: a first ask of twice
- * what the workspace's share needs.
- */
-const FIRST_SHARE = 0.6;
+import { ftsQuery, type SqlPart, searchConditions, servedAt } from './sqlite-search.ts';
 
 interface SearchRow extends ChunkRow {
   readonly v_name: string;
   readonly v_metadata: string;
   readonly v_mime_type: string;
   readonly score: number;
+}
+
+type VectorRow = Omit<SearchRow, 'score'> & { readonly distance: number };
+
+/** A vector query with what both of its paths need, checked once. */
+interface VectorQuery {
+  readonly limit: number;
+  readonly vector: Float32Array;
+  readonly model: IndexModel;
+  readonly served: SqlPart;
+  readonly conditions: SqlPart;
 }
 
 /**
@@ -85,17 +90,17 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
     return n;
   };
 
-  function search(query: StoreSearchQuery, kind: 'keyword' | 'vector'): SearchHit[] {
+  /** Keyword search by FTS5 BM25 over every matching chunk: the exact path. */
+  function ftsSearch(query: StoreSearchQuery): SearchHit[] {
     const limit = Math.floor(query.limit);
     if (!(limit > 0)) return [];
     const served = servedAt(query.asOf);
     const conditions = searchConditions(query.workspaceId, query.filters);
-    let sql: string;
-    let params: unknown[];
-    if (kind === 'keyword') {
-      const match = ftsQuery(query.text);
-      if (match === null) return [];
-      sql = `SELECT ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type,
+    const match = ftsQuery(query.text);
+    if (match === null) return [];
+    const rows = db
+      .prepare(
+        `SELECT ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type,
           -bm25(chunks_fts) AS score
         FROM chunks_fts
         JOIN chunks c ON c.seq = chunks_fts.rowid
@@ -103,43 +108,59 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
         JOIN documents d ON d.id = c.document_id
         WHERE chunks_fts MATCH ? AND ${served.sql} AND ${conditions.sql}
         ORDER BY bm25(chunks_fts), c.id
-        LIMIT ?`;
-      params = [match, ...served.params, ...conditions.params, limit];
-    } else {
-      const vector = query.vector;
-      if (vector === undefined) throw new KbError('bad-request', 'Vector search needs a query vector');
-      const model = readIndexModel();
-      if (model === null) return [];
-      requireIndexModel(model, vector, 'Query');
-      sql = `SELECT * FROM (
+        LIMIT ?`,
+      )
+      .all(match, ...served.params, ...conditions.params, limit) as SearchRow[];
+    return rows.map((row) => ({
+      chunk: toChunkRecord(row),
+      score: row.score,
+      documentName: row.v_name,
+      documentMetadata: JSON.parse(row.v_metadata) as Record<string, unknown>,
+      mimeType: row.v_mime_type,
+    }));
+  }
+
+  /**
+   * A vector query checked once for both paths: its page, its vector against the index model, and
+   * the served-interval and filter conditions. Null when there is nothing to search (no page, no
+   * index model yet).
+   */
+  function checkedVectorQuery(query: StoreSearchQuery): VectorQuery | null {
+    const limit = Math.floor(query.limit);
+    if (!(limit > 0)) return null;
+    const served = servedAt(query.asOf);
+    const conditions = searchConditions(query.workspaceId, query.filters);
+    const vector = query.vector;
+    if (vector === undefined) throw new KbError('bad-request', 'Vector search needs a query vector');
+    const model = readIndexModel();
+    if (model === null) return null;
+    requireIndexModel(model, vector, 'Query');
+    return { limit, vector, model, served, conditions };
+  }
+
+  /** The exact vector query: a sqlite-vec cosine scan of every chunk that passes. */
+  function exactVectorSearch(q: VectorQuery): VectorRow[] {
+    return db
+      .prepare(
+        `SELECT * FROM (
           SELECT ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type,
             vec_distance_cosine(c.vector, ?) AS distance
           FROM chunks c
           JOIN versions v ON v.document_id = c.document_id AND v.version = c.version
           JOIN documents d ON d.id = c.document_id
-          WHERE c.vector IS NOT NULL AND c.model = ? AND ${served.sql} AND ${conditions.sql}
+          WHERE c.vector IS NOT NULL AND c.model = ? AND ${q.served.sql} AND ${q.conditions.sql}
         )
         WHERE distance IS NOT NULL
         ORDER BY distance, id
-        LIMIT ?`;
-      params = [vectorBytes(vector), model.model, ...served.params, ...conditions.params, limit];
-    }
-    const rows = db.prepare(sql).all(...params) as (SearchRow & { distance?: number })[];
-    return kind === 'keyword'
-      ? rows.map((row) => ({
-          chunk: toChunkRecord(row),
-          score: row.score,
-          documentName: row.v_name,
-          documentMetadata: JSON.parse(row.v_metadata) as Record<string, unknown>,
-          mimeType: row.v_mime_type,
-        }))
-      : rows.map(toVectorHit);
+        LIMIT ?`,
+      )
+      .all(vectorBytes(q.vector), q.model.model, ...q.served.params, ...q.conditions.params, q.limit) as VectorRow[];
   }
 
-  function toVectorHit(row: SearchRow & { distance?: number }): SearchHit {
+  function toVectorHit(row: VectorRow): SearchHit {
     return {
       chunk: toChunkRecord(row),
-      score: 1 - (row.distance ?? 1),
+      score: 1 - row.distance,
       documentName: row.v_name,
       documentMetadata: JSON.parse(row.v_metadata) as Record<string, unknown>,
       mimeType: row.v_mime_type,
@@ -156,22 +177,16 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
    * workspace is small, or growing `k` would visit a large part of the index anyway: a filtered
    * query never loses results that match.
    */
-  async function approximateSearch(query: StoreSearchQuery): Promise<(SearchRow & { distance: number })[] | null> {
+  async function approximateSearch(query: StoreSearchQuery, q: VectorQuery): Promise<VectorRow[] | null> {
     if (ann === null || annOptions === null) return null;
     if (query.filters.documentIds && query.filters.documentIds.length > 0) return null;
-    const limit = Math.floor(query.limit);
-    const vector = query.vector;
-    // No page, no vector, no model or another size of vector: the exact path answers (or refuses).
-    if (!(limit > 0) || vector === undefined) return null;
-    const model = run(() => readIndexModel());
-    if (model === null || model.dimensions !== vector.length) return null;
-    const served = servedAt(query.asOf);
-    const conditions = searchConditions(query.workspaceId, query.filters);
-    const size = run(() => ann.sync(model));
-    const population = run(() => workspacePopulation(query.workspaceId, ann.cursor()));
+    const { size, population } = run(() => {
+      const size = ann.sync(q.model);
+      return { size, population: workspacePopulation(query.workspaceId, ann.cursor()) };
+    });
     if (population <= annOptions.exactBelow || size <= annOptions.exactBelow) return null;
     // Candidates of other workspaces are among the nearest too, in proportion to their size.
-    let k = Math.max(vectorPool.size(query, limit, (FIRST_SHARE * population) / size), 100);
+    let k = Math.max(vectorPool.size(query, q.limit, population / size), 100);
     const statement = db.prepare(
       `SELECT ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type,
           vec_distance_cosine(c.vector, ?) AS distance
@@ -179,26 +194,26 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
         JOIN versions v ON v.document_id = c.document_id AND v.version = c.version
         JOIN documents d ON d.id = c.document_id
         WHERE c.seq IN (SELECT value FROM json_each(?)) AND c.vector IS NOT NULL AND c.model = ?
-          AND ${served.sql} AND ${conditions.sql}
+          AND ${q.served.sql} AND ${q.conditions.sql}
         ORDER BY distance, c.id`,
     );
     for (;;) {
       // Visiting much of the index (a filter that keeps a small part of it): the exact scan costs
       // about the same and is exact, where the graph walk could still miss a match.
       if (k * 4 > size / 2) return null;
-      const matches = await ann.search(vector, k);
+      const matches = await ann.search(q.vector, k);
       const rows = run(
         () =>
           statement.all(
-            vectorBytes(vector),
+            vectorBytes(q.vector),
             JSON.stringify(matches.seqs),
-            model.model,
-            ...served.params,
-            ...conditions.params,
-          ) as (SearchRow & { distance: number })[],
+            q.model.model,
+            ...q.served.params,
+            ...q.conditions.params,
+          ) as VectorRow[],
       );
       vectorPool.observe(query, matches.seqs.length, rows.length);
-      if (rows.length >= limit || !matches.more) return rows.slice(0, limit);
+      if (rows.length >= q.limit || !matches.more) return rows.slice(0, q.limit);
       k *= 4;
     }
   }
@@ -265,12 +280,14 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
 
     async keywordSearch(query) {
       const indexed = indexedKeywordSearch === null ? null : await indexedKeywordSearch(query);
-      return indexed ?? run(() => search(query, 'keyword'));
+      return indexed ?? run(() => ftsSearch(query));
     },
 
     async vectorSearch(query) {
-      const approximate = await approximateSearch(query);
-      return approximate !== null ? approximate.map(toVectorHit) : run(() => search(query, 'vector'));
+      const checked = run(() => checkedVectorQuery(query));
+      if (checked === null) return [];
+      const rows = (await approximateSearch(query, checked)) ?? run(() => exactVectorSearch(checked));
+      return rows.map(toVectorHit);
     },
   };
 }

@@ -7,11 +7,6 @@ import { queryWords, searchConditions, servedAt } from './sqlite-search.ts';
 
 /** Fewest candidates asked of the index, whatever the limit. */
 const MIN_CANDIDATES = 100;
-/**
- * Share of a workspace's matches assumed to pass the served interval and filters before a query of
- * its kind has been seen: a first ask of twice the limit.
- */
-const FIRST_SHARE = 0.6;
 /** Most candidates asked of the index; a query that needs more takes the exact FTS5 path. */
 const MAX_CANDIDATES = 10_000;
 
@@ -54,7 +49,7 @@ export function createIndexedKeywordSearch(db: Database, keywords: KeywordIndex,
        JOIN documents d ON d.id = c.document_id
        WHERE c.seq IN (SELECT value FROM json_each(?)) AND ${served.sql} AND ${conditions.sql}`,
     );
-    let k = Math.max(pool.size(query, limit, FIRST_SHARE), MIN_CANDIDATES);
+    let k = Math.max(pool.size(query, limit), MIN_CANDIDATES);
     while (k <= MAX_CANDIDATES) {
       const matches = await keywords.search(words.join(' '), query.workspaceId, query.filters.documentIds, k);
       if (matches === null) return null;
