@@ -1,4 +1,4 @@
-import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
+import type { CompletionOutcome, DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { MessageLog } from '../ports/message-log/message-log.port.ts';
 import { documentNotification, publishNotification } from './notifications.ts';
 
@@ -35,6 +35,29 @@ export async function notifyVersionSettled(
       { id: ref.documentId, workspaceId: ref.workspaceId, source: document?.source ?? '' },
       version,
       at,
+    ),
+  );
+}
+
+/**
+ * Publishes `document.version.completed` for a version the caller just completed, from what the
+ * completion returned (the version as the store holds it after the call), without reading it back.
+ * Nothing is published when the version did not end completed (`completed` is null).
+ */
+export async function notifyVersionCompleted(
+  notifier: Pick<VersionNotifier, 'log' | 'topic'>,
+  ref: { readonly workspaceId: string; readonly documentId: string; readonly version: number },
+  completed: CompletionOutcome['completed'],
+): Promise<void> {
+  if (completed === null) return;
+  await publishNotification(
+    notifier.log,
+    notifier.topic,
+    documentNotification(
+      'document.version.completed',
+      { id: ref.documentId, workspaceId: ref.workspaceId, source: completed.source },
+      { version: ref.version, status: 'completed', name: completed.name, error: null },
+      completed.completedAt,
     ),
   );
 }

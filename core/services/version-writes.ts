@@ -5,7 +5,7 @@
  */
 import { v7 as uuidv7 } from 'uuid';
 import type { DocumentUploaded, Topics } from '../events/events.ts';
-import { notifyVersionSettled } from '../events/notify-version.ts';
+import { notifyVersionCompleted } from '../events/notify-version.ts';
 import { publishEvent } from '../events/publish-event.ts';
 import type { AuditAction } from '../model/account-records.model.ts';
 import type { Metadata, VersionRecord } from '../model/document-records.model.ts';
@@ -120,16 +120,16 @@ export function createVersionWriter(deps: VersionWriterDeps): VersionWriter {
       await objects.put(parsedTo, await objects.get(parsedFrom), { contentType: 'application/json' });
       const copied = await documents.copyChunks(source.documentId, source.version, target.version);
       if (copied !== source.chunkCount) return false;
-      await documents.completeVersion(target.documentId, target.version, {
+      const { completed } = await documents.completeVersion(target.documentId, target.version, {
         at: isoNow(),
         chunkCount: source.chunkCount,
         tokens: source.tokens,
         embeddingModel: source.embeddingModel,
       });
-      await notifyVersionSettled(
-        { log, documents, topic: topics.notification },
+      await notifyVersionCompleted(
+        { log, topic: topics.notification },
         { workspaceId: target.workspaceId, documentId: target.documentId, version: target.version },
-        'completed',
+        completed,
       );
       return true;
     },

@@ -13,7 +13,7 @@ import type {
   StageName,
   Topics,
 } from '../events/events.ts';
-import { notifyVersionSettled } from '../events/notify-version.ts';
+import { notifyVersionCompleted, notifyVersionSettled } from '../events/notify-version.ts';
 import { publishEvent } from '../events/publish-event.ts';
 import type { VersionRecord } from '../model/document-records.model.ts';
 import type { Parser } from '../model/parser.model.ts';
@@ -336,23 +336,29 @@ export function createIndexStage(deps: StageDeps): StageDefinition<DocumentEmbed
       };
     });
     if (tail !== null) await deps.documents.deleteChunks(event.document_id, event.version);
-    const { served } = await deps.documents.completeVersionWithChunks(event.document_id, event.version, inputs, {
-      at: isoNow(),
-      chunkCount: chunks.length,
-      tokens: event.tokens,
-      embeddingModel: event.model,
-    });
+    const { served, completed } = await deps.documents.completeVersionWithChunks(
+      event.document_id,
+      event.version,
+      inputs,
+      {
+        at: isoNow(),
+        chunkCount: chunks.length,
+        tokens: event.tokens,
+        embeddingModel: event.model,
+      },
+    );
     await publishNext<DocumentIndexed>(deps, deps.topics.indexed, event, {
       chunk_count: chunks.length,
       tokens: event.tokens,
       model: event.model,
       served,
     });
-    // The version is searchable now: tell clients (a redelivered event completes and tells again).
-    await notifyVersionSettled(
-      { log: deps.log, documents: deps.documents, topic: deps.topics.notification },
+    // The version is searchable now: tell clients (a redelivered event completes and tells again),
+    // from the completion's answer rather than a read of the version back.
+    await notifyVersionCompleted(
+      { log: deps.log, topic: deps.topics.notification },
       { workspaceId: event.workspace_id, documentId: event.document_id, version: event.version },
-      'completed',
+      completed,
     );
   });
 }

@@ -149,7 +149,7 @@ function sqliteOnlyTests(): void {
           tokens: 0,
           embeddingModel: null,
         }),
-      ).toEqual({ served: false });
+      ).toEqual({ served: false, completed: null });
     });
   });
 }

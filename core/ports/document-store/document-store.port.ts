@@ -94,6 +94,23 @@ export interface CompletionResult {
 }
 
 /**
+ * What a completion left: whether the version is served, and the completed version as the store
+ * now holds it (what a `document.version.completed` notification tells), so that the caller need not
+ * read it back. `completed` is null when the version did not end `completed` (it is gone, or its
+ * document is).
+ */
+export interface CompletionOutcome {
+  readonly served: boolean;
+  readonly completed: {
+    readonly name: string;
+    /** The version's `completedAt`: this call's `at`, or an earlier completion's. */
+    readonly completedAt: string;
+    /** Its document's `source`. */
+    readonly source: string;
+  } | null;
+}
+
+/**
  * Documents and their versions: creation, version allocation, status, served-time bookkeeping,
  * listing, deletion.
  *
@@ -160,7 +177,7 @@ export interface VersionStore {
    * (an adapter may address them by id rather than search for them). The `completed` status
    * reaches `listDocuments` as `updateVersion`'s statuses do.
    */
-  completeVersion(documentId: string, version: number, result: CompletionResult): Promise<{ served: boolean }>;
+  completeVersion(documentId: string, version: number, result: CompletionResult): Promise<CompletionOutcome>;
 
   softDelete(workspaceId: string, documentId: string, at: string): Promise<DocumentRecord | null>;
   purge(workspaceId: string, documentId: string): Promise<boolean>;
@@ -287,5 +304,5 @@ export interface DocumentStore
     version: number,
     chunks: readonly ChunkInput[],
     result: CompletionResult,
-  ): Promise<{ served: boolean }>;
+  ): Promise<CompletionOutcome>;
 }

@@ -39,7 +39,8 @@ export function servedSetAspect(suite: ContractContext): void {
         withVector(chunkInput(doc, v2, 1, 'omega second passage'), axis(2)),
       ];
       const result = { at: at(20), chunkCount: 2, tokens: 6, embeddingModel: MODEL.model };
-      expect(await store.completeVersionWithChunks(doc.id, v2, chunks, result)).toEqual({ served: true });
+      const completed = { name: 'v2.txt', completedAt: at(20), source: 'upload' };
+      expect(await store.completeVersionWithChunks(doc.id, v2, chunks, result)).toEqual({ served: true, completed });
 
       expect(await keyword(workspaceId, 'alpha')).toEqual([]);
       expect(ids(await keyword(workspaceId, 'omega')).sort()).toEqual([`${doc.id}:2:0`, `${doc.id}:2:1`].sort());
@@ -50,7 +51,7 @@ export function servedSetAspect(suite: ContractContext): void {
       expect((await store.listChunks(doc.id, v2, { afterIndex: -1, limit: 10 })).total).toBe(2);
 
       // A retry (a redelivered event) changes nothing.
-      expect(await store.completeVersionWithChunks(doc.id, v2, chunks, result)).toEqual({ served: true });
+      expect(await store.completeVersionWithChunks(doc.id, v2, chunks, result)).toEqual({ served: true, completed });
       expect(ids(await keyword(workspaceId, 'wording', { asOf: at(15) }))).toEqual([`${doc.id}:1:0`]);
       expect(ids(await keyword(workspaceId, 'wording'))).toEqual([`${doc.id}:2:0`]);
     });
@@ -62,7 +63,10 @@ export function servedSetAspect(suite: ContractContext): void {
       const v3 = await addVersion(doc, ['gamma newest wording'], { completeAt: at(30) });
       const late = [withVector(chunkInput(doc, v2, 0, 'omega late wording'), axis(1))];
       const result = { at: at(31), chunkCount: 1, tokens: 3, embeddingModel: MODEL.model };
-      expect(await store.completeVersionWithChunks(doc.id, v2, late, result)).toEqual({ served: false });
+      expect(await store.completeVersionWithChunks(doc.id, v2, late, result)).toMatchObject({
+        served: false,
+        completed: { completedAt: at(31) },
+      });
       expect((await store.listChunks(doc.id, v2, { afterIndex: -1, limit: 10 })).total).toBe(1);
       expect(await keyword(workspaceId, 'omega')).toEqual([]);
       expect(await keyword(workspaceId, 'omega', { asOf: FAR_FUTURE })).toEqual([]);

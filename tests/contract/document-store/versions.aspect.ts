@@ -85,11 +85,19 @@ export function versionsAspect(suite: ContractContext): void {
       tokens: 42,
       embeddingModel: MODEL.model,
     });
+    /** The answer of a completion: served or not, and the completed version as the store holds it. */
+    const outcome = (served: boolean, completedAt: string) => ({
+      served,
+      completed: { name: expect.any(String), completedAt, source: 'upload' },
+    });
 
     it('serves the first completed version from its completion instant', async () => {
       const workspaceId = newWorkspace();
-      const doc = await createDoc(workspaceId);
-      expect(await store.completeVersion(doc.id, 1, result(at(5)))).toEqual({ served: true });
+      const doc = await createDoc(workspaceId, { name: 'first.txt' });
+      expect(await store.completeVersion(doc.id, 1, result(at(5)))).toEqual({
+        served: true,
+        completed: { name: 'first.txt', completedAt: at(5), source: 'upload' },
+      });
       expect(await store.getVersion(doc.id, 1)).toMatchObject({
         status: 'completed',
         completedAt: at(5),
@@ -110,7 +118,7 @@ export function versionsAspect(suite: ContractContext): void {
       await store.completeVersion(doc.id, 1, result(at(5)));
       await store.appendVersion(workspaceId, doc.id, () => newVersion());
       expect((await store.getDocument(workspaceId, doc.id))?.servedVersion).toBe(1);
-      expect(await store.completeVersion(doc.id, 2, result(at(9)))).toEqual({ served: true });
+      expect(await store.completeVersion(doc.id, 2, result(at(9)))).toEqual(outcome(true, at(9)));
       const v1 = await store.getVersion(doc.id, 1);
       const v2 = await store.getVersion(doc.id, 2);
       expect(v1?.servedUntil).toBe(at(9));
@@ -125,8 +133,8 @@ export function versionsAspect(suite: ContractContext): void {
       await store.completeVersion(doc.id, 1, result(at(5)));
       await store.appendVersion(workspaceId, doc.id, () => newVersion());
       await store.appendVersion(workspaceId, doc.id, () => newVersion());
-      expect(await store.completeVersion(doc.id, 3, result(at(8)))).toEqual({ served: true });
-      expect(await store.completeVersion(doc.id, 2, result(at(9)))).toEqual({ served: false });
+      expect(await store.completeVersion(doc.id, 3, result(at(8)))).toEqual(outcome(true, at(8)));
+      expect(await store.completeVersion(doc.id, 2, result(at(9)))).toEqual(outcome(false, at(9)));
       expect(await store.getVersion(doc.id, 2)).toMatchObject({
         status: 'completed',
         servedFrom: null,
@@ -147,9 +155,10 @@ export function versionsAspect(suite: ContractContext): void {
       await store.completeVersion(doc.id, 2, result(at(9)));
       const before = await store.listVersions(workspaceId, doc.id);
       const documentBefore = await store.getDocument(workspaceId, doc.id);
-      expect(await store.completeVersion(doc.id, 1, result(at(20), 99))).toEqual({ served: true });
-      expect(await store.completeVersion(doc.id, 3, result(at(21), 99))).toEqual({ served: true });
-      expect(await store.completeVersion(doc.id, 2, result(at(22), 99))).toEqual({ served: false });
+      // The answer tells each version's first completion, as a read would.
+      expect(await store.completeVersion(doc.id, 1, result(at(20), 99))).toEqual(outcome(true, at(5)));
+      expect(await store.completeVersion(doc.id, 3, result(at(21), 99))).toEqual(outcome(true, at(8)));
+      expect(await store.completeVersion(doc.id, 2, result(at(22), 99))).toEqual(outcome(false, at(9)));
       expect(await store.listVersions(workspaceId, doc.id)).toEqual(before);
       expect(await store.getDocument(workspaceId, doc.id)).toEqual(documentBefore);
     });
@@ -158,9 +167,17 @@ export function versionsAspect(suite: ContractContext): void {
       const workspaceId = newWorkspace();
       const doc = await createDoc(workspaceId);
       await store.softDelete(workspaceId, doc.id, at(3));
-      expect(await store.completeVersion(doc.id, 1, result(at(5)))).toEqual({ served: false });
+      expect(await store.completeVersion(doc.id, 1, result(at(5)))).toEqual(outcome(false, at(5)));
       expect((await store.getVersion(doc.id, 1))?.servedFrom).toBeNull();
       expect(await keyword(workspaceId, 'anything', { asOf: at(6) })).toEqual([]);
+    });
+
+    it('answers a completion of a version that is gone with nothing completed', async () => {
+      const workspaceId = newWorkspace();
+      const doc = await createDoc(workspaceId);
+      expect(await store.completeVersion(doc.id, 2, result(at(5)))).toEqual({ served: false, completed: null });
+      await store.purge(workspaceId, doc.id);
+      expect(await store.completeVersion(doc.id, 1, result(at(6)))).toEqual({ served: false, completed: null });
     });
   });
 }

@@ -8,6 +8,7 @@ import type {
 import { VERSION_STATUSES } from '../../../model/document-records.model.ts';
 import type {
   ChunkInput,
+  CompletionOutcome,
   CompletionResult,
   DocumentListQuery,
   DocumentStore,
@@ -138,7 +139,7 @@ export function createOpenSearchVersionStore(
     version: number,
     result: CompletionResult,
     chunks: readonly ChunkInput[] | null,
-  ): Promise<{ served: boolean }> {
+  ): Promise<CompletionOutcome> {
     const at = canonicalTime(result.at, 'at');
     let written = chunks === null || chunks.length === 0;
     const withVectors = chunks?.some((chunk) => chunk.vector) ?? false;
@@ -160,11 +161,19 @@ export function createOpenSearchVersionStore(
       const current = versionHit?.source ?? null;
       if (current === null || current.status === 'completed') {
         await writeChunks({ model });
-        return { served: current !== null && current.served_from !== null };
+        if (current === null) return { served: false, completed: null };
+        return {
+          served: current.served_from !== null,
+          completed: {
+            name: current.name,
+            completedAt: current.completed_at ?? at,
+            source: document?.source.source ?? '',
+          },
+        };
       }
       if (document === null) {
         await writeChunks({ model });
-        return { served: false };
+        return { served: false, completed: null };
       }
       let source = document.source;
       /** The document as this completion wrote it, with the guard of that write. */
@@ -245,7 +254,7 @@ export function createOpenSearchVersionStore(
         ownWrite === null ? undefined : { document: ownWrite, status: 'completed' },
       );
       if (!mirrored && source !== document.source) await refreshIndexes([names.documents]);
-      return { served };
+      return { served, completed: { name: current.name, completedAt: at, source: source.source } };
     }
   }
 

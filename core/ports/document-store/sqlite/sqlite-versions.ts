@@ -50,8 +50,14 @@ export function createSqliteVersionStore(context: SqliteContext): VersionStore {
     ),
     documentMeta: db.prepare<
       [string],
-      { workspace_id: string; deleted_at: string | null; latest_version: number; served_version: number | null }
-    >('SELECT workspace_id, deleted_at, latest_version, served_version FROM documents WHERE id = ?'),
+      {
+        workspace_id: string;
+        source: string;
+        deleted_at: string | null;
+        latest_version: number;
+        served_version: number | null;
+      }
+    >('SELECT workspace_id, source, deleted_at, latest_version, served_version FROM documents WHERE id = ?'),
     insertDocument: db.prepare(
       `INSERT INTO documents (id, workspace_id, source, created_at, updated_at, deleted_at, latest_version,
          served_version, status, name)
@@ -277,8 +283,13 @@ export function createSqliteVersionStore(context: SqliteContext): VersionStore {
       return write(() => {
         const row = versionRow(documentId, version);
         const document = statements.documentMeta.get(documentId);
-        if (row === undefined || document === undefined) return { served: false };
-        if (row.status === 'completed') return { served: row.served_from !== null };
+        if (row === undefined || document === undefined) return { served: false, completed: null };
+        if (row.status === 'completed') {
+          return {
+            served: row.served_from !== null,
+            completed: { name: row.name, completedAt: row.completed_at ?? at, source: document.source },
+          };
+        }
         statements.markCompleted.run({
           id: documentId,
           version,
@@ -304,7 +315,7 @@ export function createSqliteVersionStore(context: SqliteContext): VersionStore {
           }
         }
         statements.setDocumentStatus.run({ id: documentId, version, status: 'completed', at });
-        return { served };
+        return { served, completed: { name: row.name, completedAt: at, source: document.source } };
       });
     },
 
