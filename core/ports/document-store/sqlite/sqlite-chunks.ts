@@ -5,17 +5,11 @@ import { requireIndexModel, toStoredChunkFields, vectorBytes } from '../stored-r
 import { createCandidatePool } from './sqlite-candidate-pool.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import { createIndexedKeywordSearch } from './sqlite-keyword-search.ts';
-import { CHUNK_COLUMNS, type ChunkRow, toChunkRecord } from './sqlite-rows.ts';
+import { CHUNK_COLUMNS, type ChunkRow, HIT_COLUMNS, type HitRow, toChunkRecord, toSearchHit } from './sqlite-rows.ts';
 import { ftsQuery, type SqlPart, searchConditions, servedAt } from './sqlite-search.ts';
 
-interface SearchRow extends ChunkRow {
-  readonly v_name: string;
-  readonly v_metadata: string;
-  readonly v_mime_type: string;
-  readonly score: number;
-}
-
-type VectorRow = Omit<SearchRow, 'score'> & { readonly distance: number };
+type KeywordRow = HitRow & { readonly score: number };
+type VectorRow = HitRow & { readonly distance: number };
 
 /** A vector query with what both of its paths need, checked once. */
 interface VectorQuery {
@@ -100,7 +94,7 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
     if (match === null) return [];
     const rows = db
       .prepare(
-        `SELECT ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type,
+        `SELECT ${HIT_COLUMNS},
           -bm25(chunks_fts) AS score
         FROM chunks_fts
         JOIN chunks c ON c.seq = chunks_fts.rowid
@@ -110,14 +104,8 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
         ORDER BY bm25(chunks_fts), c.id
         LIMIT ?`,
       )
-      .all(match, ...served.params, ...conditions.params, limit) as SearchRow[];
-    return rows.map((row) => ({
-      chunk: toChunkRecord(row),
-      score: row.score,
-      documentName: row.v_name,
-      documentMetadata: JSON.parse(row.v_metadata) as Record<string, unknown>,
-      mimeType: row.v_mime_type,
-    }));
+      .all(match, ...served.params, ...conditions.params, limit) as KeywordRow[];
+    return rows.map((row) => toSearchHit(row, row.score));
   }
 
   /**
@@ -143,7 +131,7 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
     return db
       .prepare(
         `SELECT * FROM (
-          SELECT ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type,
+          SELECT ${HIT_COLUMNS},
             vec_distance_cosine(c.vector, ?) AS distance
           FROM chunks c
           JOIN versions v ON v.document_id = c.document_id AND v.version = c.version
@@ -158,13 +146,7 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
   }
 
   function toVectorHit(row: VectorRow): SearchHit {
-    return {
-      chunk: toChunkRecord(row),
-      score: 1 - row.distance,
-      documentName: row.v_name,
-      documentMetadata: JSON.parse(row.v_metadata) as Record<string, unknown>,
-      mimeType: row.v_mime_type,
-    };
+    return toSearchHit(row, 1 - row.distance);
   }
 
   /**
@@ -188,7 +170,7 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
     // Candidates of other workspaces are among the nearest too, in proportion to their size.
     let k = Math.max(vectorPool.size(query, q.limit, population / size), 100);
     const statement = db.prepare(
-      `SELECT ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type,
+      `SELECT ${HIT_COLUMNS},
           vec_distance_cosine(c.vector, ?) AS distance
         FROM chunks c
         JOIN versions v ON v.document_id = c.document_id AND v.version = c.version

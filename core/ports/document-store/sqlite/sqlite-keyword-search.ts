@@ -2,7 +2,7 @@ import type { Database } from '../../sqlite/open-database.ts';
 import type { SearchHit, StoreSearchQuery } from '../document-store.port.ts';
 import { createCandidatePool } from './sqlite-candidate-pool.ts';
 import type { KeywordIndex } from './sqlite-keyword-index.ts';
-import { CHUNK_COLUMNS, type ChunkRow, toChunkRecord } from './sqlite-rows.ts';
+import { HIT_COLUMNS, type HitRow, toSearchHit } from './sqlite-rows.ts';
 import { queryWords, searchConditions, servedAt } from './sqlite-search.ts';
 
 /** Fewest candidates asked of the index, whatever the limit. */
@@ -10,11 +10,8 @@ const MIN_CANDIDATES = 100;
 /** Most candidates asked of the index; a query that needs more takes the exact FTS5 path. */
 const MAX_CANDIDATES = 10_000;
 
-interface CandidateRow extends ChunkRow {
+interface CandidateRow extends HitRow {
   readonly seq: number;
-  readonly v_name: string;
-  readonly v_metadata: string;
-  readonly v_mime_type: string;
 }
 
 /**
@@ -43,7 +40,7 @@ export function createIndexedKeywordSearch(db: Database, keywords: KeywordIndex,
     const served = servedAt(query.asOf);
     const conditions = searchConditions(query.workspaceId, query.filters);
     const check = db.prepare<unknown[], CandidateRow>(
-      `SELECT c.seq, ${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type
+      `SELECT c.seq, ${HIT_COLUMNS}
        FROM chunks c
        JOIN versions v ON v.document_id = c.document_id AND v.version = c.version
        JOIN documents d ON d.id = c.document_id
@@ -61,13 +58,7 @@ export function createIndexedKeywordSearch(db: Database, keywords: KeywordIndex,
           .map((row) => ({ row, score: scores.get(row.seq) as number }))
           .sort((a, b) => b.score - a.score || (a.row.id < b.row.id ? -1 : a.row.id > b.row.id ? 1 : 0))
           .slice(0, limit)
-          .map(({ row, score }) => ({
-            chunk: toChunkRecord(row),
-            score,
-            documentName: row.v_name,
-            documentMetadata: JSON.parse(row.v_metadata) as Record<string, unknown>,
-            mimeType: row.v_mime_type,
-          }));
+          .map(({ row, score }) => toSearchHit(row, score));
       }
       k *= 4;
     }

@@ -6,6 +6,7 @@ import type {
   VersionRecord,
   VersionStatus,
 } from '../../../model/document-records.model.ts';
+import type { SearchHit } from '../document-store.port.ts';
 import {
   type StoredChunkFields,
   type StoredProgress,
@@ -47,6 +48,27 @@ export const DOCUMENT_COLUMNS = `d.id AS d_id, d.workspace_id AS d_workspace_id,
 /** Select list producing a {@link ChunkRow} from `chunks c`. */
 export const CHUNK_COLUMNS = `c.id, c.document_id, c.version, c.workspace_id, c.idx, c.content, c.content_hash,
   c.tokens, c.start_offset, c.end_offset, c.page, c.metadata`;
+
+/** A chunk row with its version's name, metadata and type: what every search path reads per hit. */
+export interface HitRow extends ChunkRow {
+  readonly v_name: string;
+  readonly v_metadata: string;
+  readonly v_mime_type: string;
+}
+
+/** Select list producing a {@link HitRow} from `chunks c JOIN versions v`. */
+export const HIT_COLUMNS = `${CHUNK_COLUMNS}, v.name AS v_name, v.metadata AS v_metadata, v.mime_type AS v_mime_type`;
+
+/** The port's {@link SearchHit} of a {@link HitRow} and its score. */
+export function toSearchHit(row: HitRow, score: number): SearchHit {
+  return {
+    chunk: toChunkRecord(row),
+    score,
+    documentName: row.v_name,
+    documentMetadata: parseMetadata(row.v_metadata),
+    mimeType: row.v_mime_type,
+  };
+}
 
 function parseMetadata(json: string): Metadata {
   const value: unknown = JSON.parse(json);
