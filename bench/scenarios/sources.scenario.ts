@@ -46,7 +46,10 @@ export async function sourcesScenario(ctx: BenchContext, target: Target, files: 
   const instance = await target.fresh();
   const root = await mkdtemp(path.join(os.tmpdir(), 'kb-bench-sources-'));
   const provider = counting(ctx.provider);
-  const config = { ...instance.config, sources: { ...instance.config.sources, folderRoots: [root] } };
+  const config = {
+    ...instance.config,
+    sources: { ...instance.config.sources, folderRoots: [{ workspace: '*', path: root }] },
+  };
   const service = await startInProcess({ ...instance, config }, { embeddings: provider });
   try {
     await service.runtime.startStages(STAGE_NAMES);

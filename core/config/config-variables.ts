@@ -149,7 +149,14 @@ export const CONFIG_VARIABLES = [
     'KB_SOURCE_FOLDER_ROOTS',
     'string',
     '',
-    'Absolute directories, separated by `:`, under which `folder` sources may read (symlinks resolved; `..` refused). Empty: no folder source is allowed.',
+    'Directories under which `folder` sources may read, granted per workspace: entries separated by `:`, each `<workspace id>=/abs/path` (a root of that workspace only) or `*=/abs/path` (a root of every workspace: for a single-tenant service only). A plain `/abs/path` is still read as `*=/abs/path`. A path outside the roots of the calling workspace is refused (422), one answer whether it exists or not. Empty: no folder source is allowed.',
+  ),
+  v(
+    'KB_SOURCE_ITEM_TIMEOUT_MS',
+    'integer',
+    '120000',
+    'Time the reads of one file of a `folder` source (its hash and its stored copy) may take from its opening; a file still being read then is a failing item (`timeout`) and the run goes on.',
+    { min: 100 },
   ),
   v(
     'KB_SOURCE_MAX_DELETE_FRACTION',

@@ -31,8 +31,10 @@ const sharedProperties = {
   maxConcurrentUploads: Type.Integer(),
   /** Sources of synchronisation. */
   sources: Type.Object({
-    /** Canonical directories folder sources may read under. */
-    folderRoots: Type.Array(Type.String()),
+    /** Directories folder sources may read under, each granted to a workspace or to every one (`*`). */
+    folderRoots: Type.Array(Type.Object({ workspace: Type.String(), path: Type.String() })),
+    /** Time one item of a folder source may take to read, from its opening. */
+    itemTimeoutMs: Type.Integer(),
     maxDeleteFraction: Type.Number({ minimum: 0, maximum: 1 }),
     runStaleMs: Type.Integer(),
     /** Key that seals stored credentials; null: none can be stored. */

@@ -2,6 +2,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Value } from '@sinclair/typebox/value';
 import { KbError } from '../errors/kb-error.ts';
+import { parseFolderRoots } from '../sources/folder-roots.ts';
 import { parseSecretKey } from '../sources/secret-box.ts';
 import {
   type Config,
@@ -69,14 +70,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxConcurrentUploads: int('KB_MAX_CONCURRENT_UPLOADS'),
     sweepIntervalMs: int('KB_SWEEP_INTERVAL_MS'),
     sources: {
-      folderRoots: str('KB_SOURCE_FOLDER_ROOTS')
-        .split(':')
-        .map((root) => root.trim())
-        .filter(Boolean)
-        .map((root) => {
-          if (!path.isAbsolute(root)) problems.push(`KB_SOURCE_FOLDER_ROOTS: "${root}" is not an absolute path`);
-          return path.resolve(root);
-        }),
+      folderRoots: (() => {
+        const read = parseFolderRoots(str('KB_SOURCE_FOLDER_ROOTS'));
+        problems.push(...read.problems);
+        return read.roots;
+      })(),
+      itemTimeoutMs: int('KB_SOURCE_ITEM_TIMEOUT_MS'),
       maxDeleteFraction: fraction('KB_SOURCE_MAX_DELETE_FRACTION'),
       runStaleMs: int('KB_SOURCE_RUN_STALE_MS'),
       secretKey: (() => {

@@ -1,6 +1,9 @@
 export const PERMISSIONS = ['read', 'search', 'write'] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
+/** A workspace id: 1–64 letters, digits, `_` or `-`, starting with a letter or digit. */
+export const WORKSPACE_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
 export const PLANS = ['starter', 'pro', 'business', 'enterprise'] as const;
 export type Plan = (typeof PLANS)[number];
 

@@ -13,6 +13,7 @@ import { createSourceSyncService, type SourceSyncService } from '../services/sou
 import { createSourcesService, type SourcesService } from '../services/sources.service.ts';
 import type { UploadStagingService } from '../services/upload-staging.service.ts';
 import { createFolderReader } from '../sources/folder.reader.ts';
+import { rootsOf } from '../sources/folder-roots.ts';
 import { createItemMatcher } from '../sources/item-matcher.ts';
 import { createS3Reader, type S3Credentials, s3Client } from '../sources/s3.reader.ts';
 import { createSecretBox, parseSecretKey } from '../sources/secret-box.ts';
@@ -84,7 +85,13 @@ export function createSourceParts(deps: {
     const { location } = source;
     switch (source.kind) {
       case 'folder':
-        return createFolderReader({ path: location.path ?? '', roots: settings.folderRoots, matcher });
+        return createFolderReader({
+          path: location.path ?? '',
+          roots: rootsOf(settings.folderRoots, source.workspaceId),
+          matcher,
+          maxBytes: config.maxUploadBytes,
+          timeoutMs: settings.itemTimeoutMs,
+        });
       case 'web':
         return createWebReader({
           urls: location.urls,

@@ -51,7 +51,10 @@ export interface SourceSyncService {
   resumeInterrupted(): Promise<void>;
   /** Resolves when every run this process started has ended. */
   idle(): Promise<void>;
-  /** Stops starting runs and waits for those going. */
+  /**
+   * Stops starting runs, ends the reads under way (their runs stay `running`, to be resumed),
+   * and waits for the runs going to stop.
+   */
   close(): Promise<void>;
 }
 
@@ -144,6 +147,8 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
   // A run resumed after a crash goes through every item again: those written before the crash
   // are found unchanged (or, written but not recorded, recorded without a second version).
   const going = new Set<Promise<unknown>>();
+  /** Contents being read: closed when the process stops, so that a long read does not hold it. */
+  const reading = new Set<SourceContent>();
   let closed = false;
 
   function newRun(source: SourceRecord, allowMassDelete: boolean): RunRecord {
@@ -257,6 +262,8 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
         try {
           counts[await syncItem(ctx, source, reader, listed, known.get(listed.key))]++;
         } catch (error) {
+          // Stopped by the shutdown: the item is not failed, the run resumes later.
+          if (closed) throw new RunLeft();
           fail(errorOf(listed.key, error));
         }
         if (++sinceProgress >= 100) {
@@ -347,6 +354,24 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
     if (content === 'not-modified' && known && known.sha256 !== null) return 'unchanged';
     if (content === 'not-modified')
       throw new KbError('source-unreachable', 'The source answered "not modified" for an item it never sent.');
+    reading.add(content);
+    try {
+      if (closed) throw new RunLeft();
+      return await writeItem(ctx, source, entry, known, content);
+    } finally {
+      reading.delete(content);
+      content.close?.();
+    }
+  }
+
+  /** Writes an item read as `content`: recorded unchanged, a new version, or a new document. */
+  async function writeItem(
+    ctx: RequestContext,
+    source: SourceRecord,
+    entry: SourceEntry,
+    known: ItemRecord | undefined,
+    content: SourceContent,
+  ): Promise<Outcome> {
     const sha256 = await sha256Of(content);
     const record = (documentId: string, hash: string | null): ItemRecord => ({
       sourceId: source.id,
@@ -456,8 +481,10 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
     },
 
     async close() {
-      // Going runs stop at their next item and are resumed later (see `runClaimed`, `resumeInterrupted`).
+      // Going runs stop at their next item and are resumed later (see `runClaimed`, `resumeInterrupted`);
+      // the reads going end now.
       closed = true;
+      for (const content of reading) content.close?.();
       while (going.size > 0) await Promise.allSettled([...going]);
     },
   };

@@ -144,7 +144,7 @@ export function createSourcesService(deps: {
       const name = input.name.trim();
       if (name.length === 0) throw invalid('name', 'must not be blank');
       checkSchedule(input.schedule);
-      const location = await deps.checkLocation(input.kind, input);
+      const location = await deps.checkLocation(ctx.workspaceId, input.kind, input);
       const taken = await deps.documents.listDocuments({ workspaceId: ctx.workspaceId, source: name, limit: 1 });
       if (taken.documents.length > 0) {
         throw new KbError(
@@ -183,7 +183,9 @@ export function createSourcesService(deps: {
       const moves = (
         ['path', 'urls', 'sitemap', 'endpoint', 'bucket', 'prefix', 'region', 'access_key', 'secret_key'] as const
       ).some((member) => patch[member] !== undefined);
-      const location = moves ? await deps.checkLocation(source.kind, patch, source.location) : undefined;
+      const location = moves
+        ? await deps.checkLocation(ctx.workspaceId, source.kind, patch, source.location)
+        : undefined;
       const updated = await store.updateSource(ctx.workspaceId, source.id, {
         ...(location ? { location } : {}),
         ...(patch.include !== undefined ? { include: [...patch.include] } : {}),

@@ -1,85 +1,87 @@
-import { createReadStream, type Dirent } from 'node:fs';
-import { opendir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { KbError } from '../errors/kb-error.ts';
-import { isInside, resolveFolderPath } from './folder-roots.ts';
+import { listDirectory, openFolderFile } from './folder-descriptors.ts';
+import { findFolder } from './folder-roots.ts';
 import type { ItemMatcher } from './item-matcher.ts';
 import type { ListedFailure, SourceEntry, SourceReader } from './source-reader.ts';
 
 /**
- * A folder on the server. Lists regular files below the source's directory (checked again
- * against the roots at every run), skipping hidden files and directories (`.` names); a symlink
- * is followed only to a file inside the source's directory; one that leads outside is listed as
- * a failing item (`path-refused`), one to a directory is not followed.
+ * A folder on the server. At every run the source's directory is checked again against the roots
+ * granted to the source's workspace (`roots`); then the regular files below it are listed,
+ * skipping hidden files and directories (`.` names) and anything that is not a regular file or a
+ * directory (FIFOs, devices, sockets). No symlink is followed below the root: a symlink (to a file
+ * or a directory) is listed as a failing item (`path-refused`).
+ *
+ * An item is read through one descriptor opened without following links and without blocking,
+ * checked to be a regular file that really lies below the root (see `folder-descriptors.ts`),
+ * read up to the size it had when opened and at most `maxBytes`, within `timeoutMs`; its hash
+ * and its stored copy both come from that descriptor, which the content's `close` releases.
  */
 export function createFolderReader(input: {
   readonly path: string;
   readonly roots: readonly string[];
   readonly matcher: ItemMatcher;
+  /** The largest item read (the upload limit); a larger one is a failing item. */
+  readonly maxBytes: number;
+  /** Time one item's reads may take, from its opening. */
+  readonly timeoutMs: number;
 }): SourceReader {
   let root = '';
   const absolute = (key: string) => path.join(root, ...key.split('/'));
 
   async function* walk(dir: string, prefix: string): AsyncGenerator<SourceEntry | ListedFailure> {
-    const entries: Dirent[] = [];
-    for await (const entry of await opendir(dir)) entries.push(entry);
-    entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    const entries = await listDirectory(
+      dir,
+      root,
+      (name, dirent) => !name.startsWith('.') && (dirent.isDirectory() || input.matcher(prefix + name)),
+    );
     for (const entry of entries) {
-      if (entry.name.startsWith('.')) continue;
       const key = prefix + entry.name;
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) {
-        yield* walk(full, `${key}/`);
-        continue;
-      }
-      if (!entry.isFile() && !entry.isSymbolicLink()) continue;
-      if (!input.matcher(key)) continue;
-      try {
-        if (entry.isSymbolicLink()) {
-          const target = await realpath(full).catch(() => null);
-          if (target === null || !isInside(root, target)) {
-            yield {
-              failure: { item: key, code: 'path-refused', detail: 'The symlink leads outside the source folder.' },
-            };
-            continue;
+      switch (entry.kind) {
+        case 'directory':
+          try {
+            yield* walk(path.join(dir, entry.name), `${key}/`);
+          } catch (error) {
+            if (!(error instanceof KbError)) throw error;
+            yield { failure: { item: key, code: error.code, detail: error.message } };
           }
-        }
-        const info = await stat(full);
-        if (!info.isFile()) continue;
-        yield { key, sizeBytes: info.size, mtimeMs: Math.trunc(info.mtimeMs), etag: null, lastModified: null };
-      } catch (error) {
-        yield {
-          failure: {
-            item: key,
-            code: 'source-unreachable',
-            detail: `Cannot read the file: ${(error as Error).message}`,
-          },
-        };
+          break;
+        case 'symlink':
+          yield {
+            failure: {
+              item: key,
+              code: 'path-refused',
+              detail: 'The item is a symbolic link; links are not followed in a folder source.',
+            },
+          };
+          break;
+        case 'file':
+          yield { key, sizeBytes: entry.sizeBytes, mtimeMs: entry.mtimeMs, etag: null, lastModified: null };
+          break;
+        case 'other':
+          break;
       }
     }
   }
 
   return {
     async *list() {
-      const there = await stat(input.path).catch(() => null);
-      if (!there?.isDirectory()) {
-        throw new KbError('source-unreachable', `The folder ${input.path} does not exist or cannot be read.`);
+      const found = await findFolder(input.path, input.roots);
+      if (typeof found !== 'string') {
+        if (found.reason === 'unusable') {
+          throw new KbError(
+            'source-unreachable',
+            `The folder ${input.path} does not exist, is not a directory, or leads outside the folder roots granted to this workspace.`,
+          );
+        }
+        throw new KbError('path-refused', `The folder ${input.path} ${found.message}.`);
       }
-      root = await resolveFolderPath(input.path, input.roots);
-      try {
-        yield* walk(root, '');
-      } catch (error) {
-        if (error instanceof KbError) throw error;
-        throw new KbError('source-unreachable', `The folder ${input.path} cannot be read: ${(error as Error).message}`);
-      }
+      root = found;
+      yield* walk(root, '');
     },
 
     async read(entry) {
-      const file = absolute(entry.key);
-      // The file may have been replaced by a symlink since it was listed.
-      const target = await realpath(file);
-      if (!isInside(root, target)) throw new KbError('path-refused', 'The file leads outside the source folder.');
-      return { open: () => createReadStream(target) };
+      return openFolderFile(absolute(entry.key), root, { maxBytes: input.maxBytes, timeoutMs: input.timeoutMs });
     },
   };
 }

@@ -1,7 +1,7 @@
 import { KbError } from '../errors/kb-error.ts';
 import { checkOutboundTarget, type OutboundPolicy } from '../outbound/outbound-policy.ts';
 import type { SourceKind, SourceLocation } from '../ports/source-store/source-store.port.ts';
-import { resolveFolderPath } from './folder-roots.ts';
+import { type FolderRoot, resolveFolderPath, rootsOf } from './folder-roots.ts';
 import type { SecretBox } from './secret-box.ts';
 
 /** Where a client says a source's items are (the members of a POST or PATCH body). */
@@ -40,18 +40,20 @@ async function checkTarget(field: string, url: string, policy: OutboundPolicy): 
 }
 
 /**
- * Checks and canonicalises the location of a source of kind `kind`: a folder's path must lie
- * under the operator's roots (`path-refused`); web pages, sitemaps and S3 endpoints must be
+ * Checks and canonicalises the location of a source of kind `kind` in workspace `workspaceId`: a
+ * folder's path must lie under the roots the operator grants that workspace (`path-refused`, one
+ * answer for every path outside them, see `resolveFolderPath`); web pages, sitemaps and S3 endpoints must be
  * http(s) targets the outbound policy allows (`outbound-refused`, 422); S3 credentials are sealed
  * with the operator's key (refused when there is none). A member of another kind is a
  * `validation-error`. `previous` is the stored location a PATCH changes.
  */
 export function createLocationChecker(deps: {
-  readonly folderRoots: readonly string[];
+  readonly folderRoots: readonly FolderRoot[];
   readonly outbound: OutboundPolicy;
   readonly secrets: SecretBox | null;
 }) {
   return async function checkLocation(
+    workspaceId: string,
     kind: SourceKind,
     input: LocationInput,
     previous?: SourceLocation,
@@ -62,7 +64,7 @@ export function createLocationChecker(deps: {
       case 'folder': {
         const path = input.path ?? previous?.path;
         if (path === undefined) throw invalid('path', 'is required for a folder source');
-        return { path: await resolveFolderPath(path, deps.folderRoots) };
+        return { path: await resolveFolderPath(path, rootsOf(deps.folderRoots, workspaceId)) };
       }
       case 'web': {
         const urls = input.urls ?? (input.sitemap === undefined ? previous?.urls : undefined);

@@ -14,6 +14,12 @@ export interface SourceEntry {
 /** An item's content, which may be opened more than once (hashed, then stored). */
 export interface SourceContent {
   open(): Readable;
+  /**
+   * Releases what the read holds (a file descriptor); streams still going end with an error.
+   * Called when the item is done, whatever its outcome, and when the process stops (so possibly
+   * twice); never throws.
+   */
+  close?(): void;
   /** Validators the read returned (HTTP `ETag`/`Last-Modified`), when the listing did not give them. */
   readonly etag?: string | null;
   readonly lastModified?: string | null;

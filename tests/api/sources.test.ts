@@ -284,18 +284,27 @@ describe('deletion protection', () => {
 });
 
 describe('a symlink inside the folder', () => {
-  it('is a failing item when it leads outside, and followed when it stays inside', async () => {
+  it('is a failing item, never followed, whether it leads outside or stays inside', async () => {
     await symlink(path.join(outside, 'secret.md'), path.join(folder, 'secret.md'));
     await symlink(path.join(folder, 'heathland.md'), path.join(folder, 'heathland-link.md'));
+    await symlink(outside, path.join(folder, 'outside-dir'));
     const run = await syncAndWait(svc, source.id);
+    expect(run.status).toBe('completed');
     expect(run.errors).toEqual(
-      expect.arrayContaining([{ item: 'secret.md', code: 'path-refused', detail: expect.any(String) }]),
+      expect.arrayContaining(
+        ['secret.md', 'heathland-link.md', 'outside-dir'].map((item) => ({
+          item,
+          code: 'path-refused',
+          detail: expect.stringContaining('symbolic link'),
+        })),
+      ),
     );
-    expect(run.counts.created).toBe(1);
+    expect(run.counts.created).toBe(0);
     const items = (await sourceDocuments('handbook')).map((d) => d.source_item);
-    expect(items).toContain('heathland-link.md');
+    expect(items).not.toContain('heathland-link.md');
     expect(items).not.toContain('secret.md');
     expect(await keywordHits('never')).toEqual([]);
+    for (const name of ['secret.md', 'heathland-link.md', 'outside-dir']) await unlink(path.join(folder, name));
   });
 });
 

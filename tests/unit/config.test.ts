@@ -24,6 +24,20 @@ describe('configuration', () => {
     expect(message).toContain('KB_OCR: "maybe" is not a boolean');
   });
 
+  it('reads folder roots per workspace and refuses a malformed entry', () => {
+    const config = loadConfig({
+      KB_SOURCE_FOLDER_ROOTS: 'team-a=/srv/a:*=/srv/shared',
+      KB_SOURCE_ITEM_TIMEOUT_MS: '5000',
+    });
+    expect(config.sources.folderRoots).toEqual([
+      { workspace: 'team-a', path: '/srv/a' },
+      { workspace: '*', path: '/srv/shared' },
+    ]);
+    expect(config.sources.itemTimeoutMs).toBe(5000);
+    expect(loadConfig({}).sources.itemTimeoutMs).toBe(120_000);
+    expect(() => loadConfig({ KB_SOURCE_FOLDER_ROOTS: 'team/a=/srv/a' })).toThrow(/KB_SOURCE_FOLDER_ROOTS/);
+  });
+
   it('requires the engine URLs in the distributed runtime', () => {
     expect(() => loadConfig({ KB_RUNTIME: 'distributed' })).toThrow(/KB_OPENSEARCH_URL is required/);
   });

@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, rm, symlink } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveFolderPath } from '../../core/sources/folder-roots.ts';
+import { parseFolderRoots, resolveFolderPath, rootsOf } from '../../core/sources/folder-roots.ts';
 import { createItemMatcher } from '../../core/sources/item-matcher.ts';
 import { scheduleMs } from '../../core/sources/schedule.ts';
 import { createSecretBox, parseSecretKey } from '../../core/sources/secret-box.ts';
@@ -92,5 +92,30 @@ describe('folder roots', () => {
     await expect(resolveFolderPath(path.join(base, 'root', 'docs'), [])).rejects.toMatchObject({
       code: 'path-refused',
     });
+  });
+});
+
+describe('folder roots granted per workspace', () => {
+  it('reads `workspace=/path`, `*=/path` and the older plain `/path` (every workspace)', () => {
+    const { roots, problems } = parseFolderRoots('team-a=/srv/a: team-b=/srv/b/ :*=/srv/shared:/srv/old');
+    expect(problems).toEqual([]);
+    expect(roots).toEqual([
+      { workspace: 'team-a', path: '/srv/a' },
+      { workspace: 'team-b', path: '/srv/b' },
+      { workspace: '*', path: '/srv/shared' },
+      { workspace: '*', path: '/srv/old' },
+    ]);
+    expect(rootsOf(roots, 'team-a')).toEqual(['/srv/a', '/srv/shared', '/srv/old']);
+    expect(rootsOf(roots, 'team-c')).toEqual(['/srv/shared', '/srv/old']);
+    expect(rootsOf(parseFolderRoots('').roots, 'team-a')).toEqual([]);
+  });
+
+  it('names each entry that is not a workspace id or not absolute', () => {
+    const { roots, problems } = parseFolderRoots('team a=/srv/a:team-b=relative:docs:ok=/srv/ok');
+    expect(roots).toEqual([{ workspace: 'ok', path: '/srv/ok' }]);
+    expect(problems).toHaveLength(3);
+    expect(problems[0]).toContain('"team a"');
+    expect(problems[1]).toContain('"relative" in "team-b=relative" is not an absolute path');
+    expect(problems[2]).toContain('"docs" in "docs" is not an absolute path');
   });
 });
