@@ -1,6 +1,7 @@
 import { loadConfig } from '../../core/config/config.ts';
 import { serviceVersion } from '../../core/runtime/runtime.ts';
 import { exitQuietlyOnClosedPipe } from './commands/closed-pipe.ts';
+import { oneLine } from './commands/command.ts';
 import { reportFailuresOnStderr } from './commands/failure-report.ts';
 import { CommandLineError, commandHelp, isUsageError, suggestOption } from './commands/help.ts';
 import { COMMANDS, usage } from './commands/index.ts';
@@ -40,7 +41,7 @@ async function main(argv: string[]): Promise<number> {
     return await command.run(rest, { config, out: process.stdout, err: process.stderr });
   } catch (error) {
     if (error instanceof CommandLineError) {
-      process.stderr.write(`kb ${name}: ${error.message}\n\nUsage: ${command.usage}\n`);
+      process.stderr.write(`kb ${name}: ${oneLine(error.message)}\n\nUsage: ${command.usage}\n`);
       return 2;
     }
     if (!isUsageError(error)) throw error;

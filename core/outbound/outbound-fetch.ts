@@ -40,14 +40,23 @@ export interface OutboundResponse {
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 
-/** Agents per policy and scheme, so connections are reused between requests. */
+/**
+ * Agents per policy and scheme, so connections are reused between requests: shared by every
+ * policy on the system resolver, kept with its resolver otherwise.
+ */
 const agents = new Map<string, http.Agent>();
+const agentsByResolver = new WeakMap<object, Map<string, http.Agent>>();
 function agentFor(protocol: 'http:' | 'https:', policy: OutboundPolicy): http.Agent {
   const key = `${protocol}${policy.allowPrivate}`;
-  let agent = agents.get(key);
+  let cache = agents;
+  if (policy.resolve) {
+    cache = agentsByResolver.get(policy.resolve) ?? new Map();
+    agentsByResolver.set(policy.resolve, cache);
+  }
+  let agent = cache.get(key);
   if (!agent) {
     agent = createGuardedAgent(protocol, policy);
-    agents.set(key, agent);
+    cache.set(key, agent);
   }
   return agent;
 }

@@ -16,80 +16,33 @@ import http from 'node:http';
 import https from 'node:https';
 import net from 'node:net';
 import { KbError } from '../errors/kb-error.ts';
+import { isNonPublicAddress, nonPublicReason } from './address-ranges.ts';
+
+export { isNonPublicAddress, nonPublicReason };
+
+/** Every address a host name resolves to (as `dns.lookup` with `all: true` gives them). */
+export type OutboundResolver = (hostname: string) => Promise<dns.LookupAddress[]>;
 
 export interface OutboundPolicy {
   /** `KB_OUTBOUND_ALLOW_PRIVATE`: let requests reach loopback, private and link-local addresses. */
   readonly allowPrivate: boolean;
+  /**
+   * How host names resolve, both when a target is checked and when a connection is made; the
+   * system resolver (`dns.lookup`, which reads the hosts file too) unless given.
+   */
+  readonly resolve?: OutboundResolver;
 }
 
-const NON_PUBLIC_V4: readonly (readonly [string, number])[] = [
-  ['0.0.0.0', 8], // "this network", unspecified
-  ['10.0.0.0', 8], // private
-  ['100.64.0.0', 10], // shared address space (CGNAT)
-  ['127.0.0.0', 8], // loopback
-  ['169.254.0.0', 16], // link-local (cloud metadata services live here)
-  ['172.16.0.0', 12], // private
-  ['192.0.0.0', 24], // IETF protocol assignments
-  ['192.0.2.0', 24], // documentation
-  ['192.88.99.0', 24], // 6to4 relay anycast
-  ['192.168.0.0', 16], // private
-  ['198.18.0.0', 15], // benchmarking
-  ['198.51.100.0', 24], // documentation
-  ['203.0.113.0', 24], // documentation
-  ['224.0.0.0', 4], // multicast
-  ['240.0.0.0', 4], // reserved, broadcast
-];
-
-const NON_PUBLIC_V6: readonly (readonly [string, number])[] = [
-  ['::', 128], // unspecified
-  ['::1', 128], // loopback
-  ['100::', 64], // discard
-  ['2001:db8::', 32], // documentation
-  ['fc00::', 7], // unique local (private)
-  ['fe80::', 10], // link-local
-  ['fec0::', 10], // site-local (deprecated, still private)
-  ['ff00::', 8], // multicast
-];
-
-const blocked = new net.BlockList();
-for (const [address, prefix] of NON_PUBLIC_V4) blocked.addSubnet(address, prefix, 'ipv4');
-for (const [address, prefix] of NON_PUBLIC_V6) blocked.addSubnet(address, prefix, 'ipv6');
-
-/** The IPv4 address an IPv6 address carries (mapped `::ffff:a.b.c.d`, NAT64 `64:ff9b::/96`), if any. */
-function embeddedV4(ip: string): string | undefined {
-  const lower = ip.toLowerCase();
-  const dotted = /^(?:::ffff:|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/.exec(lower);
-  if (dotted) return dotted[1];
-  const hex = /^(?:::ffff:|64:ff9b::)([0-9a-f]{1,4}):([0-9a-f]{1,4})$/.exec(lower);
-  if (!hex) return undefined;
-  const high = Number.parseInt(hex[1] ?? '0', 16);
-  const low = Number.parseInt(hex[2] ?? '0', 16);
-  return [high >> 8, high & 255, low >> 8, low & 255].join('.');
-}
-
-/**
- * True for an address the service must not reach by default: loopback, private, link-local,
- * shared, documentation, multicast, reserved or unspecified, and IPv6 forms carrying one of them.
- * Anything that is not an IP address at all counts as non-public.
- */
-export function isNonPublicAddress(ip: string): boolean {
-  const bare = ip.startsWith('[') && ip.endsWith(']') ? ip.slice(1, -1) : ip;
-  const family = net.isIP(bare);
-  if (family === 4) return blocked.check(bare, 'ipv4');
-  if (family === 6) {
-    const v4 = embeddedV4(bare);
-    if (v4 !== undefined) return blocked.check(v4, 'ipv4');
-    return blocked.check(bare, 'ipv6');
-  }
-  return true;
-}
+const systemResolve: OutboundResolver = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
 
 /** Marks the socket error raised when a connection is refused by the policy. */
 export const OUTBOUND_REFUSED = 'EOUTBOUNDREFUSED';
 
 function refusedError(host: string, address: string): NodeJS.ErrnoException {
+  const why = nonPublicReason(address) ?? 'non-public';
+  const what = host === address ? address : `${host} resolves to ${address}, which`;
   const error: NodeJS.ErrnoException = new Error(
-    `${host} resolves to ${address}, a loopback, private or link-local address; set KB_OUTBOUND_ALLOW_PRIVATE=true to allow it`,
+    `${what} is not a public address (${why}); set KB_OUTBOUND_ALLOW_PRIVATE=true to allow loopback, private or link-local targets`,
   );
   error.code = OUTBOUND_REFUSED;
   return error;
@@ -126,7 +79,7 @@ export async function checkOutboundTarget(url: string | URL, policy: OutboundPol
   if (net.isIP(host) !== 0) addresses = [host];
   else {
     try {
-      addresses = (await dns.promises.lookup(host, { all: true, verbatim: true })).map((a) => a.address);
+      addresses = (await (policy.resolve ?? systemResolve)(host)).map((a) => a.address);
     } catch (error) {
       throw new KbError('outbound-refused', `${host} does not resolve (${(error as Error).message})`, {
         cause: error,
@@ -148,18 +101,22 @@ type LookupCallback = (
 /** A `lookup` for sockets that fails for non-public addresses unless the policy allows them. */
 export function guardedLookup(policy: OutboundPolicy) {
   return (hostname: string, options: dns.LookupOptions, callback: LookupCallback): void => {
-    dns.lookup(hostname, { ...options, all: true }, (error, addresses) => {
-      if (error) return callback(error, []);
-      const list = addresses as dns.LookupAddress[];
-      if (!policy.allowPrivate) {
-        const refused = list.find((a) => isNonPublicAddress(a.address));
-        if (refused) return callback(refusedError(hostname, refused.address), []);
-      }
-      if (options.all) return callback(null, list);
-      const first = list[0];
-      if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
-      callback(null, first.address, first.family);
-    });
+    const resolve = policy.resolve ?? ((name: string) => dns.promises.lookup(name, { ...options, all: true }));
+    resolve(hostname).then(
+      (all) => {
+        const list =
+          options.family === 4 || options.family === 6 ? all.filter((a) => a.family === options.family) : all;
+        if (!policy.allowPrivate) {
+          const refused = list.find((a) => isNonPublicAddress(a.address));
+          if (refused) return callback(refusedError(hostname, refused.address), []);
+        }
+        if (options.all) return callback(null, list);
+        const first = list[0];
+        if (!first) return callback(Object.assign(new Error(`${hostname} has no address`), { code: 'ENOTFOUND' }), []);
+        callback(null, first.address, first.family);
+      },
+      (error: NodeJS.ErrnoException) => callback(error, []),
+    );
   };
 }
 

@@ -75,6 +75,7 @@ export function withLazyParts(
         parts.accountStore.close(),
         parts.sources.close(),
         parts.webhooks.close(),
+        parts.disk ? parts.disk.close() : Promise.resolve(),
       ]);
     },
   };

@@ -9,6 +9,7 @@ import { observeDeadLetters, observeEmbeddings, observeRateLimiter, observeStage
 import { createPrometheusMetrics } from '../metrics/prometheus.metrics.ts';
 import { readStageLag } from '../metrics/stage-lag.ts';
 import type { Logger } from '../model/logger.model.ts';
+import type { OutboundPolicy, OutboundResolver } from '../outbound/outbound-policy.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import type { Subscription } from '../ports/message-log/message-log.port.ts';
 import { createAccountsService } from '../services/accounts.service.ts';
@@ -90,6 +91,12 @@ export interface RuntimeOptions {
    * endpoints (`kb serve` does, unless `KB_WEBHOOK_DISPATCH=false`).
    */
   readonly dispatchWebhooks?: boolean;
+  /**
+   * Resolve the host names of the service's own requests (sources, webhooks) with this instead of
+   * the system resolver; the outbound policy applies to what it answers (tests that point a name
+   * at a chosen address).
+   */
+  readonly resolveHost?: OutboundResolver;
 }
 
 export function serviceVersion(): string {
@@ -179,7 +186,10 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     ...writeDeps,
     ...(disk ? { freeing: disk.freeing } : {}),
   });
-  const sourceParts = createSourceParts({ config, ports, uploads, documentWrites, logger });
+  const outbound: OutboundPolicy = options.resolveHost
+    ? { ...config.outbound, resolve: options.resolveHost }
+    : config.outbound;
+  const sourceParts = createSourceParts({ config, ports, uploads, documentWrites, logger, outbound });
   const services: Services = {
     uploads,
     documents,
@@ -215,7 +225,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     retention: createRetentionService({ documents: ports.documents, accountStore: ports.accountStore }),
     webhooks: createWebhooksService({
       store: ports.webhooks,
-      policy: config.outbound,
+      policy: outbound,
       wake: () => dispatcher?.wake(),
     }),
     events: createEventStreamService({
@@ -287,7 +297,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
           store: ports.webhooks,
           topic: topics.notification,
           groupId: topics.webhooksGroup,
-          policy: config.outbound,
+          policy: outbound,
           retryBaseMs: config.webhooks.retryBaseMs,
           timeoutMs: config.webhooks.timeoutMs,
           disableAfterMs: config.webhooks.disableAfterMs,

@@ -5,6 +5,7 @@ import { topicNames } from '../events/events.ts';
 import { publishNotification, sourceRunNotification } from '../events/notifications.ts';
 import { type SourceSyncRequested, sourceSyncTopics } from '../events/source-events.ts';
 import type { Logger } from '../model/logger.model.ts';
+import type { OutboundPolicy } from '../outbound/outbound-policy.ts';
 import type { Subscription } from '../ports/message-log/message-log.port.ts';
 import type { SourceRecord } from '../ports/source-store/source-store.port.ts';
 import type { DocumentWritesService } from '../services/document-writes.service.ts';
@@ -45,8 +46,10 @@ export function createSourceParts(deps: {
   readonly uploads: UploadStagingService;
   readonly documentWrites: DocumentWritesService;
   readonly logger: Logger;
+  /** What the readers and the location checks may reach. */
+  readonly outbound: OutboundPolicy;
 }): SourceParts {
-  const { config, ports, logger } = deps;
+  const { config, ports, logger, outbound } = deps;
   const settings = config.sources;
   const distributed = config.runtime === 'distributed';
   const syncTopics = sourceSyncTopics(config.topicPrefix);
@@ -64,7 +67,6 @@ export function createSourceParts(deps: {
     await ports.log.publish(syncTopics.topic, [{ key: source.id, value: { ...event } }]);
   }
 
-  const outbound = { allowPrivate: config.outbound.allowPrivate };
   const secretKey = settings.secretKey === null ? null : parseSecretKey(settings.secretKey);
   const secrets = secretKey ? createSecretBox(secretKey) : null;
 

@@ -2,6 +2,7 @@ import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { KbError } from '../errors/kb-error.ts';
 import { ROLES, type Role, type UserRecord } from '../model/account-records.model.ts';
 import type { AccountStore } from '../ports/account-store/account-store.port.ts';
+import { unsafeCharacter } from '../util/display-text.ts';
 import { isoNow } from '../util/time.ts';
 import { generateApiKey } from './keys.service.ts';
 import { hashPassword, verifyPassword } from './password-hash.ts';
@@ -78,7 +79,7 @@ export function createAccountsService(deps: AccountsServiceDeps): AccountsServic
   return {
     async create({ email, workspaceIds, role, password: chosen }) {
       const normalized = email.trim().toLowerCase();
-      if (!EMAIL_PATTERN.test(normalized)) {
+      if (!EMAIL_PATTERN.test(normalized) || unsafeCharacter(normalized) !== undefined) {
         throw new KbError('validation-error', `"${email}" is not an email address.`);
       }
       const workspaces = [...new Set(workspaceIds.map((w) => w.trim()).filter(Boolean))];

@@ -4,6 +4,7 @@ import { KbError } from '../errors/kb-error.ts';
 import { type ApiKeyRecord, PERMISSIONS, type Permission, PLANS, type Plan } from '../model/account-records.model.ts';
 import type { ApiKeyView } from '../model/response-views.model.ts';
 import type { AccountStore } from '../ports/account-store/account-store.port.ts';
+import { checkDisplayText } from '../util/display-text.ts';
 import { isoNow } from '../util/time.ts';
 import type { AccountActor, KeysService } from './services.ts';
 
@@ -173,6 +174,7 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
       }
       if (!name.trim() || name.length > 200)
         throw new KbError('validation-error', 'The key name must be 1–200 characters.');
+      checkDisplayText('name', name.trim());
       const unknown = permissions.filter((p) => !PERMISSIONS.includes(p as Permission));
       if (permissions.length === 0 || unknown.length > 0) {
         throw new KbError('validation-error', `Permissions must be a non-empty subset of ${PERMISSIONS.join(', ')}.`);

@@ -5,6 +5,7 @@ import type { DocumentStore } from '../ports/document-store/document-store.port.
 import type { RunRecord, SourceKind, SourceRecord, SourceStore } from '../ports/source-store/source-store.port.ts';
 import { scheduleMs } from '../sources/schedule.ts';
 import type { LocationChecker, LocationInput } from '../sources/source-locations.ts';
+import { checkDisplayText } from '../util/display-text.ts';
 import { isoNow } from '../util/time.ts';
 import type { DocumentWritesService } from './document-writes.service.ts';
 import type { RequestContext } from './request-context.ts';
@@ -143,6 +144,7 @@ export function createSourcesService(deps: {
     async create(ctx, input) {
       const name = input.name.trim();
       if (name.length === 0) throw invalid('name', 'must not be blank');
+      checkDisplayText('name', name);
       checkSchedule(input.schedule);
       const location = await deps.checkLocation(ctx.workspaceId, input.kind, input);
       const taken = await deps.documents.listDocuments({ workspaceId: ctx.workspaceId, source: name, limit: 1 });

@@ -5,6 +5,7 @@ import { NOTIFICATION_TYPES, TEST_EVENT_TYPE } from '../events/notifications.ts'
 import { checkOutboundTarget, type OutboundPolicy } from '../outbound/outbound-policy.ts';
 import type { WebhookEndpoint, WebhookStore } from '../ports/webhook-store/webhook-store.port.ts';
 import type { RequestContext } from '../services/request-context.ts';
+import { checkDisplayText } from '../util/display-text.ts';
 import { newDelivery } from './webhook-deliveries.ts';
 import { newWebhookSecret } from './webhook-secret.ts';
 import { deliveryView, endpointView, type WebhookDeliveryView, type WebhookEndpointView } from './webhook-views.ts';
@@ -92,6 +93,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps): WebhooksServic
 
     async create(ctx, input) {
       const events = checkEvents(input.events);
+      checkDisplayText('description', input.description);
       await checkTarget(input.url, deps.policy);
       const now = Date.now();
       const endpoint: WebhookEndpoint = {
@@ -121,6 +123,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps): WebhooksServic
 
     async update(ctx, id, change) {
       const current = await load(ctx, id);
+      checkDisplayText('description', change.description);
       if (change.url !== undefined) await checkTarget(change.url, deps.policy);
       const enabled = change.enabled ?? current.enabled;
       const next: WebhookEndpoint = {

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { DocumentListItemView } from '../../core/model/response-views.model.ts';
 import { buildTestApp, type TestApp } from '../support/build-test-app.ts';
+import { LOOPBACK_FORMS, literalOrigin, loopbackFormsResolver } from '../support/loopback-forms.ts';
 import { page, syncAndWait } from '../support/source-client.ts';
 import { expectProblem } from '../support/test-service.ts';
 
@@ -24,6 +25,8 @@ let svc: TestApp;
 let guarded: TestApp;
 const resources = new Map<string, Resource>();
 const hits: Array<{ path: string; status: number }> = [];
+/** Names the guarded service resolves, besides those of the loopback forms (a test may change them). */
+const names = new Map<string, string>();
 
 function serve(path: string, resource: Resource): void {
   resources.set(path, resource);
@@ -77,7 +80,7 @@ beforeAll(async () => {
   });
 
   svc = await buildTestApp({ stages: 'all', env: { KB_OUTBOUND_ALLOW_PRIVATE: 'true', KB_MAX_UPLOAD_BYTES: '2000' } });
-  guarded = await buildTestApp({ stages: 'none' });
+  guarded = await buildTestApp({ stages: 'none', resolveHost: loopbackFormsResolver(names) });
 });
 afterAll(async () => {
   await svc?.close();
@@ -202,5 +205,47 @@ describe('outbound policy', () => {
       422,
       'validation-error',
     );
+  });
+});
+
+describe('outbound policy: IPv6 forms of loopback', () => {
+  it.each(LOOPBACK_FORMS.map((f) => [f.form, f]))(
+    'refuses the %s form as a URL literal and as what a name resolves to (422 naming the field)',
+    async (_form, form) => {
+      const port = new URL(origin).port;
+      const named = `http://${form.name}:${port}`;
+      for (const [json, field] of [
+        [{ name: 'w', kind: 'web', urls: [`${literalOrigin(form, port)}/docs/alpha.md`] }, 'urls/0'],
+        [{ name: 'w', kind: 'web', urls: [`${named}/docs/alpha.md`] }, 'urls/0'],
+        [{ name: 'w', kind: 'web', sitemap: `${literalOrigin(form, port)}/sitemap.xml` }, 'sitemap'],
+        [{ name: 'w', kind: 'web', sitemap: `${named}/sitemap.xml` }, 'sitemap'],
+        [{ name: 's', kind: 's3', endpoint: literalOrigin(form, port), bucket: 'b' }, 'endpoint'],
+        [{ name: 's', kind: 's3', endpoint: named, bucket: 'b' }, 'endpoint'],
+      ] as const) {
+        const problem = expectProblem(
+          await guarded.request('POST', '/api/v1/sources', { json }),
+          422,
+          'validation-error',
+        );
+        expect(problem.errors?.[0]?.field, JSON.stringify(json)).toBe(field);
+        expect(problem.errors?.[0]?.message).toMatch(/is not a public address/);
+      }
+      expect((await guarded.request('GET', '/api/v1/sources')).body.sources).toEqual([]);
+    },
+  );
+
+  it('refuses at sync time a page whose name has come to resolve to an IPv6 form of loopback', async () => {
+    const port = new URL(origin).port;
+    names.set('rebinding.example.test', '93.184.216.34');
+    const res = await guarded.request('POST', '/api/v1/sources', {
+      json: { name: 'rebinding', kind: 'web', urls: [`http://rebinding.example.test:${port}/docs/alpha.md`] },
+    });
+    expect(res.status, res.text).toBe(201);
+    names.set('rebinding.example.test', '::ffff:0:7f00:1');
+    hits.length = 0;
+    const run = await syncAndWait(guarded, res.body.id);
+    expect(run.counts).toMatchObject({ created: 0 });
+    expect(run.errors.map((e) => e.code)).toEqual(['outbound-refused']);
+    expect(hits).toEqual([]);
   });
 });

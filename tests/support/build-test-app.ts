@@ -64,7 +64,10 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     dataDir,
     removeDir: () => rm(dataDir, { recursive: true, force: true }),
     ...(options.env === undefined ? {} : { env: options.env }),
-    runtime: { stages: options.stages ?? 'none' },
+    runtime: {
+      stages: options.stages ?? 'none',
+      ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
+    },
     async serve(config, rt) {
       const app = await buildApp({
         config,

@@ -10,6 +10,7 @@ import { type Config, configFrom } from '../../core/config/config.ts';
 import type { StageName } from '../../core/events/events.ts';
 import type { Permission, Plan } from '../../core/model/account-records.model.ts';
 import type { DocumentView } from '../../core/model/response-views.model.ts';
+import type { OutboundResolver } from '../../core/outbound/outbound-policy.ts';
 import { createRuntime, type Runtime } from '../../core/runtime/runtime.ts';
 
 export interface TestKeys {
@@ -83,6 +84,8 @@ export interface TestRuntimeOptions {
   readonly stages?: 'all' | 'none' | readonly StageName[];
   /** Extra configuration variables. */
   readonly env?: Parameters<typeof configFrom>[0];
+  /** How the service's own requests resolve host names (default: the system resolver). */
+  readonly resolveHost?: OutboundResolver;
 }
 
 /** The API over a test runtime, however it is reached, with a key for each role. */

@@ -49,6 +49,7 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
     runtime: {
       stages: options.stages ?? 'all',
       ...(options.embeddings ? { embeddings: options.embeddings } : {}),
+      ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
       dispatchWebhooks: options.dispatchWebhooks ?? false,
     },
     async serve(config, rt) {

@@ -4,6 +4,7 @@
  */
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOOPBACK_FORMS, literalOrigin, loopbackFormsResolver } from './loopback-forms.ts';
 import { parsePrometheusText, sampleValue } from './prometheus-text.ts';
 import type { TestServiceOptions } from './test-service.ts';
 import { expectProblem, type TestService } from './test-service.ts';
@@ -373,6 +374,61 @@ export function describeWebhookBehaviour(runtime: string, open: OpenTestService)
           const problem = expectProblem(res, 422, 'validation-error');
           expect(problem.errors?.[0]?.field).toBe('url');
           expect((await strict.request('GET', '/api/v1/webhooks')).body.webhooks).toEqual([]);
+        } finally {
+          await strict.close();
+        }
+      });
+
+      it('refuses every IPv6 form of loopback, as a URL literal and as what a name resolves to (422)', async () => {
+        const strict = await open({ stages: 'none', resolveHost: loopbackFormsResolver() });
+        try {
+          const port = new URL(receiver.url).port;
+          for (const form of LOOPBACK_FORMS) {
+            for (const url of [`${literalOrigin(form, port)}/form`, `http://${form.name}:${port}/form`]) {
+              const res = await strict.request('POST', '/api/v1/webhooks', { json: { url, events: ['*'] } });
+              const problem = expectProblem(res, 422, 'validation-error');
+              expect(problem.errors?.[0], url).toMatchObject({ field: 'url' });
+              expect(problem.errors?.[0]?.message).toMatch(/is not a public address/);
+            }
+          }
+          expect((await strict.request('GET', '/api/v1/webhooks')).body.webhooks).toEqual([]);
+        } finally {
+          await strict.close();
+        }
+      });
+
+      it('does not deliver to a stored endpoint whose name now resolves to an IPv6 form of loopback', async () => {
+        const names = new Map([['hooks.example.test', '::ffff:127.0.0.1']]);
+        const strict = await open({
+          stages: 'none',
+          dispatchWebhooks: true,
+          resolveHost: loopbackFormsResolver(names),
+        });
+        try {
+          const id = '6f1b7a2e-0000-4000-8000-000000000002';
+          const port = new URL(receiver.url).port;
+          await strict.runtime.ports.webhooks.createEndpoint({
+            id,
+            workspaceId: strict.workspaceId,
+            url: `http://hooks.example.test:${port}/form-later`,
+            events: ['*'],
+            description: null,
+            secret: `whsec_${Buffer.alloc(32, 1).toString('base64')}`,
+            enabled: true,
+            disabledReason: null,
+            failingSinceMs: null,
+            createdAtMs: Date.now(),
+            updatedAtMs: Date.now(),
+          });
+          expect((await strict.request('POST', `/api/v1/webhooks/${id}/test`)).status).toBe(202);
+          const list = await until(
+            () => strict.request('GET', `/api/v1/webhooks/${id}/deliveries`),
+            (r) => (r.body.deliveries?.[0]?.attempts ?? 0) >= 1,
+          );
+          expect(list.body.deliveries[0].attempt_log[0].error).toMatch(
+            /^outbound-refused.*IPv4-mapped form of 127\.0\.0\.1/,
+          );
+          expect(receiver.to('/form-later')).toEqual([]);
         } finally {
           await strict.close();
         }

@@ -10,6 +10,7 @@
 import type { FastifyRequest } from 'fastify';
 import { type FieldError, KbError } from '../../../core/errors/kb-error.ts';
 import type { StagedUpload, UploadStagingService } from '../../../core/services/upload-staging.service.ts';
+import { unsafeCharacter } from '../../../core/util/display-text.ts';
 
 /** Limits given to the multipart parser. The file itself is not capped here: the service counts it. */
 export const MULTIPART_LIMITS = {
@@ -197,11 +198,14 @@ export function stringField(fields: ReadonlyMap<string, unknown>, name: string):
 /** Longest accepted file name, in UTF-8 bytes. */
 export const MAX_FILE_NAME_BYTES = 1024;
 
-/** Why a file name is refused (too long, control characters), or null. */
+/** Why a file name is refused (too long, control characters or bidirectional overrides), or null. */
 export function fileNameProblem(name: string | undefined): string | null {
   if (!name) return null;
   const bytes = Buffer.byteLength(name, 'utf8');
   if (bytes > MAX_FILE_NAME_BYTES) return `is ${bytes} bytes; at most ${MAX_FILE_NAME_BYTES} are allowed`;
-  if (/\p{Cc}/u.test(name)) return 'contains control characters (such as line breaks or NUL), which are not allowed';
+  const found = unsafeCharacter(name);
+  if (found !== undefined) {
+    return `contains ${found}: control characters (such as line breaks or NUL) and bidirectional overrides are not allowed`;
+  }
   return null;
 }

@@ -19,6 +19,7 @@ import fp from 'fastify-plugin';
 import type { ErrorCode, ProblemKind } from '../../../core/errors/error-catalogue.ts';
 import { type FieldError, KbError } from '../../../core/errors/kb-error.ts';
 import { isStorageFull } from '../../../core/errors/storage-errors.ts';
+import { DISPLAY_SAFE_MESSAGE, DISPLAY_SAFE_PATTERN } from '../../../core/util/display-text.ts';
 import { noteProblem } from '../lib/access-log.ts';
 import { problemOf } from '../lib/problem-status.ts';
 
@@ -100,6 +101,8 @@ function fieldErrors(validation: NonNullable<FastifyError['validation']>): Field
       message = 'must be an ISO 8601 date-time with a time zone, e.g. 2024-05-01T12:00:00Z';
     } else if (e.keyword === 'pattern' && params.pattern === '\\S') {
       message = 'must not be blank';
+    } else if (e.keyword === 'pattern' && params.pattern === DISPLAY_SAFE_PATTERN) {
+      message = DISPLAY_SAFE_MESSAGE;
     } else if (e.keyword === 'not' && segments.at(-1) === 'weights') {
       message = 'keyword and semantic are both 0';
     } else if (e.keyword === 'anyOf') {
@@ -107,11 +110,15 @@ function fieldErrors(validation: NonNullable<FastifyError['validation']>): Field
     }
     return { field: segments.join('.') || 'body', message, keyword: e.keyword };
   });
-  // A nullable date-time (`anyOf` string | null) that fails says what a date-time needs.
+  // A nullable date-time or label (`anyOf` string | null) that fails says what the string needs.
   for (const r of raw) {
     if (r.keyword !== 'anyOf') continue;
-    const dateTime = raw.find((o) => o.field === r.field && o.keyword === 'format' && o.message.includes('date-time'));
-    if (dateTime) r.message = dateTime.message;
+    const specific = raw.find(
+      (o) =>
+        o.field === r.field &&
+        ((o.keyword === 'format' && o.message.includes('date-time')) || o.message === DISPLAY_SAFE_MESSAGE),
+    );
+    if (specific) r.message = specific.message;
   }
   // An `anyOf` failure also reports each branch's failure at the same path: keep the summary only.
   const anyOfFields = new Set(raw.filter((r) => r.keyword === 'anyOf').map((r) => r.field));

@@ -7,12 +7,12 @@ import { Type } from '@sinclair/typebox';
 import { KbError } from '../../../core/errors/kb-error.ts';
 import { PERMISSIONS, PLANS } from '../../../core/model/account-records.model.ts';
 import type { DashboardSession } from '../lib/dashboard-session.ts';
-import { StringEnum } from '../schemas/common.schema.ts';
+import { Label, StringEnum } from '../schemas/common.schema.ts';
 import { type DashboardRoutesOptions, requireSession } from './dashboard-session.routes.ts';
 
 const CreateKeyBody = Type.Object(
   {
-    name: Type.String({ minLength: 1, maxLength: 200 }),
+    name: Label({ minLength: 1, maxLength: 200 }),
     permissions: Type.Array(StringEnum(PERMISSIONS), { minItems: 1, maxItems: 3, uniqueItems: true }),
     plan: StringEnum(PLANS),
   },

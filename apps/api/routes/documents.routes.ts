@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { type FieldError, KbError } from '../../../core/errors/kb-error.ts';
 import type { ListDocumentsQuery } from '../../../core/services/documents.service.ts';
 import type { Services } from '../../../core/services/services.ts';
+import { displayTextProblem } from '../../../core/util/display-text.ts';
 import { createListPageCache, sendJsonText } from '../lib/list-page-cache.ts';
 import { type MetadataInput, readMetadataInput } from '../lib/metadata-input.ts';
 import { stringField, withUploadedFile } from '../lib/upload-form.ts';
@@ -80,6 +81,8 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
           if ([...sent].length > SOURCE_MAX) {
             errors.push({ field: 'source', message: `must be at most ${SOURCE_MAX} characters` });
           }
+          const unsafe = displayTextProblem(source);
+          if (unsafe !== undefined) errors.push({ field: 'source', message: unsafe });
           let input: MetadataInput | undefined;
           try {
             input = readMetadataInput({ metadata: fields.get('metadata'), changeReason: fields.get('change_reason') });

@@ -3,7 +3,8 @@
  * response schemas document the views of `core/model/response-views.model.ts` in the OpenAPI document
  * (responses are serialised as they are, see `app.ts`).
  */
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type StringOptions, type TSchema, Type } from '@sinclair/typebox';
+import { DISPLAY_SAFE_PATTERN } from '../../../core/util/display-text.ts';
 
 /** A string restricted to a list of values, as one JSON-schema `enum` (one clear error message). */
 export function StringEnum<const T extends readonly string[]>(
@@ -12,6 +13,12 @@ export function StringEnum<const T extends readonly string[]>(
 ) {
   return Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options });
 }
+
+/**
+ * A name or description people read (in the dashboard, the CLI): no control characters, no
+ * bidirectional overrides or isolates (see `core/util/display-text.ts`), 422 naming the field.
+ */
+export const Label = (options: StringOptions) => Type.String({ ...options, pattern: DISPLAY_SAFE_PATTERN });
 
 export function Nullable<T extends TSchema>(schema: T) {
   return Type.Union([schema, Type.Null()]);

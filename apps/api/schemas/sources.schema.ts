@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { DateTime, Nullable, StringEnum } from './common.schema.ts';
+import { DateTime, Label, Nullable, StringEnum } from './common.schema.ts';
 
 export const SOURCE_KIND_VALUES = ['folder', 'web', 's3'] as const;
 
@@ -81,10 +81,11 @@ export const RunParams = Type.Object({
 
 export const CreateSourceBody = Type.Object(
   {
-    name: Type.String({
+    name: Label({
       minLength: 1,
       maxLength: 128,
-      description: 'Unique in the workspace; becomes the `source` of every document the source synchronises.',
+      description:
+        'Unique in the workspace; becomes the `source` of every document the source synchronises. No control characters or bidirectional overrides.',
     }),
     kind: StringEnum(SOURCE_KIND_VALUES, {
       description: 'What is synchronised: a `folder` on the server, `web` pages, or an `s3` bucket.',

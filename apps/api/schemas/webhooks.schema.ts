@@ -1,11 +1,16 @@
 import { Type } from '@sinclair/typebox';
 import { NOTIFICATION_TYPES } from '../../../core/events/notifications.ts';
-import { DateTime, Nullable, StringEnum } from './common.schema.ts';
+import { DateTime, Label, Nullable, StringEnum } from './common.schema.ts';
 
 const EventTypes = Type.Array(StringEnum([...NOTIFICATION_TYPES, '*'] as const), {
   minItems: 1,
   maxItems: 20,
   description: 'Event types the endpoint receives; `["*"]` for every type (including types added later).',
+});
+
+const Description = Label({
+  maxLength: 500,
+  description: 'What the endpoint is for. No control characters or bidirectional overrides.',
 });
 
 const Url = Type.String({
@@ -19,7 +24,7 @@ export const CreateWebhookBody = Type.Object(
   {
     url: Url,
     events: EventTypes,
-    description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    description: Type.Optional(Nullable(Description)),
   },
   { additionalProperties: false, title: 'CreateWebhookRequest' },
 );
@@ -28,7 +33,7 @@ export const UpdateWebhookBody = Type.Object(
   {
     url: Type.Optional(Url),
     events: Type.Optional(EventTypes),
-    description: Type.Optional(Nullable(Type.String({ maxLength: 500 }))),
+    description: Type.Optional(Nullable(Description)),
     enabled: Type.Optional(Type.Boolean({ description: '`false` disables the endpoint; `true` enables it again.' })),
     rotate_secret: Type.Optional(
       Type.Boolean({ description: '`true` replaces the signing secret; the answer shows the new one, once.' }),

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { Config } from '../../../core/config/config.ts';
+import { escapeForDisplay } from '../../../core/util/display-text.ts';
 
 export interface CommandContext {
   readonly config: Config;
@@ -14,12 +15,22 @@ export interface Command {
   run(args: string[], ctx: CommandContext): Promise<number>;
 }
 
+/**
+ * Writes `text` and a line break. Control characters and bidirectional overrides in it (a stored
+ * name or description may hold them, from before they were refused) are shown as `\uXXXX`, so
+ * they can neither drive the terminal nor reorder the line; line breaks stay.
+ */
 export function print(stream: Writable, text: string): void {
-  stream.write(text.endsWith('\n') ? text : `${text}\n`);
+  const shown = escapeForDisplay(text);
+  stream.write(shown.endsWith('\n') ? shown : `${shown}\n`);
 }
 
-/** Left-aligned text table. */
-export function table(rows: readonly (readonly string[])[]): string {
+/** A stored value inside one line of text: every control character escaped, line breaks too. */
+export const oneLine = (value: string): string => escapeForDisplay(value, { oneLine: true });
+
+/** Left-aligned text table; cells are shown as {@link oneLine} (a line break would break the row). */
+export function table(cells: readonly (readonly string[])[]): string {
+  const rows = cells.map((row) => row.map(oneLine));
   const widths: number[] = [];
   for (const row of rows) {
     row.forEach((cell, i) => {

@@ -1,4 +1,5 @@
 import { describeError } from '../../../core/errors/describe-error.ts';
+import { escapeForDisplay } from '../../../core/util/display-text.ts';
 
 export interface FailureReport {
   /** Says why on stderr, sets exit status 1, and exits once stderr has taken the line. */
@@ -31,7 +32,7 @@ export function reportFailuresOnStderr(stderr: NodeJS.WriteStream = process.stde
   const fail = (error: unknown) => {
     process.exitCode = 1;
     saidSomething = true;
-    const line = `${label}: ${describeError(error)}\n`;
+    const line = `${label}: ${escapeForDisplay(describeError(error))}\n`;
     if (failing) {
       write(line);
       return;

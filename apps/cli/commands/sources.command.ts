@@ -2,7 +2,7 @@ import type { Writable } from 'node:stream';
 import { parseArgs } from 'node:util';
 import type { RunView, SourceView } from '../../../core/model/source-views.model.ts';
 import { sleep } from '../../../core/util/time.ts';
-import { type Command, print, table } from './command.ts';
+import { type Command, oneLine, print, table } from './command.ts';
 import { CommandLineError } from './help.ts';
 import { createSourcesClient, type SourcesClient, SourcesRequestError } from './sources-client.ts';
 
@@ -17,10 +17,10 @@ const countsLine = (run: RunView) => {
 function describeSource(s: SourceView): string {
   const where = s.path ?? s.sitemap ?? s.urls?.join(' ') ?? '';
   const lines = [
-    `${s.name} (${s.kind}, id ${s.id})`,
-    `  location:  ${where}`,
-    `  include:   ${s.include.length > 0 ? s.include.join(' ') : '(everything)'}`,
-    `  exclude:   ${s.exclude.length > 0 ? s.exclude.join(' ') : '(nothing)'}`,
+    `${oneLine(s.name)} (${s.kind}, id ${s.id})`,
+    `  location:  ${oneLine(where)}`,
+    `  include:   ${s.include.length > 0 ? oneLine(s.include.join(' ')) : '(everything)'}`,
+    `  exclude:   ${s.exclude.length > 0 ? oneLine(s.exclude.join(' ')) : '(nothing)'}`,
     `  metadata:  ${JSON.stringify(s.metadata)}`,
     `  schedule:  ${s.schedule ?? 'manual'}`,
     `  status:    ${s.status}`,
@@ -33,7 +33,7 @@ function describeSource(s: SourceView): string {
 }
 
 function printErrors(err: Writable, run: RunView): void {
-  for (const e of run.errors) print(err, `  - ${e.item ?? '(run)'}: ${e.code}: ${e.detail}`);
+  for (const e of run.errors) print(err, `  - ${oneLine(e.item ?? '(run)')}: ${e.code}: ${oneLine(e.detail)}`);
 }
 
 /** Follows a run to its end, printing its counts on stderr as they change. */
@@ -140,7 +140,7 @@ kb sources remove <name> [--delete-documents] [--json]
           else
             print(
               out,
-              `Added source ${source.name} (id ${source.id}). Sync it with: kb sources sync ${source.name} --wait`,
+              `Added source ${oneLine(source.name)} (id ${source.id}). Sync it with: kb sources sync ${oneLine(source.name)} --wait`,
             );
           return 0;
         }
@@ -177,7 +177,7 @@ kb sources remove <name> [--delete-documents] [--json]
             else
               print(
                 out,
-                `Started run ${started.run_id} of ${source.name}; follow it with: kb sources runs ${source.name}`,
+                `Started run ${started.run_id} of ${oneLine(source.name)}; follow it with: kb sources runs ${oneLine(source.name)}`,
               );
             return 0;
           }
@@ -197,7 +197,7 @@ kb sources remove <name> [--delete-documents] [--json]
           const source = await client.find(name as string);
           const runs = await client.runs(source.id, limit);
           if (values.json) json(runs);
-          else if (runs.length === 0) print(out, `No runs of ${source.name} yet.`);
+          else if (runs.length === 0) print(out, `No runs of ${oneLine(source.name)} yet.`);
           else {
             const rows = runs.map((r) => [
               r.run_id,
@@ -222,7 +222,7 @@ kb sources remove <name> [--delete-documents] [--json]
           else
             print(
               out,
-              `Removed source ${source.name}${values['delete-documents'] ? ' and deleted its documents' : ''}.`,
+              `Removed source ${oneLine(source.name)}${values['delete-documents'] ? ' and deleted its documents' : ''}.`,
             );
           return 0;
         }

@@ -607,7 +607,7 @@ export interface components {
         };
         /** CreateSourceRequest */
         CreateSourceRequest: {
-            /** @description Unique in the workspace; becomes the `source` of every document the source synchronises. */
+            /** @description Unique in the workspace; becomes the `source` of every document the source synchronises. No control characters or bidirectional overrides. */
             name: string;
             /**
              * @description What is synchronised: a `folder` on the server, `web` pages, or an `s3` bucket.

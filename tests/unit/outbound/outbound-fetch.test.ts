@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KbError } from '../../../core/errors/kb-error.ts';
 import { outboundFetch } from '../../../core/outbound/outbound-fetch.ts';
 import { checkOutboundTarget, isNonPublicAddress } from '../../../core/outbound/outbound-policy.ts';
+import { LOOPBACK_FORMS, literalOrigin, loopbackFormsResolver } from '../../support/loopback-forms.ts';
 
 const open = { allowPrivate: true };
 const closed = { allowPrivate: false };
@@ -21,6 +22,9 @@ async function code(promise: Promise<unknown>): Promise<string> {
   }
 }
 
+/** Requests the test server has answered, by path. */
+const served: string[] = [];
+
 let server: http.Server;
 let other: http.Server;
 let base = '';
@@ -29,6 +33,7 @@ let otherBase = '';
 beforeAll(async () => {
   server = http.createServer((req, res) => {
     const url = req.url ?? '/';
+    served.push(url);
     if (url === '/hello') res.end('hello');
     else if (url === '/big') res.end('x'.repeat(5000));
     else if (url === '/big-chunked') {
@@ -97,6 +102,20 @@ describe('checking a target when it is configured', () => {
     expect(await code(checkOutboundTarget('http://localhost/x', open))).toBe('no error');
   });
 
+  it.each(LOOPBACK_FORMS.map((f) => [f.form, f]))(
+    'refuses the %s form of loopback, as a URL literal and as what a name resolves to',
+    async (_form, form) => {
+      const resolve = loopbackFormsResolver();
+      const literal = await checkOutboundTarget(`${literalOrigin(form, 80)}/x`, closed).catch((e: KbError) => e);
+      expect(literal).toMatchObject({ code: 'outbound-refused' });
+      expect((literal as KbError).message).toMatch(/is not a public address .*KB_OUTBOUND_ALLOW_PRIVATE/);
+      const named = await checkOutboundTarget(`http://${form.name}/x`, { ...closed, resolve }).catch((e: KbError) => e);
+      expect(named).toMatchObject({ code: 'outbound-refused' });
+      expect((named as KbError).message).toContain(`${form.name} resolves to ${form.address}`);
+      expect(await code(checkOutboundTarget(`http://${form.name}/x`, { ...open, resolve }))).toBe('no error');
+    },
+  );
+
   it('refuses other schemes and URLs with credentials, even when private targets are allowed', async () => {
     expect(await code(checkOutboundTarget('file:///etc/passwd', open))).toBe('outbound-refused');
     expect(await code(checkOutboundTarget('ftp://example.org/', open))).toBe('outbound-refused');
@@ -113,6 +132,25 @@ describe('outbound requests', () => {
     }
     const ok = await outboundFetch({ url: `http://localhost:${port}/hello`, timeoutMs: 2000, maxBytes: 100 }, open);
     expect(ok.status).toBe(200);
+    expect(ok.body.toString()).toBe('hello');
+  });
+
+  it('refuses every IPv6 form of loopback when connecting, as a URL literal and as what a name resolves to', async () => {
+    const port = new URL(base).port;
+    const resolve = loopbackFormsResolver(new Map([['loopback.example.test', '127.0.0.1']]));
+    served.length = 0;
+    for (const form of LOOPBACK_FORMS) {
+      for (const url of [`${literalOrigin(form, port)}/hello`, `http://${form.name}:${port}/hello`]) {
+        const answer = outboundFetch({ url, timeoutMs: 2000, maxBytes: 100 }, { ...closed, resolve });
+        expect(await code(answer), url).toBe('outbound-refused');
+      }
+    }
+    expect(served).toEqual([]);
+    // The same resolver is what connections use: with private targets allowed, the name reaches the server.
+    const ok = await outboundFetch(
+      { url: `http://loopback.example.test:${port}/hello`, timeoutMs: 2000, maxBytes: 100 },
+      { ...open, resolve },
+    );
     expect(ok.body.toString()).toBe('hello');
   });
 

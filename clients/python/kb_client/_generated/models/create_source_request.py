@@ -19,7 +19,8 @@ T = TypeVar("T", bound="CreateSourceRequest")
 class CreateSourceRequest:
     """
     Attributes:
-        name (str): Unique in the workspace; becomes the `source` of every document the source synchronises.
+        name (str): Unique in the workspace; becomes the `source` of every document the source synchronises. No control
+            characters or bidirectional overrides.
         kind (CreateSourceRequestKind): What is synchronised: a `folder` on the server, `web` pages, or an `s3` bucket.
         path (str | Unset): `folder`: an absolute directory on the server, under one of the roots the operator allows
             (KB_SOURCE_FOLDER_ROOTS); `..` segments and symlinks leading outside are refused (422).
