@@ -40,6 +40,8 @@ export function createNotificationFanOut(deps: {
   let starting: Promise<void> | null = null;
   let linger: NodeJS.Timeout | undefined;
   let closed = false;
+  /** Counts the tails started, so a tail stopped earlier that reports its end fails nobody now. */
+  let generation = 0;
 
   const handler = async (message: DeliveredMessage): Promise<void> => {
     const group = byWorkspace.get(String(message.value.workspace_id));
@@ -64,14 +66,20 @@ export function createNotificationFanOut(deps: {
   const ensureTail = async (): Promise<void> => {
     clearTimeout(linger);
     if (tail) return;
-    starting ??= deps.logTail
-      .tail({ topic: deps.topic, handler, onEnd: failed })
-      .then((started) => {
-        tail = started;
-      })
-      .finally(() => {
-        starting = null;
-      });
+    if (!starting) {
+      const mine = ++generation;
+      const onEnd = (error: unknown) => {
+        if (mine === generation) failed(error);
+      };
+      starting = deps.logTail
+        .tail({ topic: deps.topic, handler, onEnd })
+        .then((started) => {
+          tail = started;
+        })
+        .finally(() => {
+          starting = null;
+        });
+    }
     await starting;
   };
 
@@ -81,6 +89,7 @@ export function createNotificationFanOut(deps: {
       if (members > 0 || !tail) return;
       const idle = tail;
       tail = null;
+      generation++;
       void idle.stop().catch(() => undefined);
     }, deps.lingerMs);
     linger.unref();
@@ -91,6 +100,8 @@ export function createNotificationFanOut(deps: {
       if (closed) throw new KbError('service-unavailable', 'The service is shutting down.');
       await ensureTail();
       if (closed) throw new KbError('service-unavailable', 'The service is shutting down.');
+      // The tail failed as soon as it started: no member would hear anything from it.
+      if (!tail) throw new KbError('service-unavailable', 'The event log could not be read; try again.');
       let group = byWorkspace.get(member.workspaceId);
       if (!group) {
         group = new Set();
