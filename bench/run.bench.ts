@@ -23,6 +23,7 @@ import { notificationsScenario } from './scenarios/notifications.scenario.ts';
 import { scaleOut } from './scenarios/scale-out.scenario.ts';
 import { compareSearchRuntimes, searchScenario } from './scenarios/search.scenario.ts';
 import { sourcesScenario } from './scenarios/sources.scenario.ts';
+import { streamsScenario } from './scenarios/streams.scenario.ts';
 import { uploadIngress } from './scenarios/upload-ingress.scenario.ts';
 import { vectorIndexScenario } from './scenarios/vector-index.scenario.ts';
 
@@ -36,6 +37,7 @@ const SCENARIOS = [
   'fairness',
   'sources',
   'notifications',
+  'streams',
   'scale-out',
 ] as const;
 
@@ -257,6 +259,9 @@ async function main(): Promise<void> {
       }
       if (only.includes('notifications')) {
         await attempt('notifications', target.runtime, `at 50 docs/s`, () => notificationsScenario(ctx, target));
+      }
+      if (only.includes('streams') && target.runtime === 'embedded') {
+        await attempt('streams, idle', target.runtime, '300 streams', () => streamsScenario(ctx, target));
       }
     }
     compareRuntimes(rows);

@@ -45,7 +45,14 @@ const cursor = z.string().min(1).max(2048).optional().describe('Where the previo
 const scalar = z.union([z.string(), z.number(), z.boolean()]);
 const instant = z.iso.datetime({ offset: true });
 
-const searchInput = {
+/**
+ * A tool's arguments: exactly these fields. An argument the tool does not take is refused (the SDK
+ * answers `Input validation error: … Unrecognized key: "…"`, code -32602) rather than dropped, so a
+ * misspelt filter never widens an answer; the listed JSON Schema says `additionalProperties: false`.
+ */
+const exactly = <T extends z.ZodRawShape>(shape: T) => z.object(shape).strict();
+
+const searchInput = exactly({
   query: z.string().min(1).max(2000).regex(/\S/).describe('What to look for (1–2000 characters).'),
   mode: z
     .enum(['hybrid', 'semantic', 'keyword'])
@@ -72,9 +79,9 @@ const searchInput = {
     .optional()
     .describe('Search the knowledge base as it was served at this instant (ISO 8601 with offset).'),
   limit: z.number().int().min(1).max(100).optional().describe('At most this many results (default 10).'),
-};
+});
 
-function toFilters(f: z.infer<NonNullable<(typeof searchInput)['filters']>> | undefined): SearchFilters {
+function toFilters(f: z.infer<typeof searchInput>['filters']): SearchFilters {
   if (!f) return {};
   return {
     ...(f.document_ids !== undefined ? { documentIds: f.document_ids } : {}),
@@ -147,7 +154,7 @@ export function createKbMcpServer(deps: McpServerDeps): McpServer {
     {
       title: 'Read a document',
       description: `A document's details (status, versions, type, metadata) and the text of its served version (up to ${GET_DOCUMENT_MAX_CHARS} characters).`,
-      inputSchema: { document_id: documentId },
+      inputSchema: exactly({ document_id: documentId }),
       annotations: readOnly,
     },
     run('read', async (ctx, args) => {
@@ -164,7 +171,7 @@ export function createKbMcpServer(deps: McpServerDeps): McpServer {
       title: "Read a document's chunks",
       description:
         'The chunks of a version (default: the served one) in document order, each with its citation; page with `cursor`.',
-      inputSchema: {
+      inputSchema: exactly({
         document_id: documentId,
         version: z
           .number()
@@ -174,7 +181,7 @@ export function createKbMcpServer(deps: McpServerDeps): McpServer {
           .describe('Which version (default: the served one, else the latest).'),
         limit: z.number().int().min(1).max(100).optional().describe('Chunks per answer (default 20).'),
         cursor,
-      },
+      }),
       annotations: readOnly,
     },
     run('read', async (ctx, args) => {
@@ -193,7 +200,7 @@ export function createKbMcpServer(deps: McpServerDeps): McpServer {
     {
       title: 'List documents',
       description: "The workspace's documents, newest first, with status, type and metadata; page with `cursor`.",
-      inputSchema: {
+      inputSchema: exactly({
         status: z
           .enum(['pending', 'processing', 'completed', 'failed'])
           .optional()
@@ -201,7 +208,7 @@ export function createKbMcpServer(deps: McpServerDeps): McpServer {
         source: z.string().min(1).max(256).optional().describe('Only documents from this source.'),
         limit: z.number().int().min(1).max(100).optional().describe('Documents per answer (default 20).'),
         cursor,
-      },
+      }),
       annotations: readOnly,
     },
     run('read', async (ctx, args) => {
@@ -221,7 +228,7 @@ export function createKbMcpServer(deps: McpServerDeps): McpServer {
     {
       title: "List a document's versions",
       description: 'Every version of a document, newest first: status, when it was served, change reason, rollbacks.',
-      inputSchema: { document_id: documentId },
+      inputSchema: exactly({ document_id: documentId }),
       annotations: readOnly,
     },
     run('read', async (ctx, args) => {
@@ -236,11 +243,11 @@ export function createKbMcpServer(deps: McpServerDeps): McpServer {
     {
       title: 'Compare two versions',
       description: 'A chunk-level diff between two versions of a document: added, removed and modified chunks.',
-      inputSchema: {
+      inputSchema: exactly({
         document_id: documentId,
         from: z.number().int().min(1).describe('The older version.'),
         to: z.number().int().min(1).describe('The newer version.'),
-      },
+      }),
       annotations: readOnly,
     },
     run('read', async (ctx, args) => {

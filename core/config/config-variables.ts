@@ -125,6 +125,13 @@ export const CONFIG_VARIABLES = [
     { min: 100 },
   ),
   v(
+    'KB_MAX_STREAMS_PER_KEY',
+    'integer',
+    '20',
+    'How many `GET /api/v1/events` streams one API key (or one dashboard account) may hold open at once in each API process; one more is answered 429 (`too_many_streams`) until one of them closes.',
+    { min: 1, max: 100000 },
+  ),
+  v(
     'KB_STORAGE_RESERVE_BYTES',
     'integer',
     '33554432',

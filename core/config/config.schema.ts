@@ -109,7 +109,7 @@ const sharedProperties = {
     dispatch: Type.Boolean(),
   }),
   /** The event stream (`GET /api/v1/events`). */
-  events: Type.Object({ heartbeatMs: Type.Integer() }),
+  events: Type.Object({ heartbeatMs: Type.Integer(), maxStreamsPerKey: Type.Integer() }),
   parsing: Type.Object({
     threads: Type.Integer(),
     taskTimeoutMs: Type.Integer(),

@@ -168,7 +168,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       deliveryRetentionMs: int('KB_WEBHOOK_DELIVERY_RETENTION_DAYS') * 86_400_000,
       dispatch: bool('KB_WEBHOOK_DISPATCH'),
     },
-    events: { heartbeatMs: int('KB_EVENTS_HEARTBEAT_MS') },
+    events: { heartbeatMs: int('KB_EVENTS_HEARTBEAT_MS'), maxStreamsPerKey: int('KB_MAX_STREAMS_PER_KEY') },
     parsing: {
       threads: int('KB_PARSE_THREADS'),
       taskTimeoutMs: int('KB_PARSE_TIMEOUT_MS'),

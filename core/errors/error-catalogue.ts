@@ -52,6 +52,8 @@ export const ERROR_CATALOGUE = {
   'payload-too-large': entry('payload-too-large', 'Payload Too Large'),
   'validation-error': entry('validation-error', 'Validation Error'),
   'rate-limit-exceeded': entry('rate-limit-exceeded', 'Rate Limit Exceeded', true),
+  // A caller holds as many open event streams as it may (`KB_MAX_STREAMS_PER_KEY`).
+  'too-many-streams': entry('rate-limit-exceeded', 'Too many open event streams', true),
   'internal-error': entry('internal-error', 'Internal Server Error'),
   'service-unavailable': entry('service-unavailable', 'Service Unavailable', true),
 

@@ -65,8 +65,8 @@ export function observeEmbeddings(provider: EmbeddingProvider, metrics: Metrics)
 /** Counts the requests the limiter refuses. */
 export function observeRateLimiter(limiter: RateLimiter, metrics: Metrics): RateLimiter {
   return {
-    hit(key, nowMs) {
-      const decision = limiter.hit(key, nowMs);
+    hit(key, nowMs, requests) {
+      const decision = limiter.hit(key, nowMs, requests);
       if (!decision.allowed) metrics.rateLimited(key.plan);
       return decision;
     },

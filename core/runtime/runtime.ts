@@ -232,6 +232,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       logTail: ports.logTail,
       topic: topics.notification,
       heartbeatMs: config.events.heartbeatMs,
+      maxStreamsPerKey: config.events.maxStreamsPerKey,
     }),
   };
   let dispatcher: WebhookDispatcher | undefined;
@@ -334,6 +335,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await sourceParts.close();
       await stopping;
       await sweeping;
+      await services.events.close();
       await rateLimiter.close();
       await keys.close();
       await ports.close();

@@ -172,8 +172,9 @@ export function createRateLimiter(deps: RateLimiterDeps): SharedRateLimiter {
   timer.unref();
 
   return {
-    hit(key: ApiKeyRecord, nowMs = Date.now()): RateDecision {
+    hit(key: ApiKeyRecord, nowMs = Date.now(), requests = 1): RateDecision {
       const limit = PLAN_LIMITS[key.plan] ?? PLAN_LIMITS.starter;
+      const count = Math.max(1, Math.floor(requests));
       const nowSecond = Math.floor(nowMs / 1000);
       const since = nowSecond - WINDOW_SECONDS + 1;
       const mine = local.get(key.id) ?? new Map<number, number>();
@@ -183,12 +184,13 @@ export function createRateLimiter(deps: RateLimiterDeps): SharedRateLimiter {
       const used = a.sum + b.sum;
       const oldest = Math.min(a.oldest, b.oldest, nowSecond);
       const reset = oldest + WINDOW_SECONDS;
-      if (used >= limit) {
-        return { allowed: false, limit, remaining: 0, reset, retryAfter: Math.max(1, reset - nowSecond) };
+      if (used + count > limit) {
+        const remaining = Math.max(0, limit - used);
+        return { allowed: false, limit, remaining, reset, retryAfter: Math.max(1, reset - nowSecond) };
       }
-      mine.set(nowSecond, (mine.get(nowSecond) ?? 0) + 1);
+      mine.set(nowSecond, (mine.get(nowSecond) ?? 0) + count);
       dirty.add(key.id);
-      return { allowed: true, limit, remaining: Math.max(0, limit - used - 1), reset, retryAfter: 0 };
+      return { allowed: true, limit, remaining: Math.max(0, limit - used - count), reset, retryAfter: 0 };
     },
     flush: () => serially(true),
     async close() {

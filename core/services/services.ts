@@ -104,8 +104,12 @@ export interface RateDecision {
 }
 
 export interface RateLimiter {
-  /** Counts one request of the key and decides. */
-  hit(key: ApiKeyRecord, nowMs?: number): RateDecision;
+  /**
+   * Counts `requests` requests of the key (default 1: an MCP batch counts each call) and decides:
+   * allowed only when all of them fit in what the window has left; a refused hit counts nothing
+   * (and its `remaining` says how many would still fit).
+   */
+  hit(key: ApiKeyRecord, nowMs?: number, requests?: number): RateDecision;
   close(): Promise<void>;
 }
 

@@ -72,7 +72,7 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
       resetPassword: unexpected,
       count: unexpected,
     },
-    events: { open: unexpected, heartbeatMs: 1000 },
+    events: { open: unexpected, heartbeatMs: 1000, close: async () => {} },
     webhooks: {
       eventTypes: [],
       create: unexpected,

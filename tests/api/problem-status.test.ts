@@ -20,6 +20,7 @@ const STATUS: Record<ErrorCode, number> = {
   'payload-too-large': 413,
   'validation-error': 422,
   'rate-limit-exceeded': 429,
+  'too-many-streams': 429,
   'internal-error': 500,
   'service-unavailable': 503,
   'engine-unavailable': 503,

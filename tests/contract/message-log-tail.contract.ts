@@ -92,6 +92,44 @@ export function describeMessageLogTailContract(name: string, make: () => Promise
       expect(seen.every((m) => m.timestamp >= since)).toBe(true);
     });
 
+    it('tells once when everything appended before it started is handled, then goes on live', async () => {
+      const name = await topic(3);
+      const since = Date.now() - 1;
+      // More than one read's worth on a partition, and keys spread over the others.
+      const backlog = Array.from({ length: 450 }, (_, i) => ({
+        key: i < 300 ? 'busy' : `k${i % 7}`,
+        value: value(`old-${i}`, i),
+      }));
+      for (let i = 0; i < backlog.length; i += 150) await log.publish(name, backlog.slice(i, i + 150));
+      const seen: string[] = [];
+      const caughtUpAt: number[] = [];
+      await tail({
+        topic: name,
+        sinceMs: since,
+        handler: async (m) => void seen.push(String(m.value.id)),
+        onCaughtUp: () => caughtUpAt.push(seen.length),
+      });
+      await vi.waitFor(() => expect(caughtUpAt).toHaveLength(1), WAIT);
+      // Every message of the backlog was handled before the call.
+      expect(caughtUpAt[0]).toBeGreaterThanOrEqual(450);
+      expect(new Set(seen.slice(0, caughtUpAt[0])).size).toBeGreaterThanOrEqual(450);
+      await log.publish(name, [{ key: 'busy', value: value('live', 1) }]);
+      await vi.waitFor(() => expect(seen).toContain('live'), WAIT);
+      expect(caughtUpAt).toHaveLength(1);
+
+      // Without a start instant there is no past: caught up at once, nothing read.
+      const fresh: string[] = [];
+      let freshCaughtUp = -1;
+      await tail({
+        topic: name,
+        handler: async (m) => void fresh.push(String(m.value.id)),
+        onCaughtUp: () => {
+          freshCaughtUp = fresh.length;
+        },
+      });
+      await vi.waitFor(() => expect(freshCaughtUp).toBe(0), WAIT);
+    });
+
     it('stops delivering after stop(), and ends by itself when its handler rejects', async () => {
       const name = await topic(1);
       const stoppedSeen: string[] = [];

@@ -117,6 +117,30 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     const bad = await call(client, 'search', { query: 'x', limit: 500 });
     expect(bad.isError).toBe(true);
     expect(bad.text).toMatch(/limit/);
+
+    // Every tool's schema is closed, and an argument it does not take is refused, not dropped.
+    const { tools } = await client.listTools();
+    for (const tool of tools) expect([tool.name, tool.inputSchema.additionalProperties]).toEqual([tool.name, false]);
+    const valid: Record<string, Record<string, unknown>> = {
+      search: { query: 'aurora' },
+      get_document: { document_id: notes },
+      get_chunks: { document_id: notes },
+      list_documents: {},
+      list_versions: { document_id: notes },
+      compare_versions: { document_id: notes, from: 1, to: 2 },
+    };
+    for (const [name, args] of Object.entries(valid)) {
+      expect((await call(client, name, args)).isError).toBe(false);
+      const refused = await call(client, name, { ...args, workspace_id: 'someone-else' });
+      expect(refused.isError).toBe(true);
+      expect(refused.text).toContain('-32602');
+      expect(refused.text).toContain(`Invalid arguments for tool ${name}`);
+      expect(refused.text).toContain('Unrecognized key: "workspace_id"');
+    }
+    // A misspelt filter would otherwise widen the search to every document.
+    const misspelt = await call(client, 'search', { query: 'aurora', filters: { document_id: [guide] } });
+    expect(misspelt.isError).toBe(true);
+    expect(misspelt.text).toContain('Unrecognized key: "document_id"');
   });
 
   it('get_document, get_chunks, list_documents, list_versions and compare_versions read the workspace', async () => {
@@ -212,6 +236,55 @@ describe('MCP over Streamable HTTP at /mcp', () => {
     const get = await fetch(`${svc.url}/mcp`, { headers: { 'x-api-key': svc.keys.all } });
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
+  });
+
+  it('counts every call of a JSON-RPC batch against the rate limit: a batch larger than what is left is a 429, and none of it runs', async () => {
+    // The starter plan: 100 requests a minute.
+    const { key } = await svc.createKey({ permissions: ['read', 'search'], plan: 'starter' });
+    const post = (body: unknown) =>
+      fetch(`${svc.url}/mcp`, {
+        method: 'POST',
+        headers: {
+          'x-api-key': key,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+        },
+        body: JSON.stringify(body),
+      });
+    const calls = (n: number, name: string, args: Record<string, unknown>) =>
+      Array.from({ length: n }, (_, i) => ({
+        jsonrpc: '2.0',
+        id: i + 1,
+        method: 'tools/call',
+        params: { name, arguments: args },
+      }));
+
+    const one = await post(calls(1, 'list_documents', {})[0]);
+    expect(one.status).toBe(200);
+    expect(one.headers.get('x-ratelimit-remaining')).toBe('99');
+    await one.arrayBuffer();
+
+    // 100 searches in one POST: 100 requests, one more than the 99 left.
+    const batch = await post(calls(100, 'search', { query: 'aurora dashboard', mode: 'keyword' }));
+    expect(batch.status).toBe(429);
+    expect(batch.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+    expect(Number(batch.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect(batch.headers.get('x-ratelimit-remaining')).toBe('99');
+    const problem = (await batch.json()) as { detail: string; error: { code: string } };
+    expect(problem.error.code).toBe('rate_limit_exceeded');
+    expect(problem.detail).toContain('100 calls');
+    expect(problem.detail).toContain('only 99');
+
+    // Nothing of the refused batch was counted: 99 calls still fit, exactly, and then nothing does.
+    const fits = await post(calls(99, 'list_documents', { limit: 1 }));
+    expect(fits.status).toBe(200);
+    expect(fits.headers.get('x-ratelimit-remaining')).toBe('0');
+    const answers = (await fits.json()) as { id: number; result?: { isError?: boolean } }[];
+    expect(answers).toHaveLength(99);
+    expect(answers.every((a) => a.result !== undefined && a.result.isError !== true)).toBe(true);
+    const over = await post(calls(1, 'list_documents', {})[0]);
+    expect(over.status).toBe(429);
+    await over.arrayBuffer();
   });
 });
 

@@ -3,7 +3,7 @@
  * and a clean close.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type EventStreamClient, openEventStream } from './event-stream-client.ts';
+import { type EventStreamClient, openEventStream, type StreamedEvent } from './event-stream-client.ts';
 import { expectProblem, type TestService } from './test-service.ts';
 import type { OpenTestService } from './webhook-behaviour.ts';
 
@@ -100,6 +100,68 @@ export function describeEventStreamBehaviour(runtime: string, open: OpenTestServ
         );
         await new Promise((r) => setTimeout(r, 300));
         expect(theirs.events).toEqual([]);
+      });
+
+      it('brings each event to every stream of the workspace, through each stream its own filters', async () => {
+        const all = await Promise.all([1, 2, 3].map(() => stream(svc.keys.read)));
+        const deletions = await Promise.all(
+          [1, 2, 3].map(() => stream(svc.keys.all, { query: 'types=document.deleted' })),
+        );
+        const theirs = await Promise.all([1, 2].map(() => stream(svc.keys.otherWorkspace)));
+        const x = (await svc.upload('x.md', 'Document X about fjord ferries.', {})).body.document_id as string;
+        const y = (await svc.upload('y.md', 'Document Y about moraine lakes.', {})).body.document_id as string;
+        const onlyX = await Promise.all([1, 2].map(() => stream(svc.keys.all, { query: `document_id=${x}` })));
+        await svc.waitForStatus(x, 'completed');
+        await svc.waitForStatus(y, 'completed');
+        expect((await svc.request('DELETE', `/api/v1/documents/${x}`)).status).toBe(204);
+        expect((await svc.request('DELETE', `/api/v1/documents/${y}`)).status).toBe(204);
+
+        const about = (events: readonly StreamedEvent[]) =>
+          events.filter((e) => [x, y].includes(String(e.data.data.document_id)));
+        const seen = (s: EventStreamClient) => about(s.events).map((e) => `${e.event} ${e.data.data.document_id}`);
+        for (const s of all) {
+          await s.waitFor((events) => about(events).filter((e) => e.event === 'document.deleted').length === 2);
+          expect(seen(s).sort()).toEqual(
+            [
+              `document.version.completed ${x}`,
+              `document.version.completed ${y}`,
+              `document.deleted ${x}`,
+              `document.deleted ${y}`,
+            ].sort(),
+          );
+        }
+        for (const s of deletions) {
+          await s.waitFor((events) => about(events).length === 2);
+          expect(seen(s).sort()).toEqual([`document.deleted ${x}`, `document.deleted ${y}`].sort());
+        }
+        for (const s of onlyX) {
+          await s.waitFor((events) => events.some((e) => e.event === 'document.deleted'));
+          expect(s.events.every((e) => e.data.data.document_id === x)).toBe(true);
+        }
+        for (const s of theirs) expect(s.events).toEqual([]);
+      });
+
+      it('holds at most KB_MAX_STREAMS_PER_KEY streams of one key: one more is a 429 until one closes', async () => {
+        const { key } = await svc.createKey({ permissions: ['read'] });
+        const held = await Promise.all(Array.from({ length: 20 }, () => stream(key)));
+        expect(held.map((s) => s.status)).toEqual(Array(20).fill(200));
+        const refused = await svc.request('GET', '/api/v1/events', { key });
+        const problem = expectProblem(refused, 429, 'rate-limit-exceeded');
+        expect(problem.error?.code).toBe('too_many_streams');
+        expect(problem.detail).toContain('KB_MAX_STREAMS_PER_KEY');
+        expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+        // Another key of the workspace is not held back.
+        expect((await stream(svc.keys.read)).status).toBe(200);
+
+        // Closing one frees its place (once the service has seen the connection go).
+        held[0]?.close();
+        let again: EventStreamClient | undefined;
+        for (let attempt = 0; attempt < 100 && again?.status !== 200; attempt++) {
+          if (attempt > 0) await new Promise((r) => setTimeout(r, 100));
+          again = await stream(key);
+        }
+        expect(again?.status).toBe(200);
+        expectProblem(await svc.request('GET', '/api/v1/events', { key }), 429, 'rate-limit-exceeded');
       });
 
       it('sends heartbeats on an idle stream', async () => {

@@ -6,7 +6,7 @@
  *    Missing, malformed, unknown or revoked → 401.
  * 2. The request is counted against the key's plan; every authenticated response (including
  *    403/404/422 and the 429 itself) carries `X-RateLimit-Limit/Remaining/Reset`; over the limit →
- *    429 with `Retry-After`.
+ *    429 with `Retry-After`. (On `/mcp`, each JSON-RPC call of a batch counts; see `mcp.routes.ts`.)
  * 3. The route's `config.permission` must be among the key's permissions, else 403.
  *
  * A request without any key may instead carry a dashboard session cookie (see
@@ -73,33 +73,44 @@ export function requestContext(request: FastifyRequest): RequestContext {
 /**
  * Steps 1 and 2 for a presented key (see the file's comment): the active key record, with the
  * rate-limit headers set on the reply; `unauthorized` for an unusable key, `rate-limit-exceeded`
- * over the plan's limit. Shared with the MCP endpoint, which checks permissions per tool.
+ * over the plan's limit. Shared with the MCP endpoint, which checks permissions per tool and
+ * counts each JSON-RPC call of a batch as a request (`requests`: all are counted, or none).
  */
 export async function authenticateKey(
   presented: string,
   request: FastifyRequest,
   reply: FastifyReply,
   services: Pick<Services, 'keys' | 'rateLimiter'>,
+  requests = 1,
 ): Promise<ApiKeyRecord> {
   const { keys, rateLimiter } = services;
   const key = presented === '' ? null : await keys.authenticate(presented);
   if (!key) throw new KbError('unauthorized', 'The API key is invalid or has been revoked.');
   noteKey(request, key);
 
-  const decision = rateLimiter.hit(key);
+  const decision = rateLimiter.hit(key, undefined, requests);
   reply.header('x-ratelimit-limit', String(decision.limit));
   reply.header('x-ratelimit-remaining', String(Math.max(0, decision.remaining)));
   reply.header('x-ratelimit-reset', String(decision.reset));
   if (!decision.allowed) {
     const retryAfter = Math.max(1, Math.ceil(decision.retryAfter));
-    throw new KbError(
-      'rate-limit-exceeded',
-      `Rate limit of ${decision.limit} requests per minute exceeded for this key; retry in ${retryAfter} s.`,
-      { retryAfter },
-    );
+    throw new KbError('rate-limit-exceeded', refusal(decision.limit, decision.remaining, requests, retryAfter), {
+      retryAfter,
+    });
   }
 
   return key;
+}
+
+/** Why the limiter refused: the limit, and for a batch how many calls it held against how many were left. */
+function refusal(limit: number, remaining: number, requests: number, retryAfter: number): string {
+  if (requests <= 1) {
+    return `Rate limit of ${limit} requests per minute exceeded for this key; retry in ${retryAfter} s.`;
+  }
+  if (requests > limit) {
+    return `This batch holds ${requests} calls, each counted as a request, more than this key's whole rate limit of ${limit} requests per minute; send at most ${limit} calls per batch.`;
+  }
+  return `This batch holds ${requests} calls, each counted as a request, but only ${remaining} of this key's ${limit} requests per minute are left; nothing was run. Retry in ${retryAfter} s, or send fewer calls per batch.`;
 }
 
 async function authPlugin(app: FastifyInstance, opts: AuthPluginOptions) {

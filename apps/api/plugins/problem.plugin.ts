@@ -61,6 +61,7 @@ const ALTERNATIVE_ERROR_CODES: Partial<Record<ProblemKind, string>> = {
 /** Catalogue codes a client must tell apart from the rest of their kind, as `error.code`. */
 const SPECIFIC_ERROR_CODES: Partial<Record<ErrorCode, string>> = {
   'password-change-required': 'password_change_required',
+  'too-many-streams': 'too_many_streams',
 };
 
 const STATUS_KINDS: Record<number, ProblemKind> = {

@@ -68,6 +68,7 @@ const eventsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
         started = resolve;
       });
       let ended = false;
+      let streaming = false;
       let heartbeat: NodeJS.Timeout | undefined;
       let subscription: { stop(): Promise<void> } | undefined;
       const end = () => {
@@ -76,7 +77,7 @@ const eventsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
         clearInterval(heartbeat);
         open.delete(end);
         void subscription?.stop().catch(() => undefined);
-        if (!raw.writableEnded) raw.end();
+        if (streaming && !raw.writableEnded) raw.end();
       };
       // Opened before the answer starts, so a bad request still gets its problem document.
       subscription = await events.open(requestContext(request), {
@@ -89,6 +90,11 @@ const eventsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
         },
         onEnd: () => end(),
       });
+      if (ended) {
+        // The log failed while the stream opened: nothing was sent yet, so the client gets a problem.
+        void subscription.stop().catch(() => undefined);
+        throw new KbError('service-unavailable', 'The event log could not be read; reconnect to try again.');
+      }
       reply.hijack();
       raw.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
@@ -97,6 +103,7 @@ const eventsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
         'x-accel-buffering': 'no',
         'x-request-id': String(request.id),
       });
+      streaming = true;
       raw.write(`retry: ${RETRY_MS}\n: connected\n\n`);
       open.add(end);
       raw.on('close', end);
@@ -105,6 +112,8 @@ const eventsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
       }, events.heartbeatMs);
       heartbeat.unref();
       started();
+      // A client that left while the stream opened: its place is freed at once.
+      if (raw.destroyed || request.raw.destroyed) end();
     },
   );
 };

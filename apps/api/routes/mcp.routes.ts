@@ -3,6 +3,9 @@
  * message (or batch) and is answered on its own, so any number of API processes can serve it.
  * The caller authenticates exactly as on the resource routes (`X-API-Key` or `Authorization:
  * Bearer`, the same keys, the same rate limit); each tool then checks the permission it needs.
+ * Every JSON-RPC call counts against the rate limit as one request: a batch of 100 tool calls
+ * counts 100 (a POST at least one), all of them or none, before any runs — a batch larger than
+ * what the key has left is a 429 problem like any refused request, and nothing in it runs.
  * GET (a server-to-client stream) and DELETE (ending a session) have nothing to do without
  * sessions and answer 405. Not part of the OpenAPI document: MCP clients describe it themselves.
  */
@@ -20,6 +23,18 @@ export interface McpRoutesOptions {
 
 export const MCP_PATH = '/mcp';
 
+/**
+ * The JSON-RPC requests (messages with a method and an id: calls the server answers) a POST
+ * carries, at least one: a batch counts each; notifications and responses count nothing.
+ */
+export function callsIn(body: unknown): number {
+  if (!Array.isArray(body)) return 1;
+  const calls = body.filter(
+    (m) => typeof m === 'object' && m !== null && typeof (m as { method?: unknown }).method === 'string' && 'id' in m,
+  ).length;
+  return Math.max(1, calls);
+}
+
 export default async function mcpRoutes(app: FastifyInstance, opts: McpRoutesOptions): Promise<void> {
   const { services } = opts;
 
@@ -28,7 +43,7 @@ export default async function mcpRoutes(app: FastifyInstance, opts: McpRoutesOpt
     if (presented === null) {
       throw new KbError('unauthorized', 'Missing API key: send it in X-API-Key or as Authorization: Bearer <key>.');
     }
-    const key = await authenticateKey(presented, request, reply, services);
+    const key = await authenticateKey(presented, request, reply, services, callsIn(request.body));
     const access: McpAccess = async (permission) => {
       if (!key.permissions.includes(permission)) {
         throw new KbError('forbidden', `This API key lacks the '${permission}' permission.`);

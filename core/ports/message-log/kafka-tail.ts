@@ -27,11 +27,13 @@ export interface KafkaTail extends Subscription {
  * group-less assignment), which never commits, seeked on every partition to the offset
  * `fetchTopicOffsetsByTimestamp` gives for `sinceMs` (or to the end). The group has no offsets, so
  * the broker forgets it once the tail leaves. Messages come one at a time; one that cannot be
- * decoded is logged and skipped.
+ * decoded is logged and skipped. It is caught up once every partition's position reached the end
+ * offset read at the start (a partition starting there at once, the others when a processed batch
+ * ends at or past it).
  */
 export async function startKafkaTail(deps: TailDeps, options: TailOptions): Promise<KafkaTail> {
   const { kafka, admin, schemas, logger } = deps;
-  const { topic, sinceMs, handler, onEnd } = options;
+  const { topic, sinceMs, handler, onEnd, onCaughtUp } = options;
   const groupId = `${deps.clientId}.tail.${randomUUID()}`;
   const consumer = kafka.consumer({
     groupId,
@@ -51,11 +53,28 @@ export async function startKafkaTail(deps: TailDeps, options: TailOptions): Prom
   };
   const tail: KafkaTail = { stop: disconnect, abandon: disconnect };
 
+  /** Partitions whose position has not yet reached the end read at the start, with that end. */
+  const behind = new Map<number, bigint>();
+  const reached = (partition: number, nextOffset: bigint) => {
+    const end = behind.get(partition);
+    if (end === undefined || nextOffset < end) return;
+    behind.delete(partition);
+    if (behind.size === 0) onCaughtUp?.();
+  };
+
   try {
+    const ends = await admin.fetchTopicOffsets(topic);
     const starts =
       sinceMs === undefined
-        ? (await admin.fetchTopicOffsets(topic)).map((p) => ({ partition: p.partition, offset: p.high }))
+        ? ends.map((p) => ({ partition: p.partition, offset: p.high }))
         : await admin.fetchTopicOffsetsByTimestamp(topic, sinceMs);
+    if (onCaughtUp) {
+      for (const end of ends) behind.set(end.partition, BigInt(end.high));
+      consumer.on(consumer.events.END_BATCH_PROCESS, (event) => {
+        if (!ended && event.payload.topic === topic)
+          reached(event.payload.partition, BigInt(event.payload.lastOffset) + 1n);
+      });
+    }
     await consumer.connect();
     await consumer.subscribe({ topics: [topic], fromBeginning: false });
     await consumer.run({
@@ -89,6 +108,8 @@ export async function startKafkaTail(deps: TailDeps, options: TailOptions): Prom
       },
     });
     for (const start of starts) consumer.seek({ topic, partition: start.partition, offset: String(start.offset) });
+    // A partition with nothing between its start and its end is caught up already.
+    if (onCaughtUp) for (const start of starts) reached(start.partition, BigInt(start.offset));
   } catch (error) {
     await disconnect();
     throw kafkaError(error, `tail topic ${topic}`);

@@ -107,6 +107,13 @@ export interface TailOptions {
   readonly handler: (message: DeliveredMessage) => Promise<void>;
   /** Called once if the tail ends by itself (its handler rejected, or reading failed), with the error. */
   readonly onEnd?: (error: unknown) => void;
+  /**
+   * Called once, when every message appended before `tail` was called (from the tail's start on)
+   * has been handled: what comes after was appended while the tail ran. Without `sinceMs` that is
+   * at once (at the first read). A reader joining a live view from a past instant uses it to know
+   * when the past is read.
+   */
+  readonly onCaughtUp?: () => void;
 }
 
 /**

@@ -80,6 +80,20 @@ describe('rate limiter', () => {
     expect(limiter.hit(key('starter'), t0 + 61_000).allowed).toBe(true);
   });
 
+  it('counts several requests at once (a batch) only when all of them fit, and says what is left', () => {
+    const limiter = soloLimiter();
+    const t0 = 1_700_000_000_000;
+    expect(limiter.hit(key('starter'), t0, 1)).toMatchObject({ allowed: true, remaining: 99 });
+    const refused = limiter.hit(key('starter'), t0, 100);
+    expect(refused).toMatchObject({ allowed: false, remaining: 99 });
+    expect(refused.retryAfter).toBeGreaterThanOrEqual(1);
+    // The refused batch counted nothing: 99 still fit, then not one more.
+    expect(limiter.hit(key('starter'), t0, 99)).toMatchObject({ allowed: true, remaining: 0 });
+    expect(limiter.hit(key('starter'), t0).allowed).toBe(false);
+    // They leave the window together.
+    expect(limiter.hit(key('starter'), t0 + 61_000, 100)).toMatchObject({ allowed: true, remaining: 0 });
+  });
+
   it('limits keys independently and by plan', () => {
     const limiter = soloLimiter();
     const t0 = 1_700_000_000_000;

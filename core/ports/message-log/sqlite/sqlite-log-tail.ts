@@ -10,7 +10,9 @@ const BATCH = 200;
 /**
  * Tails of the SQLite log: positions kept in memory, read every `pollIntervalMs` and at once when
  * this process publishes to the same file. A tail starting at `sinceMs` begins on each partition
- * at the first retained message with a timestamp at or after it.
+ * at the first retained message with a timestamp at or after it. It is caught up once a read of
+ * every partition, after the start, came back short of a full batch (it reached that partition's
+ * end, which holds everything appended before the start).
  */
 export function createSqliteTail(ctx: SqliteLogContext): MessageLogTail['tail'] {
   const { db, q } = ctx;
@@ -18,7 +20,7 @@ export function createSqliteTail(ctx: SqliteLogContext): MessageLogTail['tail'] 
     'SELECT MIN(msg_offset) AS first FROM ml_messages WHERE topic = ? AND part = ? AND timestamp >= ?',
   );
 
-  return async function tail({ topic, sinceMs, handler, onEnd }: TailOptions): Promise<Subscription> {
+  return async function tail({ topic, sinceMs, handler, onEnd, onCaughtUp }: TailOptions): Promise<Subscription> {
     ctx.assertOpen();
     if (!q.topic.get(topic)) throw new KbError('not-found', `Topic ${topic} does not exist`);
     const next = new Map<number, number>();
@@ -29,6 +31,8 @@ export function createSqliteTail(ctx: SqliteLogContext): MessageLogTail['tail'] 
     let stopped = false;
     let pumping: Promise<void> | null = null;
     let again = false;
+    /** Partitions not yet read to their end since the start (emptied once, then caught up). */
+    const behind = onCaughtUp ? new Set(next.keys()) : new Set<number>();
 
     const decode = (partition: number, row: MessageRow): DeliveredMessage => ({
       topic,
@@ -52,6 +56,7 @@ export function createSqliteTail(ctx: SqliteLogContext): MessageLogTail['tail'] 
             next.set(part, row.msg_offset + 1);
           }
           if (rows.length === BATCH) again = true;
+          else if (behind.delete(part) && behind.size === 0) onCaughtUp?.();
         }
       } while (again && !stopped);
     }
