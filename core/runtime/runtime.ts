@@ -18,6 +18,7 @@ import { createDocumentWritesService } from '../services/document-writes.service
 import { createDocumentsService } from '../services/documents.service.ts';
 import { createEventStreamService } from '../services/event-stream.service.ts';
 import { createHealthService } from '../services/health.service.ts';
+import { createIdempotencyService } from '../services/idempotency.service.ts';
 import { createKeysService } from '../services/keys.service.ts';
 import { createLeftoversService } from '../services/leftovers.service.ts';
 import { createPipelineOverviewService } from '../services/pipeline-overview.service.ts';
@@ -180,6 +181,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     ...(disk ? { freeing: disk.freeing } : {}),
   });
   const sourceParts = createSourceParts({ config, ports, uploads, documentWrites, logger });
+  const idempotency = createIdempotencyService({
+    store: ports.idempotency,
+    ttlMs: config.idempotency.ttlMs,
+    // A claim outlives any request that could still be running: the body has arrived by then.
+    leaseMs: config.requestTimeoutMs,
+    waitMs: config.idempotency.waitMs,
+  });
   const services: Services = {
     uploads,
     documents,
@@ -223,6 +231,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       topic: topics.notification,
       heartbeatMs: config.events.heartbeatMs,
     }),
+    idempotency,
   };
   let dispatcher: WebhookDispatcher | undefined;
 
@@ -267,7 +276,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const sweep = () => {
       sweeping = sweeping
         .then(() => leftovers.sweep())
-        .catch((error: unknown) => logger.warn({ err: String(error) }, 'the sweep for leftovers failed; next time'));
+        .catch((error: unknown) => logger.warn({ err: String(error) }, 'the sweep for leftovers failed; next time'))
+        .then(() => idempotency.sweep())
+        .catch((error: unknown) =>
+          logger.warn({ err: String(error) }, 'the sweep of expired idempotency keys failed; next time'),
+        );
     };
     sweep();
     if (config.sweepIntervalMs > 0) {
