@@ -4,11 +4,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { KbError } from '../../core/errors/kb-error.ts';
+import { type FormFile, uniqueFile, uploadAndLoseAnswer, uploadForm } from '../support/lost-answer.ts';
 import { expectProblem, startTestService, type TestService } from '../support/test-service.ts';
 
 let svc: TestService;
@@ -21,64 +21,13 @@ afterAll(async () => {
   await svc?.close();
 });
 
-interface FormFile {
-  readonly name: string;
-  readonly content: string;
-}
-
-function form(file: FormFile, fields: Record<string, string> = {}): FormData {
-  const f = new FormData();
-  for (const [name, value] of Object.entries(fields)) f.append(name, value);
-  f.append('file', new Blob([file.content], { type: 'text/plain' }), file.name);
-  return f;
-}
-
-/** A multipart body with a boundary of its own, as bytes, for a raw socket. */
-function rawForm(file: FormFile, fields: Record<string, string> = {}): { body: Buffer; type: string } {
-  const boundary = `----kb${randomUUID().replaceAll('-', '')}`;
-  const parts = Object.entries(fields).map(
-    ([name, value]) => `--${boundary}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`,
-  );
-  parts.push(
-    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${file.name}"\r\nContent-Type: text/plain\r\n\r\n${file.content}\r\n`,
-  );
-  return {
-    body: Buffer.from(`${parts.join('')}--${boundary}--\r\n`),
-    type: `multipart/form-data; boundary=${boundary}`,
-  };
-}
-
-/**
- * Sends a whole upload over a raw socket and loses its answer: `cut` closes the connection as soon
- * as the last byte is written, `drop` when the first byte of the answer arrives, unread.
- */
-function lostUpload(key: string, file: FormFile, mode: 'cut' | 'drop'): Promise<void> {
-  const { hostname: host, port } = new URL(svc.url);
-  const { body, type } = rawForm(file);
-  const head = [
-    'POST /api/v1/documents HTTP/1.1',
-    `Host: ${host}:${port}`,
-    `X-API-Key: ${svc.keys.all}`,
-    `Idempotency-Key: ${key}`,
-    `Content-Type: ${type}`,
-    `Content-Length: ${body.length}`,
-    '',
-    '',
-  ].join('\r\n');
-  return new Promise((resolve, reject) => {
-    const socket = net.connect(Number(port), host);
-    socket.on('error', reject);
-    socket.on('close', () => resolve());
-    socket.on('data', () => socket.destroy());
-    socket.write(Buffer.concat([Buffer.from(head), body]), () => {
-      if (mode === 'cut') socket.destroy();
-    });
-  });
-}
+/** Sends an upload with `key` and loses its answer (see `uploadAndLoseAnswer`). */
+const lostUpload = (key: string, file: FormFile, mode: 'cut' | 'drop') =>
+  uploadAndLoseAnswer(svc.url, { 'X-API-Key': svc.keys.all, 'Idempotency-Key': key }, file, mode);
 
 const upload = (key: string | null, file: FormFile, fields: Record<string, string> = {}, apiKey = svc.keys.all) =>
   svc.request('POST', '/api/v1/documents', {
-    body: form(file, fields),
+    body: uploadForm(file, fields),
     key: apiKey,
     headers: key === null ? {} : { 'idempotency-key': key },
   });
@@ -89,11 +38,6 @@ async function documentsNamed(name: string, apiKey = svc.keys.all): Promise<Arra
   expect(list.status).toBe(200);
   return (list.body.documents as Array<{ id: string; name: string; version: number }>).filter((d) => d.name === name);
 }
-
-const uniqueFile = (label: string): FormFile => ({
-  name: `${label}-${randomUUID()}.txt`,
-  content: `Notes about ${label}: ${randomUUID()}\n`,
-});
 
 describe('a retried upload whose answer was lost', () => {
   for (const mode of ['cut', 'drop'] as const) {
@@ -163,13 +107,13 @@ describe('replays', () => {
 
     const replaceKey = randomUUID();
     const replaced = await svc.request('PUT', `/api/v1/documents/${id}`, {
-      body: form({ name: file.name, content: 'Second content.\n' }),
+      body: uploadForm({ name: file.name, content: 'Second content.\n' }),
       headers: { 'idempotency-key': replaceKey },
     });
     expect(replaced.status).toBe(200);
     expect(replaced.body.version).toBe(3);
     const replacedAgain = await svc.request('PUT', `/api/v1/documents/${id}`, {
-      body: form({ name: file.name, content: 'Second content.\n' }),
+      body: uploadForm({ name: file.name, content: 'Second content.\n' }),
       headers: { 'idempotency-key': replaceKey },
     });
     expect(replacedAgain.text).toBe(replaced.text);
@@ -365,14 +309,14 @@ describe('a restart of the service', () => {
     try {
       const apiKey = first.keys.all;
       const created = await first.request('POST', '/api/v1/documents', {
-        body: form(file),
+        body: uploadForm(file),
         headers: { 'idempotency-key': key },
       });
       expect(created.status).toBe(201);
       await first.close();
       second = await startTestService({ stages: 'none', dataDir: dir });
       const retried = await second.request('POST', '/api/v1/documents', {
-        body: form(file),
+        body: uploadForm(file),
         key: apiKey,
         headers: { 'idempotency-key': key },
       });
