@@ -30,6 +30,9 @@ interface Guarded {
 /** How many times a write that lost a race is tried again before giving up. */
 const MAX_ATTEMPTS = 20;
 
+/** Claims of this process remembered with the version they wrote (beyond it, the oldest are forgotten). */
+const MAX_REMEMBERED_CLAIMS = 10_000;
+
 /** One id per (scope, key), whatever characters they hold. */
 const docId = (scope: string, key: string) =>
   createHash('sha256')
@@ -44,7 +47,8 @@ const body = (record: IdempotencyRecord): KeyDoc => ({ expires_at_ms: record.exp
  * `op_type=create` (exactly one of simultaneous creators succeeds; the others read the winner's
  * record); an expired record is replaced only with `if_seq_no`/`if_primary_term` of the version
  * read, so of simultaneous takers-over one wins. Completion and release are guarded the same way
- * and check the token first. A write the client sent again after a lost answer (its transport
+ * and check the token first; of a claim this process made they are one write, guarded by the
+ * version its claim wrote (read again only when that guard fails). A write the client sent again after a lost answer (its transport
  * retries) is recognised by the token it left. The sweep is a `_delete_by_query` on the expiry
  * with `conflicts=proceed`: a record changed since the sweep read it is kept.
  */
@@ -79,14 +83,42 @@ export async function createOpenSearchIdempotencyStore(
     return { record: source.record, seqNo: response.body._seq_no ?? 0, primaryTerm: response.body._primary_term ?? 0 };
   }
 
-  /** Writes `record` if the id is free (`create`) or unchanged since read (a guard); false when it was not. */
-  async function put(id: string, record: IdempotencyRecord, condition: 'create' | Guarded): Promise<boolean> {
+  /**
+   * The claims this process made, with the version its write left, so that completing or releasing
+   * one is a single guarded write (a read first only when the guard fails).
+   */
+  const claims = new Map<string, Guarded>();
+  const remember = (id: string, claimed: Guarded) => {
+    claims.delete(id);
+    claims.set(id, claimed);
+    if (claims.size > MAX_REMEMBERED_CLAIMS) claims.delete(claims.keys().next().value as string);
+  };
+
+  /**
+   * Writes `record` if the id is free (`create`) or unchanged since read (a guard); the version it
+   * wrote, or null when it was not free or changed.
+   */
+  async function put(id: string, record: IdempotencyRecord, condition: 'create' | Guarded): Promise<Guarded | null> {
     const query: Record<string, string | number> =
       condition === 'create'
         ? { op_type: 'create' }
         : { if_seq_no: condition.seqNo, if_primary_term: condition.primaryTerm };
-    const response = await http.request('PUT', docPath(id), body(record), { query, allow: [409] });
-    return response.status !== 409;
+    const response = await http.request<{ _seq_no?: number; _primary_term?: number }>(
+      'PUT',
+      docPath(id),
+      body(record),
+      { query, allow: [409] },
+    );
+    if (response.status === 409) return null;
+    return { record, seqNo: response.body._seq_no ?? 0, primaryTerm: response.body._primary_term ?? 0 };
+  }
+
+  /** The record as this process's claim left it (no read), or else as read now. */
+  async function current(id: string, token: string): Promise<Guarded | null> {
+    const mine = claims.get(id);
+    if (mine?.record.token !== token) return get(id);
+    claims.delete(id);
+    return mine;
   }
 
   try {
@@ -112,13 +144,21 @@ export async function createOpenSearchIdempotencyStore(
         response: null,
       };
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        if (await put(id, record, 'create')) return { claimed: true, record };
-        const current = await get(id);
-        if (!current) continue;
+        const created = await put(id, record, 'create');
+        if (created) {
+          remember(id, created);
+          return { claimed: true, record };
+        }
+        const found = await get(id);
+        if (!found) continue;
         // This claim's own write, sent again by the transport after its answer was lost.
-        if (current.record.token === request.token) return { claimed: true, record: current.record };
-        if (current.record.expiresAtMs > request.nowMs) return { claimed: false, record: current.record };
-        if (await put(id, record, current)) return { claimed: true, record };
+        if (found.record.token === request.token) return { claimed: true, record: found.record };
+        if (found.record.expiresAtMs > request.nowMs) return { claimed: false, record: found.record };
+        const taken = await put(id, record, found);
+        if (taken) {
+          remember(id, taken);
+          return { claimed: true, record };
+        }
       }
       throw new KbError('conflict', `The idempotency key kept changing while it was claimed; try again.`);
     },
@@ -126,13 +166,14 @@ export async function createOpenSearchIdempotencyStore(
     async complete(scope, key, token, response, expiresAtMs) {
       const id = docId(scope, key);
       let wrote = false;
+      let found = await current(id, token);
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const current = await get(id);
-        if (!current || current.record.token !== token) return false;
-        if (current.record.state === 'completed') return wrote;
-        const completed: IdempotencyRecord = { ...current.record, state: 'completed', response, expiresAtMs };
+        if (!found || found.record.token !== token) return false;
+        if (found.record.state === 'completed') return wrote;
+        const completed: IdempotencyRecord = { ...found.record, state: 'completed', response, expiresAtMs };
         wrote = true;
-        if (await put(id, completed, current)) return true;
+        if (await put(id, completed, found)) return true;
+        found = await get(id);
       }
       throw new KbError('conflict', `The idempotency key kept changing while it was completed; try again.`);
     },
@@ -140,23 +181,24 @@ export async function createOpenSearchIdempotencyStore(
     async release(scope, key, token) {
       const id = docId(scope, key);
       let wrote = false;
+      let found = await current(id, token);
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-        const current = await get(id);
-        if (!current) return wrote;
-        if (current.record.token !== token || current.record.state !== 'in-progress') return false;
+        if (!found) return wrote;
+        if (found.record.token !== token || found.record.state !== 'in-progress') return false;
         wrote = true;
         const response = await http.request('DELETE', docPath(id), undefined, {
-          query: { if_seq_no: current.seqNo, if_primary_term: current.primaryTerm },
+          query: { if_seq_no: found.seqNo, if_primary_term: found.primaryTerm },
           allow: [404, 409],
         });
-        if (response.status !== 409) return true;
+        if (response.status !== 409) return response.status !== 404;
+        found = await get(id);
       }
       throw new KbError('conflict', `The idempotency key kept changing while it was released; try again.`);
     },
 
     async lookup(scope, key, nowMs) {
-      const current = await get(docId(scope, key));
-      return current && current.record.expiresAtMs > nowMs ? current.record : null;
+      const found = await get(docId(scope, key));
+      return found && found.record.expiresAtMs > nowMs ? found.record : null;
     },
 
     async sweep(nowMs) {
