@@ -139,7 +139,8 @@ async function idempotencyPlugin(app: FastifyInstance, opts: IdempotencyPluginOp
         request.log.warn('the Idempotency-Key lapsed before the answer was stored; a retry runs again');
       }
     } catch (err) {
-      // The write has happened: its answer goes out all the same. A retry waits for the claim to lapse.
+      // The answer goes out all the same; the key, neither stored nor given back, lapses after
+      // KB_REQUEST_TIMEOUT_MS (a retry meanwhile waits, then gets 409).
       request.log.error({ err }, 'could not store the answer of an Idempotency-Key');
     }
     return payload;
