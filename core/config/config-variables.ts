@@ -132,6 +132,20 @@ export const CONFIG_VARIABLES = [
     { min: 1, max: 100000 },
   ),
   v(
+    'KB_IDEMPOTENCY_TTL_HOURS',
+    'integer',
+    '24',
+    'How long the answer to a write sent with an `Idempotency-Key` header is kept: a retry with the same key and the same request within this time gets that answer again (`Idempotent-Replayed: true`) instead of a second write. Expired keys are swept with the leftovers (`KB_SWEEP_INTERVAL_MS`).',
+    { min: 1, max: 8760 },
+  ),
+  v(
+    'KB_IDEMPOTENCY_WAIT_MS',
+    'integer',
+    '5000',
+    'How long a request waits for another request with the same `Idempotency-Key` that is still running, to answer with its answer; after that it is answered 409 `idempotency-key-in-use` with `Retry-After`. 0 answers 409 at once.',
+    { min: 0, max: 60000 },
+  ),
+  v(
     'KB_STORAGE_RESERVE_BYTES',
     'integer',
     '33554432',

@@ -110,6 +110,8 @@ const sharedProperties = {
   }),
   /** The event stream (`GET /api/v1/events`). */
   events: Type.Object({ heartbeatMs: Type.Integer(), maxStreamsPerKey: Type.Integer() }),
+  /** `Idempotency-Key`: how long an answer is kept, how long a request waits for one still running. */
+  idempotency: Type.Object({ ttlMs: Type.Integer(), waitMs: Type.Integer() }),
   parsing: Type.Object({
     threads: Type.Integer(),
     taskTimeoutMs: Type.Integer(),

@@ -169,6 +169,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       dispatch: bool('KB_WEBHOOK_DISPATCH'),
     },
     events: { heartbeatMs: int('KB_EVENTS_HEARTBEAT_MS'), maxStreamsPerKey: int('KB_MAX_STREAMS_PER_KEY') },
+    idempotency: {
+      ttlMs: int('KB_IDEMPOTENCY_TTL_HOURS') * 3_600_000,
+      waitMs: int('KB_IDEMPOTENCY_WAIT_MS'),
+    },
     parsing: {
       threads: int('KB_PARSE_THREADS'),
       taskTimeoutMs: int('KB_PARSE_TIMEOUT_MS'),

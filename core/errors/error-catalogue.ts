@@ -57,6 +57,12 @@ export const ERROR_CATALOGUE = {
   'internal-error': entry('internal-error', 'Internal Server Error'),
   'service-unavailable': entry('service-unavailable', 'Service Unavailable', true),
 
+  // Idempotency-Key: a malformed key; a key already used for another request; a key whose first
+  // request is still running (retry after Retry-After to get its answer).
+  'idempotency-key-invalid': entry('bad-request', 'Invalid Idempotency-Key'),
+  'idempotency-key-reused': entry('validation-error', 'Idempotency-Key used for another request'),
+  'idempotency-key-in-use': entry('conflict', 'Idempotency-Key in use', true),
+
   // Infrastructure errors: an engine did not answer, or answered that it is busy.
   'engine-unavailable': entry('service-unavailable', 'Engine unavailable', true),
   timeout: entry('service-unavailable', 'Operation timed out', true),

@@ -14,7 +14,7 @@ export interface KbErrorOptions {
   readonly retriable?: boolean;
   /** Failed fields, for `validation-error`. */
   readonly errors?: readonly FieldError[];
-  /** Seconds a client should wait, for `rate-limit-exceeded`. */
+  /** Seconds a client should wait (`Retry-After`), for `rate-limit-exceeded` and `idempotency-key-in-use`. */
   readonly retryAfter?: number;
 }
 

@@ -19,6 +19,7 @@ export async function createDistributedPorts(
     { createClickHouseAccountStore },
     { createOpenSearchSourceStore },
     { createClickHouseWebhookStore },
+    { createOpenSearchIdempotencyStore },
   ] = await Promise.all([
     import('../ports/message-log/kafka.adapter.ts'),
     import('../ports/object-store/s3.adapter.ts'),
@@ -26,6 +27,7 @@ export async function createDistributedPorts(
     import('../ports/account-store/clickhouse.adapter.ts'),
     import('../ports/source-store/opensearch.adapter.ts'),
     import('../ports/webhook-store/clickhouse.adapter.ts'),
+    import('../ports/idempotency-store/opensearch.adapter.ts'),
   ]);
   // Each step is idempotent (created if missing, kept if there), so any number of processes may
   // start at once; an engine still starting is waited for within KB_STARTUP_TIMEOUT_MS.
@@ -88,9 +90,16 @@ export async function createDistributedPorts(
         database: config.clickhouse.database,
       }),
     );
+    // OpenSearch: the atomic claim of a key needs a create-if-absent, which ClickHouse lacks.
+    const idempotency = await open(
+      'OpenSearch',
+      `create the index ${config.opensearch.indexPrefix}-idempotency-keys`,
+      () =>
+        createOpenSearchIdempotencyStore({ url: config.opensearch.url, indexPrefix: config.opensearch.indexPrefix }),
+    );
     return withLazyParts(
       config,
-      { objects, log, logAdmin: log, logTail: log, documents, accountStore, sources, webhooks },
+      { objects, log, logAdmin: log, logTail: log, documents, accountStore, sources, webhooks, idempotency },
       embeddings,
     );
   } catch (error) {

@@ -5,6 +5,7 @@ import type { Logger } from '../model/logger.model.ts';
 import { createSqliteAccountStore } from '../ports/account-store/sqlite.adapter.ts';
 import { createSqliteDocumentStore } from '../ports/document-store/sqlite.adapter.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
+import { createSqliteIdempotencyStore } from '../ports/idempotency-store/sqlite.adapter.ts';
 import { createSqliteMessageLog } from '../ports/message-log/sqlite.adapter.ts';
 import { createFilesystemObjectStore } from '../ports/object-store/filesystem.adapter.ts';
 import { createSqliteSourceStore } from '../ports/source-store/sqlite.adapter.ts';
@@ -42,6 +43,7 @@ export async function createEmbeddedPorts(
   const accountStore = createSqliteAccountStore({ file: path.join(dir, 'control.db') });
   const sources = createSqliteSourceStore({ file: path.join(dir, 'sources.db') });
   const webhooks = createSqliteWebhookStore({ file: path.join(dir, 'webhooks.db') });
+  const idempotency = createSqliteIdempotencyStore({ file: path.join(dir, 'idempotency.db') });
   const disk = createDiskGuard({
     dir,
     minFreeBytes: config.storage.minFreeBytes,
@@ -49,7 +51,7 @@ export async function createEmbeddedPorts(
   });
   return withLazyParts(
     config,
-    { objects, log, logAdmin: log, logTail: log, documents, accountStore, sources, webhooks, disk },
+    { objects, log, logAdmin: log, logTail: log, documents, accountStore, sources, webhooks, idempotency, disk },
     embeddings,
   );
 }

@@ -3,6 +3,7 @@ import type { Parser } from '../model/parser.model.ts';
 import type { AccountStore } from '../ports/account-store/account-store.port.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
+import type { IdempotencyStore } from '../ports/idempotency-store/idempotency-store.port.ts';
 import type { MessageLog, MessageLogAdmin, MessageLogTail } from '../ports/message-log/message-log.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import type { SourceStore } from '../ports/source-store/source-store.port.ts';
@@ -26,6 +27,8 @@ export interface Ports {
   readonly sources: SourceStore;
   /** Webhook endpoints and their deliveries. */
   readonly webhooks: WebhookStore;
+  /** The `Idempotency-Key`s of clients' writes and their answers, shared by every API process. */
+  readonly idempotency: IdempotencyStore;
   /** The embedded runtime's data volume (free-space checks, the reserve for deletes); null on the distributed runtime. */
   readonly disk: DiskGuard | null;
   /** Loaded on first use: the API needs it for queries, workers for the embed stage, `kb keys` never. */
@@ -40,7 +43,7 @@ export function withLazyParts(
   config: Config,
   parts: Pick<
     Ports,
-    'objects' | 'log' | 'logAdmin' | 'logTail' | 'documents' | 'accountStore' | 'sources' | 'webhooks'
+    'objects' | 'log' | 'logAdmin' | 'logTail' | 'documents' | 'accountStore' | 'sources' | 'webhooks' | 'idempotency'
   > & {
     readonly disk?: DiskGuard;
   },
@@ -76,6 +79,7 @@ export function withLazyParts(
         parts.sources.close(),
         parts.webhooks.close(),
         parts.disk ? parts.disk.close() : Promise.resolve(),
+        parts.idempotency.close(),
       ]);
     },
   };

@@ -19,6 +19,7 @@ import { createDocumentWritesService } from '../services/document-writes.service
 import { createDocumentsService } from '../services/documents.service.ts';
 import { createEventStreamService } from '../services/event-stream.service.ts';
 import { createHealthService } from '../services/health.service.ts';
+import { createIdempotencyService } from '../services/idempotency.service.ts';
 import { createKeysService } from '../services/keys.service.ts';
 import { createLeftoversService } from '../services/leftovers.service.ts';
 import { createPipelineOverviewService } from '../services/pipeline-overview.service.ts';
@@ -190,6 +191,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     ? { ...config.outbound, resolve: options.resolveHost }
     : config.outbound;
   const sourceParts = createSourceParts({ config, ports, uploads, documentWrites, logger, outbound });
+  const idempotency = createIdempotencyService({
+    store: ports.idempotency,
+    ttlMs: config.idempotency.ttlMs,
+    // A claim outlives any request that could still be running: the body has arrived by then.
+    leaseMs: config.requestTimeoutMs,
+    waitMs: config.idempotency.waitMs,
+  });
   const services: Services = {
     uploads,
     documents,
@@ -234,6 +242,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       heartbeatMs: config.events.heartbeatMs,
       maxStreamsPerKey: config.events.maxStreamsPerKey,
     }),
+    idempotency,
   };
   let dispatcher: WebhookDispatcher | undefined;
 
@@ -278,7 +287,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     const sweep = () => {
       sweeping = sweeping
         .then(() => leftovers.sweep())
-        .catch((error: unknown) => logger.warn({ err: String(error) }, 'the sweep for leftovers failed; next time'));
+        .catch((error: unknown) => logger.warn({ err: String(error) }, 'the sweep for leftovers failed; next time'))
+        .then(() => idempotency.sweep())
+        .catch((error: unknown) =>
+          logger.warn({ err: String(error) }, 'the sweep of expired idempotency keys failed; next time'),
+        );
     };
     sweep();
     if (config.sweepIntervalMs > 0) {

@@ -27,6 +27,7 @@ import type { DocumentWritesService } from './document-writes.service.ts';
 import type { DocumentsService } from './documents.service.ts';
 import type { EventStreamService } from './event-stream.service.ts';
 import type { HealthService } from './health.service.ts';
+import type { IdempotencyService } from './idempotency.service.ts';
 import type { PipelineOverviewService } from './pipeline-overview.service.ts';
 import type { ReindexService } from './reindex.service.ts';
 import type { AccountActor, RequestContext } from './request-context.ts';
@@ -187,4 +188,6 @@ export interface Services {
   readonly retention: RetentionService;
   readonly webhooks: WebhooksService;
   readonly events: EventStreamService;
+  /** `Idempotency-Key`s of writes: claims and the answers retries get again. */
+  readonly idempotency: IdempotencyService;
 }

@@ -106,6 +106,7 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
     health: { ready: behaviour.ready ?? unexpected },
     reindex: { indexModel: unexpected, run: unexpected },
     retention: { run: unexpected },
+    idempotency: { parseKey: unexpected, begin: unexpected, sweep: unexpected },
   };
 }
 

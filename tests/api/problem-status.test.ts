@@ -48,6 +48,9 @@ const STATUS: Record<ErrorCode, number> = {
   'sync-running': 409,
   'deletions-held': 409,
   'sync-interrupted': 503,
+  'idempotency-key-invalid': 400,
+  'idempotency-key-reused': 422,
+  'idempotency-key-in-use': 409,
 };
 
 describe('problem status', () => {

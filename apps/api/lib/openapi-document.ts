@@ -3,8 +3,10 @@
  * can use it: every schema the route schemas name (a `title` in PascalCase, such as `Document` or
  * `SearchRequest`) moved to `components.schemas` and referenced with `$ref` wherever it is used, so
  * generated clients get those names; one response per error status in `components`, referenced
- * from every operation; the response headers (`X-Request-Id`, `X-RateLimit-*`, `Retry-After`);
- * every status each operation can answer; an example for every request and response body.
+ * from every operation; the response headers (`X-Request-Id`, `X-RateLimit-*`, `Retry-After`,
+ * `Idempotent-Replayed`); the `Idempotency-Key` request header as one parameter in `components`,
+ * referenced from every write that takes it; every status each operation can answer; an example
+ * for every request and response body.
  */
 import { isDeepStrictEqual } from 'node:util';
 import { Problem } from '../schemas/common.schema.ts';
@@ -17,10 +19,41 @@ export const ALIAS_OPERATION_SUFFIX = 'V1';
 
 const RATE_LIMIT_HEADERS = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
 
+const IDEMPOTENCY_KEY_DESCRIPTION =
+  'Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.';
+
+/** The `Idempotency-Key` header as a route schema's `headers` (documented, not validated by the schema). */
+export const IDEMPOTENCY_KEY_HEADERS = {
+  type: 'object',
+  properties: {
+    'Idempotency-Key': {
+      type: 'string',
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x20-\\x7E]+$',
+      description: IDEMPOTENCY_KEY_DESCRIPTION,
+    },
+  },
+};
+
+/** The parameter every write that takes an `Idempotency-Key` references. */
+const IDEMPOTENCY_KEY_PARAMETER: Json = {
+  name: 'Idempotency-Key',
+  in: 'header',
+  required: false,
+  description: IDEMPOTENCY_KEY_DESCRIPTION,
+  schema: { type: 'string', minLength: 1, maxLength: 255, pattern: '^[\\x20-\\x7E]+$' },
+  example: '8e03978e-40d5-43e8-bc93-6894a57f9324',
+};
+
+/** Statuses every write that takes an `Idempotency-Key` may answer because of it. */
+const IDEMPOTENCY_STATUSES = [400, 409, 422];
+
 const ERROR_RESPONSES: Record<number, { name: string; description: string; headers: string[] }> = {
   400: {
     name: 'BadRequest',
-    description: 'Bad request: invalid or missing query or path parameters, a malformed body, or an unusable upload.',
+    description:
+      'Bad request: invalid or missing query or path parameters, a malformed body, an unusable upload, or a malformed `Idempotency-Key`.',
     headers: ['X-Request-Id', ...RATE_LIMIT_HEADERS],
   },
   401: {
@@ -41,7 +74,7 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
   409: {
     name: 'Conflict',
     description:
-      'The resource is not in a state that allows this: a version still processing, failed or archived (compare, context), a rollback to the current version, the index on another embedding model (semantic search).',
+      'The resource is not in a state that allows this: a version still processing, failed or archived (compare, context), a rollback to the current version, the index on another embedding model (semantic search); or the first request with this `Idempotency-Key` is still running (title `Idempotency-Key in use`, with `Retry-After`: send it again then to get its answer).',
     headers: ['X-Request-Id', ...RATE_LIMIT_HEADERS],
   },
   413: {
@@ -51,7 +84,8 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
   },
   422: {
     name: 'ValidationError',
-    description: 'The body failed validation; `errors` lists each failed field.',
+    description:
+      'The body failed validation (`errors` lists each failed field), or the `Idempotency-Key` was already used for another request (title `Idempotency-Key used for another request`).',
     headers: ['X-Request-Id', ...RATE_LIMIT_HEADERS],
   },
   429: {
@@ -99,6 +133,11 @@ const HEADERS: Record<string, Json> = {
     description: 'The authentication scheme (`Bearer`; `X-API-Key` is preferred).',
     schema: { type: 'string' },
   },
+  'Idempotent-Replayed': {
+    description:
+      '`true` when this is the stored answer of an earlier request with the same `Idempotency-Key` (nothing was written again); absent otherwise.',
+    schema: { type: 'string', enum: ['true'] },
+  },
 };
 
 /** Statuses an operation answers beyond those its route schema lists (found in its code paths). */
@@ -122,7 +161,9 @@ export const UPLOAD_CONTENT_TYPES = [
   'application/octet-stream',
 ];
 
-const ref = (kind: 'headers' | 'responses' | 'schemas', name: string) => ({ $ref: `#/components/${kind}/${name}` });
+const ref = (kind: 'headers' | 'parameters' | 'responses' | 'schemas', name: string) => ({
+  $ref: `#/components/${kind}/${name}`,
+});
 const plain = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
 
 function components(): Json {
@@ -134,7 +175,12 @@ function components(): Json {
       content: { 'application/problem+json': { schema: ref('schemas', 'Problem'), example: PROBLEM_EXAMPLES[status] } },
     };
   }
-  return { schemas: {}, headers: plain(HEADERS), responses };
+  return {
+    schemas: {},
+    headers: plain(HEADERS),
+    responses,
+    parameters: { IdempotencyKey: plain(IDEMPOTENCY_KEY_PARAMETER) },
+  };
 }
 
 function finishOperation(operation: Json, globalSecurity: unknown): void {
@@ -145,9 +191,20 @@ function finishOperation(operation: Json, globalSecurity: unknown): void {
   const examples = OPERATION_EXAMPLES[baseId];
   const security = (operation.security ?? globalSecurity) as unknown[];
   const authenticated = Array.isArray(security) && security.length > 0;
+  const parameters = (operation.parameters ?? []) as Json[];
+  const idempotent = parameters.some((p) => p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key');
+  if (idempotent) {
+    operation.parameters = parameters.map((p) =>
+      p.in === 'header' && String(p.name).toLowerCase() === 'idempotency-key' ? ref('parameters', 'IdempotencyKey') : p,
+    );
+  }
 
   const responses = (operation.responses ?? {}) as Record<string, Json>;
-  const extra = [...(EXTRA_STATUSES[baseId] ?? []), ...(authenticated ? [503] : [])];
+  const extra = [
+    ...(EXTRA_STATUSES[baseId] ?? []),
+    ...(authenticated ? [503] : []),
+    ...(idempotent ? IDEMPOTENCY_STATUSES : []),
+  ];
   for (const status of extra) responses[String(status)] ??= {};
   for (const [status, response] of Object.entries(responses)) {
     const code = Number(status);
@@ -157,7 +214,11 @@ function finishOperation(operation: Json, globalSecurity: unknown): void {
       responses[status] = ref('responses', problem.name);
       continue;
     }
-    const headers = ['X-Request-Id', ...(authenticated ? RATE_LIMIT_HEADERS : [])];
+    const headers = [
+      'X-Request-Id',
+      ...(authenticated ? RATE_LIMIT_HEADERS : []),
+      ...(idempotent ? ['Idempotent-Replayed'] : []),
+    ];
     response.headers = Object.fromEntries(headers.map((h) => [h, ref('headers', h)]));
     const example = examples?.responses[status];
     for (const media of Object.values(content ?? {})) {

@@ -9,6 +9,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { type FieldError, KbError } from '../../../core/errors/kb-error.ts';
+import { fingerprintOf } from '../../../core/services/idempotency.service.ts';
 import type { StagedUpload, UploadStagingService } from '../../../core/services/upload-staging.service.ts';
 import { unsafeCharacter } from '../../../core/util/display-text.ts';
 
@@ -54,6 +55,12 @@ function fieldErrorsOf(error: unknown): readonly FieldError[] | null {
 export interface UploadedFile<V> {
   readonly staged: StagedUpload;
   readonly fields: V;
+  /**
+   * What the form was, for an `Idempotency-Key`: the file's SHA-256 (computed while it streamed),
+   * size, name and type, and the text fields as sent. The same form sent again (with any multipart
+   * boundary, fields in any order) has the same fingerprint.
+   */
+  readonly fingerprint: string;
 }
 
 /**
@@ -153,7 +160,8 @@ export async function withUploadedFile<V>(
         errors: problems,
       });
     }
-    return { staged, fields: value };
+    const file = { sha256: staged.contentHash, bytes: staged.sizeBytes, name: staged.name, type: staged.mimeType };
+    return { staged, fields: value, fingerprint: fingerprintOf({ file, fields: Object.fromEntries(fields) }) };
   } catch (err) {
     if (staged) await discard(uploads, staged, request);
     drain(request);

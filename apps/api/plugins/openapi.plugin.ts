@@ -3,13 +3,14 @@
  * `finishOpenApiDocument` (components, headers, statuses, examples) and served at `/openapi.json`
  * with the origin it was asked on as its server. The `/v1` copies of the resource routes are
  * declared as aliases (operation ids ending in `V1`). Upload routes validate their multipart form
- * in code, so their form schema (`config.multipartBody`) is added to the document here.
+ * in code, so their form schema (`config.multipartBody`) is added to the document here, as is the
+ * `Idempotency-Key` header of the writes that take one (`config.idempotent`).
  */
 import swagger from '@fastify/swagger';
 import type { TSchema } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
 import fp from 'fastify-plugin';
-import { ALIAS_OPERATION_SUFFIX, finishOpenApiDocument } from '../lib/openapi-document.ts';
+import { ALIAS_OPERATION_SUFFIX, finishOpenApiDocument, IDEMPOTENCY_KEY_HEADERS } from '../lib/openapi-document.ts';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -69,6 +70,8 @@ async function openApiPlugin(app: FastifyInstance, opts: OpenApiPluginOptions) {
       const documented = {
         ...schema,
         ...(form ? { body: form, consumes: ['multipart/form-data'] } : {}),
+        // Read by the idempotency plugin, not validated by the schema: documented here.
+        ...(route.config?.idempotent ? { headers: IDEMPOTENCY_KEY_HEADERS } : {}),
         ...(alias && schema?.operationId
           ? {
               operationId: `${schema.operationId}${ALIAS_OPERATION_SUFFIX}`,

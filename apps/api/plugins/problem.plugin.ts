@@ -254,6 +254,7 @@ export function problemBody(request: FastifyRequest, base: string | null, spec: 
 export function sendProblem(request: FastifyRequest, reply: FastifyReply, base: string | null, spec: ProblemSpec) {
   const body = problemBody(request, base, spec);
   if (spec.kind === 'rate-limit-exceeded') reply.header('retry-after', String(body.error?.retry_after ?? 1));
+  else if (spec.retryAfter !== undefined) reply.header('retry-after', String(Math.max(1, Math.ceil(spec.retryAfter))));
   if (spec.kind === 'unauthorized') reply.header('www-authenticate', 'Bearer realm="kb-document-service"');
   return reply.code(spec.status).type('application/problem+json; charset=utf-8').send(JSON.stringify(body));
 }

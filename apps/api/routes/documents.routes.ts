@@ -1,14 +1,16 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type FieldError, KbError } from '../../../core/errors/kb-error.ts';
 import type { ListDocumentsQuery } from '../../../core/services/documents.service.ts';
 import type { Services } from '../../../core/services/services.ts';
 import { displayTextProblem } from '../../../core/util/display-text.ts';
 import { createListPageCache, sendJsonText } from '../lib/list-page-cache.ts';
 import { type MetadataInput, readMetadataInput } from '../lib/metadata-input.ts';
-import { stringField, withUploadedFile } from '../lib/upload-form.ts';
+import { stringField, type UploadedFile, withUploadedFile } from '../lib/upload-form.ts';
 import type { UploadSlots } from '../lib/upload-slots.ts';
 import { requestContext } from '../plugins/auth.plugin.ts';
+import { claimIdempotencyKey, sendReplay } from '../plugins/idempotency.plugin.ts';
 import { isUuid } from '../plugins/request-id.plugin.ts';
 import { AUTHENTICATED_ERRORS, DocumentIdParams, problemResponses } from '../schemas/common.schema.ts';
 import {
@@ -37,7 +39,7 @@ export function documentIdOf(id: string): string {
 const SOURCE_MAX = 256;
 
 const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { services, uploadSlots }) => {
-  const { documents, documentWrites, uploads } = services;
+  const { documents, documentWrites, uploads, idempotency } = services;
   /** Holds one of the key's upload slots until the response is sent (or the connection drops). */
   const takeUploadSlot = (
     request: { raw: NodeJS.EventEmitter },
@@ -51,10 +53,36 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
   };
   const listPages = createListPageCache();
 
+  /**
+   * Claims the request's `Idempotency-Key` for the form it uploaded. True when the stored answer
+   * was sent instead: the staged file is discarded first (as it is when the claim fails).
+   */
+  const replayedUpload = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    uploaded: UploadedFile<unknown>,
+  ): Promise<boolean> => {
+    const discard = () =>
+      uploads.discard(uploaded.staged).catch((err: unknown) => {
+        request.log.error({ err, storage_key: uploaded.staged.storageKey }, 'could not discard a staged upload');
+      });
+    let stored: Awaited<ReturnType<typeof claimIdempotencyKey>>;
+    try {
+      stored = await claimIdempotencyKey(idempotency, request, uploaded.fingerprint);
+    } catch (error) {
+      await discard();
+      throw error;
+    }
+    if (!stored) return false;
+    await discard();
+    sendReplay(reply, stored);
+    return true;
+  };
+
   app.post(
     '/documents',
     {
-      config: { permission: 'write', multipartBody: UploadForm },
+      config: { permission: 'write', idempotent: 'form', multipartBody: UploadForm },
       schema: {
         tags: ['documents'],
         operationId: 'uploadDocument',
@@ -68,7 +96,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
     async (request, reply) => {
       const ctx = requestContext(request);
       takeUploadSlot(request, ctx.keyId, reply);
-      const { staged, fields } = await withUploadedFile(
+      const uploaded = await withUploadedFile(
         request,
         uploads,
         { workspaceId: ctx.workspaceId },
@@ -96,6 +124,8 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
           return { source, ...input };
         },
       );
+      if (await replayedUpload(request, reply, uploaded)) return reply;
+      const { staged, fields } = uploaded;
       const { source, metadata, changeReason } = fields;
       const view = await documentWrites.create(ctx, { staged, metadata: metadata ?? {}, source, changeReason });
       return reply.code(201).send(view);
@@ -180,7 +210,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
   app.put(
     '/documents/:id',
     {
-      config: { permission: 'write', multipartBody: ReplaceForm },
+      config: { permission: 'write', idempotent: 'form', multipartBody: ReplaceForm },
       schema: {
         tags: ['documents'],
         operationId: 'replaceDocumentContent',
@@ -198,13 +228,15 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
       takeUploadSlot(request, ctx.keyId, reply);
       // Fail fast on an unknown document before streaming a file that would be thrown away.
       await documents.get(ctx, documentId);
-      const { staged, fields } = await withUploadedFile(
+      const uploaded = await withUploadedFile(
         request,
         uploads,
         { workspaceId: ctx.workspaceId, documentId },
         ['metadata', 'change_reason'],
         (fields) => readMetadataInput({ metadata: fields.get('metadata'), changeReason: fields.get('change_reason') }),
       );
+      if (await replayedUpload(request, reply, uploaded)) return reply;
+      const { staged, fields } = uploaded;
       const { metadata, changeReason } = fields;
       return documentWrites.replaceContent(ctx, documentId, {
         staged,
@@ -217,7 +249,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
   app.patch(
     '/documents/:id',
     {
-      config: { permission: 'write' },
+      config: { permission: 'write', idempotent: 'body' },
       schema: {
         tags: ['documents'],
         operationId: 'updateDocumentMetadata',
@@ -245,7 +277,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
   app.delete(
     '/documents/:id',
     {
-      config: { permission: 'write' },
+      config: { permission: 'write', idempotent: 'body' },
       schema: {
         tags: ['documents'],
         operationId: 'deleteDocument',
@@ -270,7 +302,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
   app.post(
     '/documents/:id/reprocess',
     {
-      config: { permission: 'write' },
+      config: { permission: 'write', idempotent: 'body' },
       schema: {
         tags: ['documents'],
         operationId: 'reprocessDocument',

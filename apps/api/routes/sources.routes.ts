@@ -25,7 +25,7 @@ const sourcesRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { se
   app.post(
     '/sources',
     {
-      config: { permission: 'write' },
+      config: { permission: 'write', idempotent: 'body' },
       schema: {
         tags: ['sources'],
         operationId: 'createSource',
@@ -84,7 +84,7 @@ const sourcesRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { se
   app.patch(
     '/sources/:id',
     {
-      config: { permission: 'write' },
+      config: { permission: 'write', idempotent: 'body' },
       schema: {
         tags: ['sources'],
         operationId: 'updateSource',
@@ -112,7 +112,7 @@ const sourcesRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { se
   app.delete(
     '/sources/:id',
     {
-      config: { permission: 'write' },
+      config: { permission: 'write', idempotent: 'body' },
       schema: {
         tags: ['sources'],
         operationId: 'deleteSource',
@@ -138,7 +138,7 @@ const sourcesRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { se
   app.post(
     '/sources/:id/sync',
     {
-      config: { permission: 'write' },
+      config: { permission: 'write', idempotent: 'body' },
       schema: {
         tags: ['sources'],
         operationId: 'syncSource',

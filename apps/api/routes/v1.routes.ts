@@ -5,6 +5,7 @@
 import type { FastifyPluginAsync } from 'fastify';
 import { KbError } from '../../../core/errors/kb-error.ts';
 import authPlugin from '../plugins/auth.plugin.ts';
+import idempotencyPlugin from '../plugins/idempotency.plugin.ts';
 import auditRoutes from './audit.routes.ts';
 import chunksRoutes from './chunks.routes.ts';
 import documentsRoutes, { type RoutesOptions } from './documents.routes.ts';
@@ -21,6 +22,8 @@ const v1Routes: FastifyPluginAsync<RoutesOptions> = async (app, opts) => {
     ...(opts.uploadSlots ? { uploadSlots: opts.uploadSlots } : {}),
   };
   await app.register(authPlugin, deps);
+  // After authentication: keys belong to the key (or account) that sent them.
+  await app.register(idempotencyPlugin, { services: opts.services, apiPrefix: app.prefix });
   // A JSON route called without any body: the request is malformed (400), not a body that
   // failed validation (422).
   app.addHook('preValidation', async (request) => {

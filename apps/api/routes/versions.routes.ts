@@ -69,7 +69,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
   app.post(
     '/documents/:id/rollback',
     {
-      config: { permission: 'write' },
+      config: { permission: 'write', idempotent: 'body' },
       schema: {
         tags: ['versions'],
         operationId: 'rollbackDocument',

@@ -23,7 +23,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
   app.post(
     '/webhooks',
     {
-      config: { permission: 'write' },
+      config: { permission: 'write', idempotent: 'body' },
       schema: {
         tags,
         operationId: 'createWebhook',
@@ -72,7 +72,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
   app.patch(
     '/webhooks/:id',
     {
-      config: { permission: 'write' },
+      config: { permission: 'write', idempotent: 'body' },
       schema: {
         tags,
         operationId: 'updateWebhook',
@@ -94,7 +94,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
   app.delete(
     '/webhooks/:id',
     {
-      config: { permission: 'write' },
+      config: { permission: 'write', idempotent: 'body' },
       schema: {
         tags,
         operationId: 'deleteWebhook',
@@ -113,7 +113,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
   app.post(
     '/webhooks/:id/test',
     {
-      config: { permission: 'write' },
+      config: { permission: 'write', idempotent: 'body' },
       schema: {
         tags,
         operationId: 'testWebhook',
@@ -150,7 +150,7 @@ const webhooksRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
   app.post(
     '/webhooks/:id/deliveries/:delivery_id/retry',
     {
-      config: { permission: 'write' },
+      config: { permission: 'write', idempotent: 'body' },
       schema: {
         tags,
         operationId: 'retryWebhookDelivery',

@@ -1330,7 +1330,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad request: invalid or missing query or path parameters, a malformed body, or an unusable upload. */
+        /** @description Bad request: invalid or missing query or path parameters, a malformed body, an unusable upload, or a malformed `Idempotency-Key`. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1432,7 +1432,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The resource is not in a state that allows this: a version still processing, failed or archived (compare, context), a rollback to the current version, the index on another embedding model (semantic search). */
+        /** @description The resource is not in a state that allows this: a version still processing, failed or archived (compare, context), a rollback to the current version, the index on another embedding model (semantic search); or the first request with this `Idempotency-Key` is still running (title `Idempotency-Key in use`, with `Retry-After`: send it again then to get its answer). */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1480,7 +1480,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The body failed validation; `errors` lists each failed field. */
+        /** @description The body failed validation (`errors` lists each failed field), or the `Idempotency-Key` was already used for another request (title `Idempotency-Key used for another request`). */
         ValidationError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1586,7 +1586,13 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /**
+         * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+         * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+         */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: {
         /** @description Id of this request (UUID v7); error bodies repeat it as `trace_id`. */
@@ -1601,6 +1607,8 @@ export interface components {
         "Retry-After": number;
         /** @description The authentication scheme (`Bearer`; `X-API-Key` is preferred). */
         "WWW-Authenticate": string;
+        /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key` (nothing was written again); absent otherwise. */
+        "Idempotent-Replayed": "true";
     };
     pathItems: never;
 }
@@ -1849,7 +1857,13 @@ export interface operations {
     uploadDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1877,6 +1891,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1900,6 +1915,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
@@ -1968,7 +1984,13 @@ export interface operations {
     replaceDocumentContent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Document id (UUID). An id that is not a UUID is simply not found. */
                 id: string;
@@ -1995,6 +2017,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2031,6 +2054,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
@@ -2044,7 +2068,13 @@ export interface operations {
                 /** @description Remove every version, file, chunk and vector now instead of keeping history for point-in-time search. */
                 purge?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Document id (UUID). An id that is not a UUID is simply not found. */
                 id: string;
@@ -2060,6 +2090,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2068,6 +2099,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2075,7 +2108,13 @@ export interface operations {
     updateDocumentMetadata: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Document id (UUID). An id that is not a UUID is simply not found. */
                 id: string;
@@ -2104,6 +2143,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2152,7 +2192,13 @@ export interface operations {
     reprocessDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Document id (UUID). An id that is not a UUID is simply not found. */
                 id: string;
@@ -2168,6 +2214,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2200,10 +2247,12 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2421,7 +2470,13 @@ export interface operations {
     rollbackDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Document id (UUID). An id that is not a UUID is simply not found. */
                 id: string;
@@ -2446,6 +2501,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2838,7 +2894,13 @@ export interface operations {
     createSource: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2872,6 +2934,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2992,7 +3055,13 @@ export interface operations {
                 /** @description Also delete (not purge) the documents of the source. */
                 delete_documents?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Source id (UUID). An id that is not a UUID is simply not found. */
                 id: string;
@@ -3008,6 +3077,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3017,6 +3087,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3024,7 +3095,13 @@ export interface operations {
     updateSource: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Source id (UUID). An id that is not a UUID is simply not found. */
                 id: string;
@@ -3054,6 +3131,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3110,6 +3188,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3121,7 +3200,13 @@ export interface operations {
                 /** @description Let this run delete documents even when more than KB_SOURCE_MAX_DELETE_FRACTION of the source would go. */
                 allow_mass_delete?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Source id (UUID). An id that is not a UUID is simply not found. */
                 id: string;
@@ -3137,6 +3222,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3154,6 +3240,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3334,7 +3421,13 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3361,6 +3454,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3387,6 +3481,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3443,7 +3538,13 @@ export interface operations {
     deleteWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Webhook endpoint id. */
                 id: string;
@@ -3459,13 +3560,17 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3473,7 +3578,13 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Webhook endpoint id. */
                 id: string;
@@ -3498,6 +3609,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3525,6 +3637,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3533,7 +3646,13 @@ export interface operations {
     testWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Webhook endpoint id. */
                 id: string;
@@ -3549,6 +3668,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3570,10 +3690,12 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3650,7 +3772,13 @@ export interface operations {
     retryWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Webhook endpoint id. */
                 id: string;
@@ -3668,6 +3796,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3704,9 +3833,12 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };

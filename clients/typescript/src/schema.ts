@@ -1331,7 +1331,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description Bad request: invalid or missing query or path parameters, a malformed body, or an unusable upload. */
+        /** @description Bad request: invalid or missing query or path parameters, a malformed body, an unusable upload, or a malformed `Idempotency-Key`. */
         BadRequest: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1433,7 +1433,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The resource is not in a state that allows this: a version still processing, failed or archived (compare, context), a rollback to the current version, the index on another embedding model (semantic search). */
+        /** @description The resource is not in a state that allows this: a version still processing, failed or archived (compare, context), a rollback to the current version, the index on another embedding model (semantic search); or the first request with this `Idempotency-Key` is still running (title `Idempotency-Key in use`, with `Retry-After`: send it again then to get its answer). */
         Conflict: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1481,7 +1481,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The body failed validation; `errors` lists each failed field. */
+        /** @description The body failed validation (`errors` lists each failed field), or the `Idempotency-Key` was already used for another request (title `Idempotency-Key used for another request`). */
         ValidationError: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1587,7 +1587,13 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /**
+         * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+         * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+         */
+        IdempotencyKey: string;
+    };
     requestBodies: never;
     headers: {
         /** @description Id of this request (UUID v7); error bodies repeat it as `trace_id`. */
@@ -1602,6 +1608,8 @@ export interface components {
         "Retry-After": number;
         /** @description The authentication scheme (`Bearer`; `X-API-Key` is preferred). */
         "WWW-Authenticate": string;
+        /** @description `true` when this is the stored answer of an earlier request with the same `Idempotency-Key` (nothing was written again); absent otherwise. */
+        "Idempotent-Replayed": "true";
     };
     pathItems: never;
 }
@@ -1850,7 +1858,13 @@ export interface operations {
     uploadDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -1878,6 +1892,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1901,6 +1916,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
@@ -1969,7 +1985,13 @@ export interface operations {
     replaceDocumentContent: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Document id (UUID). An id that is not a UUID is simply not found. */
                 id: string;
@@ -1996,6 +2018,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2032,6 +2055,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
@@ -2045,7 +2069,13 @@ export interface operations {
                 /** @description Remove every version, file, chunk and vector now instead of keeping history for point-in-time search. */
                 purge?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Document id (UUID). An id that is not a UUID is simply not found. */
                 id: string;
@@ -2061,6 +2091,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -2069,6 +2100,8 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2076,7 +2109,13 @@ export interface operations {
     updateDocumentMetadata: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Document id (UUID). An id that is not a UUID is simply not found. */
                 id: string;
@@ -2105,6 +2144,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2153,7 +2193,13 @@ export interface operations {
     reprocessDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Document id (UUID). An id that is not a UUID is simply not found. */
                 id: string;
@@ -2169,6 +2215,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2201,10 +2248,12 @@ export interface operations {
                     "application/json": components["schemas"]["Document"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -2422,7 +2471,13 @@ export interface operations {
     rollbackDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Document id (UUID). An id that is not a UUID is simply not found. */
                 id: string;
@@ -2447,6 +2502,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2839,7 +2895,13 @@ export interface operations {
     createSource: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2873,6 +2935,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2993,7 +3056,13 @@ export interface operations {
                 /** @description Also delete (not purge) the documents of the source. */
                 delete_documents?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Source id (UUID). An id that is not a UUID is simply not found. */
                 id: string;
@@ -3009,6 +3078,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3018,6 +3088,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3025,7 +3096,13 @@ export interface operations {
     updateSource: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Source id (UUID). An id that is not a UUID is simply not found. */
                 id: string;
@@ -3055,6 +3132,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3111,6 +3189,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3122,7 +3201,13 @@ export interface operations {
                 /** @description Let this run delete documents even when more than KB_SOURCE_MAX_DELETE_FRACTION of the source would go. */
                 allow_mass_delete?: boolean;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Source id (UUID). An id that is not a UUID is simply not found. */
                 id: string;
@@ -3138,6 +3223,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3155,6 +3241,7 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3335,7 +3422,13 @@ export interface operations {
     createWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3362,6 +3455,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3388,6 +3482,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3444,7 +3539,13 @@ export interface operations {
     deleteWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Webhook endpoint id. */
                 id: string;
@@ -3460,13 +3561,17 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3474,7 +3579,13 @@ export interface operations {
     updateWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Webhook endpoint id. */
                 id: string;
@@ -3499,6 +3610,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3526,6 +3638,7 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
@@ -3534,7 +3647,13 @@ export interface operations {
     testWebhook: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Webhook endpoint id. */
                 id: string;
@@ -3550,6 +3669,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3571,10 +3691,12 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -3651,7 +3773,13 @@ export interface operations {
     retryWebhookDelivery: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path: {
                 /** @description Webhook endpoint id. */
                 id: string;
@@ -3669,6 +3797,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3705,9 +3834,12 @@ export interface operations {
                     "application/json": components["schemas"]["WebhookDelivery"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };

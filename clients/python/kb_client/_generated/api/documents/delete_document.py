@@ -14,7 +14,11 @@ def _get_kwargs(
     id: str,
     *,
     purge: bool | Unset = False,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     params: dict[str, Any] = {}
 
@@ -30,6 +34,7 @@ def _get_kwargs(
         "params": params,
     }
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -59,6 +64,16 @@ def _parse_response(
         response_404 = Problem.from_dict(response.json())
 
         return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
 
     if response.status_code == 429:
         response_429 = Problem.from_dict(response.json())
@@ -92,6 +107,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     purge: bool | Unset = False,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Any | Problem]:
     """Delete a document
 
@@ -101,6 +117,7 @@ def sync_detailed(
     Args:
         id (str):
         purge (bool | Unset):  Default: False.
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -113,6 +130,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         id=id,
         purge=purge,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -127,6 +145,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     purge: bool | Unset = False,
+    idempotency_key: str | Unset = UNSET,
 ) -> Any | Problem | None:
     """Delete a document
 
@@ -136,6 +155,7 @@ def sync(
     Args:
         id (str):
         purge (bool | Unset):  Default: False.
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -149,6 +169,7 @@ def sync(
         id=id,
         client=client,
         purge=purge,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -157,6 +178,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     purge: bool | Unset = False,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Any | Problem]:
     """Delete a document
 
@@ -166,6 +188,7 @@ async def asyncio_detailed(
     Args:
         id (str):
         purge (bool | Unset):  Default: False.
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -178,6 +201,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         id=id,
         purge=purge,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -190,6 +214,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     purge: bool | Unset = False,
+    idempotency_key: str | Unset = UNSET,
 ) -> Any | Problem | None:
     """Delete a document
 
@@ -199,6 +224,7 @@ async def asyncio(
     Args:
         id (str):
         purge (bool | Unset):  Default: False.
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -213,5 +239,6 @@ async def asyncio(
             id=id,
             client=client,
             purge=purge,
+            idempotency_key=idempotency_key,
         )
     ).parsed

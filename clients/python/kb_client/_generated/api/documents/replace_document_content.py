@@ -9,15 +9,18 @@ from ...client import AuthenticatedClient, Client
 from ...models.document import Document
 from ...models.problem import Problem
 from ...models.replace_form import ReplaceForm
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     id: str,
     *,
     body: ReplaceForm,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "put",
@@ -61,6 +64,11 @@ def _parse_response(
         response_404 = Problem.from_dict(response.json())
 
         return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
 
     if response.status_code == 413:
         response_413 = Problem.from_dict(response.json())
@@ -109,6 +117,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: ReplaceForm,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Document | Problem]:
     """Replace the content (new version)
 
@@ -118,6 +127,7 @@ def sync_detailed(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (ReplaceForm): Unknown form fields are refused (422).
 
     Raises:
@@ -131,6 +141,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         id=id,
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -145,6 +156,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: ReplaceForm,
+    idempotency_key: str | Unset = UNSET,
 ) -> Document | Problem | None:
     """Replace the content (new version)
 
@@ -154,6 +166,7 @@ def sync(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (ReplaceForm): Unknown form fields are refused (422).
 
     Raises:
@@ -168,6 +181,7 @@ def sync(
         id=id,
         client=client,
         body=body,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -176,6 +190,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: ReplaceForm,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Document | Problem]:
     """Replace the content (new version)
 
@@ -185,6 +200,7 @@ async def asyncio_detailed(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (ReplaceForm): Unknown form fields are refused (422).
 
     Raises:
@@ -198,6 +214,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         id=id,
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -210,6 +227,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: ReplaceForm,
+    idempotency_key: str | Unset = UNSET,
 ) -> Document | Problem | None:
     """Replace the content (new version)
 
@@ -219,6 +237,7 @@ async def asyncio(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (ReplaceForm): Unknown form fields are refused (422).
 
     Raises:
@@ -234,5 +253,6 @@ async def asyncio(
             id=id,
             client=client,
             body=body,
+            idempotency_key=idempotency_key,
         )
     ).parsed

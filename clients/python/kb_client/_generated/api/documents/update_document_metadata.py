@@ -9,15 +9,18 @@ from ...client import AuthenticatedClient, Client
 from ...models.document import Document
 from ...models.metadata_update import MetadataUpdate
 from ...models.problem import Problem
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     id: str,
     *,
     body: MetadataUpdate,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "patch",
@@ -114,6 +117,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: MetadataUpdate,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Document | Problem]:
     """Change the metadata (new version)
 
@@ -122,6 +126,7 @@ def sync_detailed(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (MetadataUpdate):
 
     Raises:
@@ -135,6 +140,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         id=id,
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -149,6 +155,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: MetadataUpdate,
+    idempotency_key: str | Unset = UNSET,
 ) -> Document | Problem | None:
     """Change the metadata (new version)
 
@@ -157,6 +164,7 @@ def sync(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (MetadataUpdate):
 
     Raises:
@@ -171,6 +179,7 @@ def sync(
         id=id,
         client=client,
         body=body,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -179,6 +188,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: MetadataUpdate,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Document | Problem]:
     """Change the metadata (new version)
 
@@ -187,6 +197,7 @@ async def asyncio_detailed(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (MetadataUpdate):
 
     Raises:
@@ -200,6 +211,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         id=id,
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -212,6 +224,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: MetadataUpdate,
+    idempotency_key: str | Unset = UNSET,
 ) -> Document | Problem | None:
     """Change the metadata (new version)
 
@@ -220,6 +233,7 @@ async def asyncio(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (MetadataUpdate):
 
     Raises:
@@ -235,5 +249,6 @@ async def asyncio(
             id=id,
             client=client,
             body=body,
+            idempotency_key=idempotency_key,
         )
     ).parsed

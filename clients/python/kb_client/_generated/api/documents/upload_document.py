@@ -8,14 +8,17 @@ from ...client import AuthenticatedClient, Client
 from ...models.problem import Problem
 from ...models.upload_form import UploadForm
 from ...models.upload_result import UploadResult
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
     body: UploadForm,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -52,6 +55,11 @@ def _parse_response(
         response_403 = Problem.from_dict(response.json())
 
         return response_403
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
 
     if response.status_code == 413:
         response_413 = Problem.from_dict(response.json())
@@ -99,6 +107,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: UploadForm,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | UploadResult]:
     """Upload a document
 
@@ -107,6 +116,7 @@ def sync_detailed(
     for ingestion; poll the document until `status` is `completed`.
 
     Args:
+        idempotency_key (str | Unset):
         body (UploadForm): Unknown form fields are refused (422).
 
     Raises:
@@ -119,6 +129,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -132,6 +143,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: UploadForm,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | UploadResult | None:
     """Upload a document
 
@@ -140,6 +152,7 @@ def sync(
     for ingestion; poll the document until `status` is `completed`.
 
     Args:
+        idempotency_key (str | Unset):
         body (UploadForm): Unknown form fields are refused (422).
 
     Raises:
@@ -153,6 +166,7 @@ def sync(
     return sync_detailed(
         client=client,
         body=body,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -160,6 +174,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: UploadForm,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | UploadResult]:
     """Upload a document
 
@@ -168,6 +183,7 @@ async def asyncio_detailed(
     for ingestion; poll the document until `status` is `completed`.
 
     Args:
+        idempotency_key (str | Unset):
         body (UploadForm): Unknown form fields are refused (422).
 
     Raises:
@@ -180,6 +196,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -191,6 +208,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: UploadForm,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | UploadResult | None:
     """Upload a document
 
@@ -199,6 +217,7 @@ async def asyncio(
     for ingestion; poll the document until `status` is `completed`.
 
     Args:
+        idempotency_key (str | Unset):
         body (UploadForm): Unknown form fields are refused (422).
 
     Raises:
@@ -213,5 +232,6 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             body=body,
+            idempotency_key=idempotency_key,
         )
     ).parsed

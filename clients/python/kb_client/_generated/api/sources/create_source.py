@@ -8,14 +8,17 @@ from ...client import AuthenticatedClient, Client
 from ...models.create_source_request import CreateSourceRequest
 from ...models.problem import Problem
 from ...models.source import Source
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
     body: CreateSourceRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -94,6 +97,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: CreateSourceRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | Source]:
     """Create a source of synchronisation
 
@@ -102,6 +106,7 @@ def sync_detailed(
     allowed roots or a web or S3 target the outbound policy refuses (loopback, private, link-local).
 
     Args:
+        idempotency_key (str | Unset):
         body (CreateSourceRequest):
 
     Raises:
@@ -114,6 +119,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -127,6 +133,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: CreateSourceRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | Source | None:
     """Create a source of synchronisation
 
@@ -135,6 +142,7 @@ def sync(
     allowed roots or a web or S3 target the outbound policy refuses (loopback, private, link-local).
 
     Args:
+        idempotency_key (str | Unset):
         body (CreateSourceRequest):
 
     Raises:
@@ -148,6 +156,7 @@ def sync(
     return sync_detailed(
         client=client,
         body=body,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -155,6 +164,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: CreateSourceRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | Source]:
     """Create a source of synchronisation
 
@@ -163,6 +173,7 @@ async def asyncio_detailed(
     allowed roots or a web or S3 target the outbound policy refuses (loopback, private, link-local).
 
     Args:
+        idempotency_key (str | Unset):
         body (CreateSourceRequest):
 
     Raises:
@@ -175,6 +186,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -186,6 +198,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: CreateSourceRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | Source | None:
     """Create a source of synchronisation
 
@@ -194,6 +207,7 @@ async def asyncio(
     allowed roots or a web or S3 target the outbound policy refuses (loopback, private, link-local).
 
     Args:
+        idempotency_key (str | Unset):
         body (CreateSourceRequest):
 
     Raises:
@@ -208,5 +222,6 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             body=body,
+            idempotency_key=idempotency_key,
         )
     ).parsed

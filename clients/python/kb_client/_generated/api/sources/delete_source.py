@@ -14,7 +14,11 @@ def _get_kwargs(
     id: str,
     *,
     delete_documents: bool | Unset = False,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     params: dict[str, Any] = {}
 
@@ -30,6 +34,7 @@ def _get_kwargs(
         "params": params,
     }
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -65,6 +70,11 @@ def _parse_response(
 
         return response_409
 
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
     if response.status_code == 429:
         response_429 = Problem.from_dict(response.json())
 
@@ -97,6 +107,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     delete_documents: bool | Unset = False,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Any | Problem]:
     """Remove a source
 
@@ -106,6 +117,7 @@ def sync_detailed(
     Args:
         id (str):
         delete_documents (bool | Unset):  Default: False.
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -118,6 +130,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         id=id,
         delete_documents=delete_documents,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -132,6 +145,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     delete_documents: bool | Unset = False,
+    idempotency_key: str | Unset = UNSET,
 ) -> Any | Problem | None:
     """Remove a source
 
@@ -141,6 +155,7 @@ def sync(
     Args:
         id (str):
         delete_documents (bool | Unset):  Default: False.
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -154,6 +169,7 @@ def sync(
         id=id,
         client=client,
         delete_documents=delete_documents,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -162,6 +178,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     delete_documents: bool | Unset = False,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Any | Problem]:
     """Remove a source
 
@@ -171,6 +188,7 @@ async def asyncio_detailed(
     Args:
         id (str):
         delete_documents (bool | Unset):  Default: False.
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -183,6 +201,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         id=id,
         delete_documents=delete_documents,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -195,6 +214,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     delete_documents: bool | Unset = False,
+    idempotency_key: str | Unset = UNSET,
 ) -> Any | Problem | None:
     """Remove a source
 
@@ -204,6 +224,7 @@ async def asyncio(
     Args:
         id (str):
         delete_documents (bool | Unset):  Default: False.
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -218,5 +239,6 @@ async def asyncio(
             id=id,
             client=client,
             delete_documents=delete_documents,
+            idempotency_key=idempotency_key,
         )
     ).parsed

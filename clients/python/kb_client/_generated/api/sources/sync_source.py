@@ -15,7 +15,11 @@ def _get_kwargs(
     id: str,
     *,
     allow_mass_delete: bool | Unset = False,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     params: dict[str, Any] = {}
 
@@ -31,6 +35,7 @@ def _get_kwargs(
         "params": params,
     }
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -67,6 +72,11 @@ def _parse_response(
 
         return response_409
 
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
+
     if response.status_code == 429:
         response_429 = Problem.from_dict(response.json())
 
@@ -99,6 +109,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     allow_mass_delete: bool | Unset = False,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | SyncStarted]:
     """Start a sync run now
 
@@ -108,6 +119,7 @@ def sync_detailed(
     Args:
         id (str):
         allow_mass_delete (bool | Unset):  Default: False.
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -120,6 +132,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         id=id,
         allow_mass_delete=allow_mass_delete,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -134,6 +147,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     allow_mass_delete: bool | Unset = False,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | SyncStarted | None:
     """Start a sync run now
 
@@ -143,6 +157,7 @@ def sync(
     Args:
         id (str):
         allow_mass_delete (bool | Unset):  Default: False.
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -156,6 +171,7 @@ def sync(
         id=id,
         client=client,
         allow_mass_delete=allow_mass_delete,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -164,6 +180,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     allow_mass_delete: bool | Unset = False,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | SyncStarted]:
     """Start a sync run now
 
@@ -173,6 +190,7 @@ async def asyncio_detailed(
     Args:
         id (str):
         allow_mass_delete (bool | Unset):  Default: False.
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -185,6 +203,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         id=id,
         allow_mass_delete=allow_mass_delete,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -197,6 +216,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     allow_mass_delete: bool | Unset = False,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | SyncStarted | None:
     """Start a sync run now
 
@@ -206,6 +226,7 @@ async def asyncio(
     Args:
         id (str):
         allow_mass_delete (bool | Unset):  Default: False.
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -220,5 +241,6 @@ async def asyncio(
             id=id,
             client=client,
             allow_mass_delete=allow_mass_delete,
+            idempotency_key=idempotency_key,
         )
     ).parsed

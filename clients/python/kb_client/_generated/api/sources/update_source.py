@@ -9,15 +9,18 @@ from ...client import AuthenticatedClient, Client
 from ...models.problem import Problem
 from ...models.source import Source
 from ...models.update_source_request import UpdateSourceRequest
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     id: str,
     *,
     body: UpdateSourceRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "patch",
@@ -62,6 +65,11 @@ def _parse_response(
 
         return response_404
 
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
     if response.status_code == 422:
         response_422 = Problem.from_dict(response.json())
 
@@ -99,6 +107,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: UpdateSourceRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | Source]:
     """Change a source
 
@@ -107,6 +116,7 @@ def sync_detailed(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (UpdateSourceRequest): The name and kind stay; what is given replaces what was there.
 
     Raises:
@@ -120,6 +130,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         id=id,
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -134,6 +145,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: UpdateSourceRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | Source | None:
     """Change a source
 
@@ -142,6 +154,7 @@ def sync(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (UpdateSourceRequest): The name and kind stay; what is given replaces what was there.
 
     Raises:
@@ -156,6 +169,7 @@ def sync(
         id=id,
         client=client,
         body=body,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -164,6 +178,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: UpdateSourceRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | Source]:
     """Change a source
 
@@ -172,6 +187,7 @@ async def asyncio_detailed(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (UpdateSourceRequest): The name and kind stay; what is given replaces what was there.
 
     Raises:
@@ -185,6 +201,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         id=id,
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -197,6 +214,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: UpdateSourceRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | Source | None:
     """Change a source
 
@@ -205,6 +223,7 @@ async def asyncio(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (UpdateSourceRequest): The name and kind stay; what is given replaces what was there.
 
     Raises:
@@ -220,5 +239,6 @@ async def asyncio(
             id=id,
             client=client,
             body=body,
+            idempotency_key=idempotency_key,
         )
     ).parsed

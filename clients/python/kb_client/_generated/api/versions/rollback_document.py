@@ -9,15 +9,18 @@ from ...client import AuthenticatedClient, Client
 from ...models.problem import Problem
 from ...models.rollback_request import RollbackRequest
 from ...models.rollback_result import RollbackResult
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     id: str,
     *,
     body: RollbackRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -109,6 +112,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: RollbackRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | RollbackResult]:
     """Restore an earlier version as a new version
 
@@ -117,6 +121,7 @@ def sync_detailed(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (RollbackRequest):
 
     Raises:
@@ -130,6 +135,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         id=id,
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -144,6 +150,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: RollbackRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | RollbackResult | None:
     """Restore an earlier version as a new version
 
@@ -152,6 +159,7 @@ def sync(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (RollbackRequest):
 
     Raises:
@@ -166,6 +174,7 @@ def sync(
         id=id,
         client=client,
         body=body,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -174,6 +183,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: RollbackRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | RollbackResult]:
     """Restore an earlier version as a new version
 
@@ -182,6 +192,7 @@ async def asyncio_detailed(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (RollbackRequest):
 
     Raises:
@@ -195,6 +206,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         id=id,
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -207,6 +219,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: RollbackRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | RollbackResult | None:
     """Restore an earlier version as a new version
 
@@ -215,6 +228,7 @@ async def asyncio(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (RollbackRequest):
 
     Raises:
@@ -230,5 +244,6 @@ async def asyncio(
             id=id,
             client=client,
             body=body,
+            idempotency_key=idempotency_key,
         )
     ).parsed

@@ -8,14 +8,17 @@ from ...client import AuthenticatedClient, Client
 from ...models.create_webhook_request import CreateWebhookRequest
 from ...models.problem import Problem
 from ...models.webhook_endpoint import WebhookEndpoint
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
     body: CreateWebhookRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -53,6 +56,11 @@ def _parse_response(
 
         return response_403
 
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
     if response.status_code == 422:
         response_422 = Problem.from_dict(response.json())
 
@@ -89,6 +97,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: CreateWebhookRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | WebhookEndpoint]:
     """Add a webhook endpoint
 
@@ -96,6 +105,7 @@ def sync_detailed(
     with the returned `secret`, shown only in this answer.
 
     Args:
+        idempotency_key (str | Unset):
         body (CreateWebhookRequest):
 
     Raises:
@@ -108,6 +118,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -121,6 +132,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: CreateWebhookRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | WebhookEndpoint | None:
     """Add a webhook endpoint
 
@@ -128,6 +140,7 @@ def sync(
     with the returned `secret`, shown only in this answer.
 
     Args:
+        idempotency_key (str | Unset):
         body (CreateWebhookRequest):
 
     Raises:
@@ -141,6 +154,7 @@ def sync(
     return sync_detailed(
         client=client,
         body=body,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -148,6 +162,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: CreateWebhookRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | WebhookEndpoint]:
     """Add a webhook endpoint
 
@@ -155,6 +170,7 @@ async def asyncio_detailed(
     with the returned `secret`, shown only in this answer.
 
     Args:
+        idempotency_key (str | Unset):
         body (CreateWebhookRequest):
 
     Raises:
@@ -167,6 +183,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -178,6 +195,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: CreateWebhookRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | WebhookEndpoint | None:
     """Add a webhook endpoint
 
@@ -185,6 +203,7 @@ async def asyncio(
     with the returned `secret`, shown only in this answer.
 
     Args:
+        idempotency_key (str | Unset):
         body (CreateWebhookRequest):
 
     Raises:
@@ -199,5 +218,6 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             body=body,
+            idempotency_key=idempotency_key,
         )
     ).parsed

@@ -8,13 +8,18 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.problem import Problem
 from ...models.webhook_delivery import WebhookDelivery
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     id: str,
     delivery_id: str,
+    *,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -24,6 +29,7 @@ def _get_kwargs(
         ),
     }
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -34,6 +40,11 @@ def _parse_response(
         response_202 = WebhookDelivery.from_dict(response.json())
 
         return response_202
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
 
     if response.status_code == 401:
         response_401 = Problem.from_dict(response.json())
@@ -49,6 +60,16 @@ def _parse_response(
         response_404 = Problem.from_dict(response.json())
 
         return response_404
+
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
 
     if response.status_code == 429:
         response_429 = Problem.from_dict(response.json())
@@ -82,12 +103,14 @@ def sync_detailed(
     delivery_id: str,
     *,
     client: AuthenticatedClient | Client,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | WebhookDelivery]:
     """Attempt a delivery again now
 
     Args:
         id (str):
         delivery_id (str):
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -100,6 +123,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         id=id,
         delivery_id=delivery_id,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -114,12 +138,14 @@ def sync(
     delivery_id: str,
     *,
     client: AuthenticatedClient | Client,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | WebhookDelivery | None:
     """Attempt a delivery again now
 
     Args:
         id (str):
         delivery_id (str):
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -133,6 +159,7 @@ def sync(
         id=id,
         delivery_id=delivery_id,
         client=client,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -141,12 +168,14 @@ async def asyncio_detailed(
     delivery_id: str,
     *,
     client: AuthenticatedClient | Client,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | WebhookDelivery]:
     """Attempt a delivery again now
 
     Args:
         id (str):
         delivery_id (str):
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -159,6 +188,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         id=id,
         delivery_id=delivery_id,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -171,12 +201,14 @@ async def asyncio(
     delivery_id: str,
     *,
     client: AuthenticatedClient | Client,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | WebhookDelivery | None:
     """Attempt a delivery again now
 
     Args:
         id (str):
         delivery_id (str):
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -191,5 +223,6 @@ async def asyncio(
             id=id,
             delivery_id=delivery_id,
             client=client,
+            idempotency_key=idempotency_key,
         )
     ).parsed

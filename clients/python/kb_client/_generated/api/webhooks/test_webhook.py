@@ -8,12 +8,17 @@ from ... import errors
 from ...client import AuthenticatedClient, Client
 from ...models.problem import Problem
 from ...models.webhook_delivery import WebhookDelivery
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     id: str,
+    *,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
+    headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -22,6 +27,7 @@ def _get_kwargs(
         ),
     }
 
+    _kwargs["headers"] = headers
     return _kwargs
 
 
@@ -32,6 +38,11 @@ def _parse_response(
         response_202 = WebhookDelivery.from_dict(response.json())
 
         return response_202
+
+    if response.status_code == 400:
+        response_400 = Problem.from_dict(response.json())
+
+        return response_400
 
     if response.status_code == 401:
         response_401 = Problem.from_dict(response.json())
@@ -52,6 +63,11 @@ def _parse_response(
         response_409 = Problem.from_dict(response.json())
 
         return response_409
+
+    if response.status_code == 422:
+        response_422 = Problem.from_dict(response.json())
+
+        return response_422
 
     if response.status_code == 429:
         response_429 = Problem.from_dict(response.json())
@@ -84,6 +100,7 @@ def sync_detailed(
     id: str,
     *,
     client: AuthenticatedClient | Client,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | WebhookDelivery]:
     """Send a webhook.test event
 
@@ -91,6 +108,7 @@ def sync_detailed(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -102,6 +120,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         id=id,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -115,6 +134,7 @@ def sync(
     id: str,
     *,
     client: AuthenticatedClient | Client,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | WebhookDelivery | None:
     """Send a webhook.test event
 
@@ -122,6 +142,7 @@ def sync(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -134,6 +155,7 @@ def sync(
     return sync_detailed(
         id=id,
         client=client,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -141,6 +163,7 @@ async def asyncio_detailed(
     id: str,
     *,
     client: AuthenticatedClient | Client,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | WebhookDelivery]:
     """Send a webhook.test event
 
@@ -148,6 +171,7 @@ async def asyncio_detailed(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -159,6 +183,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         id=id,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -170,6 +195,7 @@ async def asyncio(
     id: str,
     *,
     client: AuthenticatedClient | Client,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | WebhookDelivery | None:
     """Send a webhook.test event
 
@@ -177,6 +203,7 @@ async def asyncio(
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
 
     Raises:
         errors.UnexpectedStatus: If the server returns an undocumented status code and Client.raise_on_unexpected_status is True.
@@ -190,5 +217,6 @@ async def asyncio(
         await asyncio_detailed(
             id=id,
             client=client,
+            idempotency_key=idempotency_key,
         )
     ).parsed

@@ -9,15 +9,18 @@ from ...client import AuthenticatedClient, Client
 from ...models.problem import Problem
 from ...models.update_webhook_request import UpdateWebhookRequest
 from ...models.webhook_endpoint import WebhookEndpoint
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     id: str,
     *,
     body: UpdateWebhookRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "patch",
@@ -62,6 +65,11 @@ def _parse_response(
 
         return response_404
 
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
     if response.status_code == 422:
         response_422 = Problem.from_dict(response.json())
 
@@ -99,11 +107,13 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: UpdateWebhookRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | WebhookEndpoint]:
     """Change, disable, enable a webhook endpoint or rotate its secret
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (UpdateWebhookRequest):
 
     Raises:
@@ -117,6 +127,7 @@ def sync_detailed(
     kwargs = _get_kwargs(
         id=id,
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -131,11 +142,13 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: UpdateWebhookRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | WebhookEndpoint | None:
     """Change, disable, enable a webhook endpoint or rotate its secret
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (UpdateWebhookRequest):
 
     Raises:
@@ -150,6 +163,7 @@ def sync(
         id=id,
         client=client,
         body=body,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -158,11 +172,13 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: UpdateWebhookRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[Problem | WebhookEndpoint]:
     """Change, disable, enable a webhook endpoint or rotate its secret
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (UpdateWebhookRequest):
 
     Raises:
@@ -176,6 +192,7 @@ async def asyncio_detailed(
     kwargs = _get_kwargs(
         id=id,
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -188,11 +205,13 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: UpdateWebhookRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Problem | WebhookEndpoint | None:
     """Change, disable, enable a webhook endpoint or rotate its secret
 
     Args:
         id (str):
+        idempotency_key (str | Unset):
         body (UpdateWebhookRequest):
 
     Raises:
@@ -208,5 +227,6 @@ async def asyncio(
             id=id,
             client=client,
             body=body,
+            idempotency_key=idempotency_key,
         )
     ).parsed
