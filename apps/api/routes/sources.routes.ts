@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { readSourceMetadata } from '../lib/metadata-input.ts';
 import { requestContext } from '../plugins/auth.plugin.ts';
 import { AUTHENTICATED_ERRORS, problemResponses } from '../schemas/common.schema.ts';
 import {
@@ -31,7 +32,7 @@ const sourcesRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { se
         operationId: 'createSource',
         summary: 'Create a source of synchronisation',
         description:
-          'A folder on the server, web pages or an S3 bucket kept in sync with the knowledge base: every change at the source becomes a new version. 409 when the name is taken; 422 for a folder outside the allowed roots or a web or S3 target the outbound policy refuses (loopback, private, link-local).',
+          'A folder on the server, web pages or an S3 bucket kept in sync with the knowledge base: every change at the source becomes a new version. 409 when the name is taken; 422 for a folder outside the allowed roots, a web or S3 target the outbound policy refuses (loopback, private, link-local), metadata breaking the rule of document metadata, or patterns too complex.',
         body: CreateSourceBody,
         response: { 201: Source, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 409, 422) },
       },
@@ -45,7 +46,7 @@ const sourcesRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { se
         ...location,
         ...(b.include !== undefined ? { include: b.include } : {}),
         ...(b.exclude !== undefined ? { exclude: b.exclude } : {}),
-        ...(b.metadata !== undefined ? { metadata: b.metadata } : {}),
+        ...(b.metadata !== undefined ? { metadata: readSourceMetadata(b.metadata) } : {}),
         ...(b.schedule !== undefined ? { schedule: b.schedule } : {}),
       });
       return reply.code(201).send(view);
@@ -103,7 +104,7 @@ const sourcesRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { se
         ...location,
         ...(b.include !== undefined ? { include: b.include } : {}),
         ...(b.exclude !== undefined ? { exclude: b.exclude } : {}),
-        ...(b.metadata !== undefined ? { metadata: b.metadata } : {}),
+        ...(b.metadata !== undefined ? { metadata: readSourceMetadata(b.metadata) } : {}),
         ...(b.schedule !== undefined ? { schedule: b.schedule } : {}),
       });
     },
