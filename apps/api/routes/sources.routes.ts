@@ -32,7 +32,7 @@ const sourcesRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { se
         operationId: 'createSource',
         summary: 'Create a source of synchronisation',
         description:
-          'A folder on the server, web pages or an S3 bucket kept in sync with the knowledge base: every change at the source becomes a new version. 409 when the name is taken; 422 for a folder outside the allowed roots, a web or S3 target the outbound policy refuses (loopback, private, link-local), metadata breaking the rule of document metadata, or patterns too complex.',
+          'A folder on the server, web pages or an S3 bucket kept in sync with the knowledge base: every change at the source becomes a new version. 409 when the name is taken; 422 for a folder outside the allowed roots or a web or S3 target the outbound policy refuses (loopback, private, link-local).',
         body: CreateSourceBody,
         response: { 201: Source, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 409, 422) },
       },
