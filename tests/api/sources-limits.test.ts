@@ -167,13 +167,20 @@ describe('large sitemaps', () => {
   }, 300_000);
 });
 
-/** `{"a":{"a":…{}}}`, `levels` objects deep. */
-const nested = (levels: number): string => `${'{"a":'.repeat(levels - 1)}{}${'}'.repeat(levels - 1)}`;
+/** `{"a":{"a":…{}}}`, `levels` objects deep, around `inner` (`{}`). */
+const nested = (levels: number, inner = '{}'): string =>
+  `${'{"a":'.repeat(levels - 1)}${inner}${'}'.repeat(levels - 1)}`;
 
 describe('metadata of a source', () => {
   const cases: Array<[string, string, RegExp]> = [
     ['nested 5,000 levels deep', nested(5000), /nested (more than )?33 levels deep; at most 32/],
     ['nested 1,000 levels deep', nested(1000), /nested (more than )?33 levels deep; at most 32/],
+    // A key that looks like a prototype's makes the body be searched for prototype keys, deep or not.
+    [
+      'nested 5,000 levels deep around a "prototype" key',
+      nested(5000, '{"prototype":1}'),
+      /nested (more than )?33 levels deep; at most 32/,
+    ],
     ['with a key of 5,000 characters', JSON.stringify({ [`k${'x'.repeat(4999)}`]: 1 }), /128/],
     ['of 768 KB', JSON.stringify({ big: 'x'.repeat(768 * 1024) }), /bytes serialised; at most 16384/],
   ];
