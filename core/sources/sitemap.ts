@@ -206,18 +206,20 @@ function tagEnd(s: string, from: number): number {
 }
 
 /**
- * The entries of a sitemap's bytes (UTF-8), read a chunk at a time with turns of the event loop
- * between chunks. Throws {@link NotASitemap}. The caller may stop at any entry.
+ * The entries of a sitemap's bytes (UTF-8), a chunk's worth at a time, with turns of the event
+ * loop between chunks. Throws {@link NotASitemap}. The caller may stop at any chunk.
  */
-export async function* readSitemap(body: Uint8Array): AsyncGenerator<SitemapEntry> {
+export async function* readSitemap(body: Uint8Array): AsyncGenerator<SitemapEntry[]> {
   const scanner = new SitemapScanner();
   const decoder = new TextDecoder('utf-8');
   const turns = eventLoopTurns();
   for (let at = 0; at < body.length; at += CHUNK_BYTES) {
     const chunk = body.subarray(at, Math.min(body.length, at + CHUNK_BYTES));
-    yield* scanner.push(decoder.decode(chunk, { stream: true }));
-    await turns.turn();
+    const entries = scanner.push(decoder.decode(chunk, { stream: true }));
+    if (entries.length > 0) yield entries;
+    const turn = turns.turn();
+    if (turn) await turn;
   }
-  yield* scanner.push(decoder.decode());
-  yield* scanner.end();
+  const last = [...scanner.push(decoder.decode()), ...scanner.end()];
+  if (last.length > 0) yield last;
 }

@@ -54,36 +54,47 @@ export function createWebReader(input: {
     return response.body;
   }
 
-  async function* entriesOf(url: string): AsyncGenerator<SitemapEntry> {
+  /** The entries of a sitemap, a chunk's worth at a time. */
+  async function* entriesOf(url: string): AsyncGenerator<SitemapEntry[]> {
     const body = await fetchSitemap(url);
     try {
       yield* readSitemap(body);
     } catch (error) {
-      if (error instanceof NotASitemap)
+      if (error instanceof NotASitemap) {
         throw new KbError('source-unreachable', `${url} is not a sitemap. ${error.message}`);
+      }
       throw error;
     }
   }
 
-  /** The pages of the sitemap, then those of the sitemaps it points at (a sitemap index), unfiltered. */
-  async function* pagesOfSitemap(url: string, capped: (failure: ListedFailure) => void): AsyncGenerator<string> {
+  /**
+   * The pages of the sitemap, then those of the sitemaps it points at (a sitemap index),
+   * unfiltered, a chunk's worth at a time.
+   */
+  async function* pagesOfSitemap(url: string, capped: (failure: ListedFailure) => void): AsyncGenerator<string[]> {
     const nested: string[] = [];
-    for await (const entry of entriesOf(url)) {
-      if (entry.kind === 'page') yield entry.loc;
-      else if (nested.length < MAX_SITEMAPS) nested.push(entry.loc);
-      else {
-        capped({
-          failure: {
-            item: url,
-            code: 'source-capped',
-            detail: `The sitemap index lists more than ${MAX_SITEMAPS} sitemaps; only the first ${MAX_SITEMAPS} are read.`,
-          },
-        });
-        break;
+    read: for await (const entries of entriesOf(url)) {
+      const pages: string[] = [];
+      for (const entry of entries) {
+        if (entry.kind === 'page') pages.push(entry.loc);
+        else if (nested.length < MAX_SITEMAPS) nested.push(entry.loc);
+        else {
+          capped({
+            failure: {
+              item: url,
+              code: 'source-capped',
+              detail: `The sitemap index lists more than ${MAX_SITEMAPS} sitemaps; only the first ${MAX_SITEMAPS} are read.`,
+            },
+          });
+          break read;
+        }
       }
+      yield pages;
     }
     for (const sitemap of nested) {
-      for await (const entry of entriesOf(sitemap)) if (entry.kind === 'page') yield entry.loc;
+      for await (const entries of entriesOf(sitemap)) {
+        yield entries.filter((entry) => entry.kind === 'page').map((entry) => entry.loc);
+      }
     }
   }
 
@@ -94,25 +105,27 @@ export function createWebReader(input: {
       // out comes first in the run's errors (which keep the first entries).
       const taken = new Set<string>();
       const notes: ListedFailure[] = [];
-      const pages =
+      const batches =
         input.sitemap !== undefined
           ? pagesOfSitemap(input.sitemap, (note) => notes.push(note))
-          : (input.urls ?? []).values();
-      for await (const page of pages) {
-        const turn = turns.turn();
-        if (turn) await turn;
-        if (taken.has(page) || !input.matcher(page)) continue;
-        if (taken.size >= MAX_SITEMAP_PAGES && input.sitemap !== undefined) {
-          notes.push({
-            failure: {
-              item: input.sitemap,
-              code: 'source-capped',
-              detail: `The sitemap lists more than ${MAX_SITEMAP_PAGES} pages matching the patterns; this run takes the first ${MAX_SITEMAP_PAGES} and leaves the others out.`,
-            },
-          });
-          break;
+          : [[...(input.urls ?? [])]];
+      read: for await (const batch of batches) {
+        for (const page of batch) {
+          const turn = turns.turn();
+          if (turn) await turn;
+          if (taken.has(page) || !input.matcher(page)) continue;
+          if (taken.size >= MAX_SITEMAP_PAGES && input.sitemap !== undefined) {
+            notes.push({
+              failure: {
+                item: input.sitemap,
+                code: 'source-capped',
+                detail: `The sitemap lists more than ${MAX_SITEMAP_PAGES} pages matching the patterns; this run takes the first ${MAX_SITEMAP_PAGES} and leaves the others out.`,
+              },
+            });
+            break read;
+          }
+          taken.add(page);
         }
-        taken.add(page);
       }
       yield* notes;
       for (const page of taken) {

@@ -86,11 +86,13 @@ describe('sitemaps', () => {
     let read = 0;
     let last = '';
     try {
-      for await (const entry of readSitemap(body)) {
-        read += 1;
-        last = entry.loc;
-        // Synchronous work per entry, as a reader applying patterns does.
-        for (let spin = 0; spin < 200; spin += 1) last = last.trim();
+      for await (const entries of readSitemap(body)) {
+        for (const entry of entries) {
+          read += 1;
+          last = entry.loc;
+          // Synchronous work per entry, as a reader applying patterns does.
+          for (let spin = 0; spin < 200; spin += 1) last = last.trim();
+        }
       }
     } finally {
       clearInterval(timer);
@@ -99,8 +101,8 @@ describe('sitemaps', () => {
     expect(last).toBe(`https://a.example/page/${count - 1}`);
     expect(ticks).toBeGreaterThan(0);
 
-    let taken = 0;
-    for await (const _ of readSitemap(body)) if (++taken === 10) break;
-    expect(taken).toBe(10);
+    let chunks = 0;
+    for await (const _ of readSitemap(body)) if (++chunks === 3) break;
+    expect(chunks).toBe(3);
   });
 });
