@@ -8,8 +8,8 @@ export interface EventLoopTurns {
 
 const immediate = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-/** Slices of at most about `sliceMs` of synchronous work (default 20 ms). */
-export function eventLoopTurns(sliceMs = 20): EventLoopTurns {
+/** Slices of at most about `sliceMs` of synchronous work (default 10 ms). */
+export function eventLoopTurns(sliceMs = 10): EventLoopTurns {
   let since = performance.now();
   return {
     turn() {
