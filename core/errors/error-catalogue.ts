@@ -97,6 +97,7 @@ export const ERROR_CATALOGUE = {
   'source-unreachable': entry('service-unavailable', 'Source cannot be read', true),
   'sync-running': entry('conflict', 'A sync of this source is running', true),
   'deletions-held': entry('conflict', 'Deletions held back: too many documents would go'),
+  'source-capped': entry('payload-too-large', 'The source lists more items than a run takes'),
   'sync-interrupted': entry('service-unavailable', 'The process running the sync stopped', true),
 } as const satisfies Record<string, CatalogueEntry>;
 

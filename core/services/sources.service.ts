@@ -3,6 +3,7 @@ import { KbError } from '../errors/kb-error.ts';
 import type { RunView, SourceView, SyncStartedView } from '../model/source-views.model.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { RunRecord, SourceKind, SourceRecord, SourceStore } from '../ports/source-store/source-store.port.ts';
+import { globPatternProblems } from '../sources/glob-pattern.ts';
 import { scheduleMs } from '../sources/schedule.ts';
 import type { LocationChecker, LocationInput } from '../sources/source-locations.ts';
 import { checkDisplayText } from '../util/display-text.ts';
@@ -108,6 +109,14 @@ function checkSchedule(schedule: string | null | undefined): void {
   }
 }
 
+/** Patterns that cannot be matched quickly, or are not supported: 422 naming each. */
+function checkPatterns(include: readonly string[], exclude: readonly string[]): void {
+  const errors = globPatternProblems({ include, exclude });
+  if (errors.length > 0) {
+    throw new KbError('validation-error', errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
+  }
+}
+
 /**
  * Sources of a workspace: create (the location checked and canonicalised), read, change, remove,
  * and start a sync. Another workspace's source, or a malformed id, is `not-found`.
@@ -146,6 +155,7 @@ export function createSourcesService(deps: {
       if (name.length === 0) throw invalid('name', 'must not be blank');
       checkDisplayText('name', name);
       checkSchedule(input.schedule);
+      checkPatterns(input.include ?? [], input.exclude ?? []);
       const location = await deps.checkLocation(ctx.workspaceId, input.kind, input);
       const taken = await deps.documents.listDocuments({ workspaceId: ctx.workspaceId, source: name, limit: 1 });
       if (taken.documents.length > 0) {
@@ -182,6 +192,9 @@ export function createSourcesService(deps: {
     async update(ctx, id, patch) {
       const source = await load(ctx, id);
       checkSchedule(patch.schedule);
+      if (patch.include !== undefined || patch.exclude !== undefined) {
+        checkPatterns(patch.include ?? source.include, patch.exclude ?? source.exclude);
+      }
       const moves = (
         ['path', 'urls', 'sitemap', 'endpoint', 'bucket', 'prefix', 'region', 'access_key', 'secret_key'] as const
       ).some((member) => patch[member] !== undefined);

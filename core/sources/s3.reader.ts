@@ -3,6 +3,7 @@ import { Client } from 'minio';
 import { KbError } from '../errors/kb-error.ts';
 import type { OutboundPolicy } from '../outbound/outbound-policy.ts';
 import { createGuardedAgent } from '../outbound/outbound-policy.ts';
+import { eventLoopTurns } from '../util/event-loop-turns.ts';
 import type { ItemMatcher } from './item-matcher.ts';
 import type { ListedFailure, SourceEntry, SourceReader } from './source-reader.ts';
 
@@ -87,7 +88,11 @@ export function createS3Reader(input: {
         throw unreachable(`The bucket ${bucket} cannot be listed`, error);
       }
       const iterator = stream[Symbol.asyncIterator]();
+      // A page of the listing arrives at once: its keys are matched in slices, with turns of the event loop.
+      const turns = eventLoopTurns();
       for (;;) {
+        const turn = turns.turn();
+        if (turn) await turn;
         let next: IteratorResult<{ name?: string; size?: number; etag?: string; lastModified?: Date }>;
         try {
           next = await bounded(`Listing the bucket ${bucket}`, iterator.next(), () => listing?.destroy());

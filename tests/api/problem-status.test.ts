@@ -47,6 +47,7 @@ const STATUS: Record<ErrorCode, number> = {
   'source-unreachable': 503,
   'sync-running': 409,
   'deletions-held': 409,
+  'source-capped': 413,
   'sync-interrupted': 503,
   'idempotency-key-invalid': 400,
   'idempotency-key-reused': 422,

@@ -7,7 +7,6 @@ import { parseFolderRoots, resolveFolderPath, rootsOf } from '../../core/sources
 import { createItemMatcher } from '../../core/sources/item-matcher.ts';
 import { scheduleMs } from '../../core/sources/schedule.ts';
 import { createSecretBox, parseSecretKey } from '../../core/sources/secret-box.ts';
-import { parseSitemap } from '../../core/sources/sitemap.ts';
 
 describe('schedules', () => {
   it('reads ISO 8601 durations of fixed length, at least a second', () => {
@@ -30,24 +29,6 @@ describe('item patterns', () => {
     expect(md('a.md')).toBe(true);
     expect(md('deep/er/a.md')).toBe(true);
     expect(md('a.txt')).toBe(false);
-  });
-});
-
-describe('sitemaps', () => {
-  it('reads pages and nested sitemaps, and refuses what is not a sitemap', () => {
-    expect(
-      parseSitemap(
-        '<urlset><url><loc> https://a.example/1 </loc></url><url><loc>https://a.example/2</loc></url></urlset>',
-      ),
-    ).toEqual({
-      pages: ['https://a.example/1', 'https://a.example/2'],
-      sitemaps: [],
-    });
-    expect(parseSitemap('<sitemapindex><sitemap><loc>https://a.example/s.xml</loc></sitemap></sitemapindex>')).toEqual({
-      pages: [],
-      sitemaps: ['https://a.example/s.xml'],
-    });
-    expect(parseSitemap('<html><body>nope</body></html>')).toBeNull();
   });
 });
 

@@ -6,19 +6,26 @@
 import type { FastifyRequest } from 'fastify';
 import { KbError } from '../../../core/errors/kb-error.ts';
 
-/** The first prototype-reaching key of a parsed JSON value, as a dotted path, or null. */
-function prototypeKey(text: string): string | null {
+/**
+ * The first prototype-reaching key of a parsed JSON value (`__proto__`, `constructor.prototype`),
+ * or null. Walked without recursion, so a body nested thousands of levels deep cannot exhaust the
+ * stack (a `JSON.parse` reviver would).
+ */
+function prototypeKey(text: string, value: unknown): string | null {
   if (!text.includes('__proto__') && !text.includes('prototype')) return null;
-  let found: string | null = null;
-  JSON.parse(text, function (this: Record<string, unknown>, key, value) {
-    if (found) return value;
-    if (key === '__proto__') found = '__proto__';
-    else if (key === 'constructor' && value && typeof value === 'object' && Object.hasOwn(value, 'prototype')) {
-      found = 'constructor.prototype';
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const current = pending.pop();
+    if (current === null || typeof current !== 'object') continue;
+    for (const [key, child] of Object.entries(current)) {
+      if (key === '__proto__') return '__proto__';
+      if (key === 'constructor' && child && typeof child === 'object' && Object.hasOwn(child, 'prototype')) {
+        return 'constructor.prototype';
+      }
+      pending.push(child);
     }
-    return value;
-  });
-  return found;
+  }
+  return null;
 }
 
 export function parseJsonBody(
@@ -37,7 +44,7 @@ export function parseJsonBody(
     done(new KbError('bad-request', 'The body is not valid JSON.'));
     return;
   }
-  const key = prototypeKey(body);
+  const key = prototypeKey(body, value);
   if (key) {
     done(
       new KbError(

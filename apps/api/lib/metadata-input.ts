@@ -1,6 +1,7 @@
 /**
- * The one place that validates document metadata from a client and takes `change_reason` out of
- * it, shared by upload (POST), replace (PUT) and metadata patch (PATCH).
+ * The one place that validates metadata from a client: a document's, taking `change_reason` out
+ * of it, shared by upload (POST), replace (PUT) and metadata patch (PATCH), and a source's (the
+ * metadata its sync gives every document), by the same rule.
  *
  * Rules (README, "Formats, limits and hostile input"): metadata is a JSON object with at most 64 keys
  * as sent (a `change_reason` key counts, as the OpenAPI document's `maxProperties` says), each key
@@ -55,8 +56,8 @@ export function jsonValueDepth(value: unknown): number {
   return max;
 }
 
-const tooDeep = (depth: number) => ({
-  field: 'metadata',
+const tooDeep = (field: string, depth: number) => ({
+  field,
   message: `is nested ${depth > METADATA_LIMITS.maxDepth + 1 ? 'more than ' : ''}${Math.min(depth, METADATA_LIMITS.maxDepth + 1)} levels deep; at most ${METADATA_LIMITS.maxDepth} are allowed`,
 });
 
@@ -93,6 +94,80 @@ function checkChangeReason(value: unknown, field: string, errors: FieldError[]):
 }
 
 /**
+ * The metadata rule, shared by documents (upload, replace, PATCH) and sources (create, PATCH): a
+ * JSON object (a JSON string is parsed first, once its text is known not to nest too deep), nested
+ * at most {@link METADATA_LIMITS.maxDepth} levels, at most `maxKeys` keys as sent, each key at most
+ * `maxKeyLength` characters, no `__proto__` key, at most `maxBytes` serialised. `changeReasonKey`
+ * (documents): a `change_reason` key is taken out (it counts among the keys as sent; the key and
+ * size limits apply to what is left) and returned apart. Every failure is pushed to `errors`
+ * under `field`; the metadata is returned only when it is an object.
+ */
+export function checkMetadata(
+  input: unknown,
+  errors: FieldError[],
+  options: { readonly field?: string; readonly changeReasonKey?: boolean } = {},
+): { metadata: Metadata | undefined; changeReason: { value: unknown } | undefined } {
+  const field = options.field ?? 'metadata';
+  let value: unknown = input;
+  if (typeof value === 'string') {
+    const depth = jsonTextDepth(value);
+    if (depth > METADATA_LIMITS.maxDepth) {
+      errors.push(tooDeep(field, depth));
+      return { metadata: undefined, changeReason: undefined };
+    }
+    try {
+      value = JSON.parse(value);
+    } catch {
+      errors.push({ field, message: 'must be a JSON object (the value is not valid JSON)' });
+      return { metadata: undefined, changeReason: undefined };
+    }
+  } else {
+    const depth = jsonValueDepth(value);
+    if (depth > METADATA_LIMITS.maxDepth) {
+      errors.push(tooDeep(field, depth));
+      return { metadata: undefined, changeReason: undefined };
+    }
+  }
+  if (!isPlainObject(value)) {
+    const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
+    errors.push({ field, message: `must be a JSON object, not ${got}` });
+    return { metadata: undefined, changeReason: undefined };
+  }
+  const entries = Object.entries(value);
+  const splitReason = options.changeReasonKey === true;
+  const own = splitReason ? entries.filter(([k]) => k !== 'change_reason') : entries;
+  const fromKey = splitReason ? entries.find(([k]) => k === 'change_reason') : undefined;
+  if (entries.length > METADATA_LIMITS.maxKeys) {
+    errors.push({
+      field,
+      message: `has ${entries.length} keys; at most ${METADATA_LIMITS.maxKeys} are allowed${fromKey ? ' (a change_reason key counts)' : ''}`,
+    });
+  }
+  const longKeys = own.map(([k]) => k).filter((k) => [...k].length > METADATA_LIMITS.maxKeyLength);
+  for (const key of longKeys.slice(0, 5)) {
+    errors.push({
+      field,
+      message: `key "${[...key].slice(0, 32).join('')}…" is ${[...key].length} characters; keys are at most ${METADATA_LIMITS.maxKeyLength}`,
+    });
+  }
+  if (own.some(([k]) => k === '__proto__')) {
+    errors.push({ field, message: 'key "__proto__" is not allowed' });
+  }
+  const metadata = Object.fromEntries(own);
+  const bytes = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
+  if (bytes > METADATA_LIMITS.maxBytes) {
+    errors.push({
+      field,
+      message: `is ${bytes} bytes serialised; at most ${METADATA_LIMITS.maxBytes} (16 KiB) are allowed`,
+    });
+  }
+  return { metadata, changeReason: fromKey ? { value: fromKey[1] } : undefined };
+}
+
+const failed = (errors: FieldError[]) =>
+  new KbError('validation-error', errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
+
+/**
  * Validates metadata and extracts the change reason. Throws `validation-error` (422) listing
  * every failed field.
  */
@@ -100,66 +175,22 @@ export function readMetadataInput(input: RawMetadataInput): MetadataInput {
   const errors: FieldError[] = [];
   let changeReason = checkChangeReason(input.changeReason, 'change_reason', errors);
   let metadata: Metadata | undefined;
-
   if (input.metadata !== undefined) {
-    let value: unknown = input.metadata;
-    if (typeof value === 'string') {
-      const depth = jsonTextDepth(value);
-      if (depth > METADATA_LIMITS.maxDepth) {
-        errors.push(tooDeep(depth));
-        value = undefined;
-      } else {
-        try {
-          value = JSON.parse(value);
-        } catch {
-          errors.push({ field: 'metadata', message: 'must be a JSON object (the value is not valid JSON)' });
-          value = undefined;
-        }
-      }
-    } else if (value !== undefined && jsonValueDepth(value) > METADATA_LIMITS.maxDepth) {
-      errors.push(tooDeep(jsonValueDepth(value)));
-      value = undefined;
-    }
-    if (value !== undefined && !isPlainObject(value)) {
-      const got = value === null ? 'null' : Array.isArray(value) ? 'an array' : `a ${typeof value}`;
-      errors.push({ field: 'metadata', message: `must be a JSON object, not ${got}` });
-    } else if (isPlainObject(value)) {
-      const entries = Object.entries(value);
-      const own = entries.filter(([k]) => k !== 'change_reason');
-      const fromKey = entries.find(([k]) => k === 'change_reason');
-      if (fromKey) {
-        const reason = checkChangeReason(fromKey[1], 'metadata.change_reason', errors);
-        if (input.changeReason === undefined || input.changeReason === null) changeReason = reason;
-      }
-      if (entries.length > METADATA_LIMITS.maxKeys) {
-        errors.push({
-          field: 'metadata',
-          message: `has ${entries.length} keys; at most ${METADATA_LIMITS.maxKeys} are allowed${fromKey ? ' (a change_reason key counts)' : ''}`,
-        });
-      }
-      const longKeys = own.map(([k]) => k).filter((k) => [...k].length > METADATA_LIMITS.maxKeyLength);
-      for (const key of longKeys.slice(0, 5)) {
-        errors.push({
-          field: 'metadata',
-          message: `key "${[...key].slice(0, 32).join('')}…" is ${[...key].length} characters; keys are at most ${METADATA_LIMITS.maxKeyLength}`,
-        });
-      }
-      if (own.some(([k]) => k === '__proto__')) {
-        errors.push({ field: 'metadata', message: 'key "__proto__" is not allowed' });
-      }
-      metadata = Object.fromEntries(own);
-      const bytes = Buffer.byteLength(JSON.stringify(metadata), 'utf8');
-      if (bytes > METADATA_LIMITS.maxBytes) {
-        errors.push({
-          field: 'metadata',
-          message: `is ${bytes} bytes serialised; at most ${METADATA_LIMITS.maxBytes} (16 KiB) are allowed`,
-        });
-      }
+    const checked = checkMetadata(input.metadata, errors, { changeReasonKey: true });
+    metadata = checked.metadata;
+    if (checked.changeReason) {
+      const reason = checkChangeReason(checked.changeReason.value, 'metadata.change_reason', errors);
+      if (input.changeReason === undefined || input.changeReason === null) changeReason = reason;
     }
   }
-
-  if (errors.length > 0) {
-    throw new KbError('validation-error', errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
-  }
+  if (errors.length > 0) throw failed(errors);
   return { metadata, changeReason };
+}
+
+/** Source metadata, by the same rule as a document's (a `change_reason` key is just a key). Throws 422. */
+export function readSourceMetadata(input: unknown): Metadata {
+  const errors: FieldError[] = [];
+  const { metadata } = checkMetadata(input, errors);
+  if (errors.length > 0 || metadata === undefined) throw failed(errors);
+  return metadata;
 }

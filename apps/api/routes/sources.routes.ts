@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from '@sinclair/typebox';
+import { readSourceMetadata } from '../lib/metadata-input.ts';
 import { requestContext } from '../plugins/auth.plugin.ts';
 import { AUTHENTICATED_ERRORS, problemResponses } from '../schemas/common.schema.ts';
 import {
@@ -45,7 +46,7 @@ const sourcesRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { se
         ...location,
         ...(b.include !== undefined ? { include: b.include } : {}),
         ...(b.exclude !== undefined ? { exclude: b.exclude } : {}),
-        ...(b.metadata !== undefined ? { metadata: b.metadata } : {}),
+        ...(b.metadata !== undefined ? { metadata: readSourceMetadata(b.metadata) } : {}),
         ...(b.schedule !== undefined ? { schedule: b.schedule } : {}),
       });
       return reply.code(201).send(view);
@@ -103,7 +104,7 @@ const sourcesRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { se
         ...location,
         ...(b.include !== undefined ? { include: b.include } : {}),
         ...(b.exclude !== undefined ? { exclude: b.exclude } : {}),
-        ...(b.metadata !== undefined ? { metadata: b.metadata } : {}),
+        ...(b.metadata !== undefined ? { metadata: readSourceMetadata(b.metadata) } : {}),
         ...(b.schedule !== undefined ? { schedule: b.schedule } : {}),
       });
     },

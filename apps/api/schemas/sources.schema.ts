@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { METADATA_LIMITS } from '../lib/metadata-input.ts';
 import { DateTime, Label, Nullable, StringEnum } from './common.schema.ts';
 
 export const SOURCE_KIND_VALUES = ['folder', 'web', 's3'] as const;
@@ -9,9 +10,10 @@ const Patterns = (what: string) =>
     description: `Glob patterns (\`**\`, \`*.md\`, \`{a,b}\`) over the item's path, object key or URL; ${what}`,
   });
 
-const SourceMetadata = Type.Record(Type.String({ maxLength: 128 }), Type.Unknown(), {
+/** The rule of document metadata (`readSourceMetadata` checks the rest: depth, size). */
+const SourceMetadata = Type.Record(Type.String({ maxLength: METADATA_LIMITS.maxKeyLength }), Type.Unknown(), {
   propertyNames: { not: { const: '__proto__' } },
-  maxProperties: 64,
+  maxProperties: METADATA_LIMITS.maxKeys,
   description: 'Metadata given to every document of the source (to the versions a sync writes from now on).',
 });
 
