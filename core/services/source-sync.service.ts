@@ -248,6 +248,8 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
       const reader = deps.readerFor(source);
       const known = new Map((await store.listItems(source.id)).map((item) => [item.itemKey, item]));
       const seen = new Set<string>();
+      // A capped listing (a sitemap past its page cap) is incomplete: what it left out is not gone.
+      let listingCapped = false;
       let sinceProgress = 0;
       for await (const listed of reader.list()) {
         if (lost) throw new RunTakenOver();
@@ -255,6 +257,7 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
         counts.seen++;
         if ('failure' in listed) {
           seen.add(listed.failure.item);
+          if (listed.failure.code === 'source-capped') listingCapped = true;
           fail(listed.failure);
           continue;
         }
@@ -280,6 +283,7 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
         known.size,
         counts,
         errors,
+        listingCapped,
       );
       await recordEnd(source, run, 'completed', counts, errors);
       return 'ended';
@@ -313,8 +317,18 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
     total: number,
     counts: { deleted: number; deletionsHeld: number },
     errors: RunError[],
+    listingCapped: boolean,
   ): Promise<void> {
     if (gone.length === 0) return;
+    if (listingCapped) {
+      counts.deletionsHeld = gone.length;
+      errors.unshift({
+        item: null,
+        code: 'deletions-held',
+        detail: `The listing stopped at its cap, so ${gone.length} of the source's ${total} documents that it did not reach were kept; none was deleted.`,
+      });
+      return;
+    }
     if (!run.allowMassDelete && gone.length > deps.maxDeleteFraction * total) {
       counts.deletionsHeld = gone.length;
       errors.unshift({

@@ -153,6 +153,20 @@ describe('large sitemaps', () => {
     expect(slowestMs).toBeLessThan(1000);
   }, 300_000);
 
+  it('deletes nothing when its listing stopped at the cap: what it did not reach is not gone', async () => {
+    sitemaps.set('/grows.xml', urlset(0, 'g-', [`${origin}/keep/g-a`, `${origin}/keep/g-b`]));
+    const id = await createSource({ name: 'grows', kind: 'web', sitemap: `${origin}/grows.xml` });
+    expect((await syncAndWait(svc, id)).counts).toMatchObject({ created: 2, failed: 0 });
+    // The two pages now stand past the first 1,000 of the sitemap.
+    sitemaps.set('/grows.xml', urlset(1_200, 'g-', [`${origin}/keep/g-a`, `${origin}/keep/g-b`]));
+    const run = await syncAndWait(svc, id, { query: '?allow_mass_delete=true', timeoutMs: 240_000 });
+    expect(run.counts).toMatchObject({ created: 1000, deleted: 0, deletions_held: 2 });
+    expect(run.errors.map((error) => error.code)).toEqual(expect.arrayContaining(['source-capped', 'deletions-held']));
+    // Neither of the two earlier documents was deleted: 1,000 new ones beside them.
+    const listed = await svc.request('GET', '/api/v1/documents?source=grows&page_size=1');
+    expect(listed.body.total).toBe(1002);
+  }, 300_000);
+
   it('reads a sitemap index of three such sitemaps to the end without failing', async () => {
     const id = await createSource({
       name: 'large-index',
