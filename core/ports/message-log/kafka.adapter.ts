@@ -1,8 +1,8 @@
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
-import { KbError } from '../../errors/kb-error.ts';
+import { engineUnavailable, KbError } from '../../errors/kb-error.ts';
 import type { KafkaConsumerSettings, KafkaSubscription } from './kafka-consumer.ts';
 import { startKafkaSubscription } from './kafka-consumer.ts';
-import { kafkaError, kafkaErrorType, withTimeout } from './kafka-errors.ts';
+import { KAFKA, kafkaError, kafkaErrorType, withTimeout } from './kafka-errors.ts';
 import { type KafkaLogSink, quietLogCreator, stderrKafkaLogSink } from './kafka-logging.ts';
 import { createCoalescingSender } from './kafka-producer.ts';
 import { createTopicSchemas, type SchemaCompatibility, type TopicSchema } from './kafka-registry.ts';
@@ -334,7 +334,15 @@ export async function createKafkaMessageLog(
           })),
         );
       } catch (error) {
-        throw kafkaError(error, `publish to topic ${topic}`);
+        const mapped = kafkaError(error, `publish to topic ${topic}`);
+        if (mapped.code !== 'not-found') throw mapped;
+        // A broker that is restarting answers "unknown topic or partition" for topics it has not
+        // loaded yet: only a topic the cluster does not list is missing for good.
+        const listed = await adminCall('list topics', () => admin.listTopics()).catch((listing: unknown) => {
+          throw listing instanceof KbError ? listing : mapped;
+        });
+        if (!listed.includes(topic)) throw mapped;
+        throw engineUnavailable(KAFKA, `Kafka does not serve topic ${topic} yet (a broker is starting)`, error);
       }
     },
 
