@@ -87,6 +87,9 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
       const { body } = await context.http.request<{ status?: string; unassigned_shards?: number }>(
         'GET',
         `/_cluster/health/${indexes}`,
+        undefined,
+        // A missing index would otherwise be waited for (30 s by default).
+        { query: { timeout: '1s' } },
       );
       if (body.status === 'red') {
         throw engineUnavailable(
