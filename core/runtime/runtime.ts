@@ -177,7 +177,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       { name: 'message_log', engine: ports.log.kind, ping: () => ports.log.ping() },
       { name: 'object_store', engine: embedded ? 'filesystem' : 'S3', ping: () => ports.objects.ping() },
       ...(disk ? [{ name: 'disk', engine: 'data volume', ping: disk.probe }] : []),
-      { name: 'dead_letters', engine: 'dead-letter topics', ping: async () => deadLetterReadiness(deadLetters) },
+      { name: 'dead_letters', engine: 'dead-letter topics', ping: () => deadLetterReadiness(deadLetters) },
     ],
   });
   const uploads = createUploadStagingService({

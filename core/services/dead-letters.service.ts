@@ -309,22 +309,36 @@ export function createDeadLettersService(deps: {
   };
 }
 
+/** How long the readiness check waits for the first reading of the dead-letter topics. */
+const FIRST_READING_WAIT_MS = 1_000;
+
 /**
  * The readiness check of dead letters: never unhealthy (a dead letter is no outage), `degraded`
  * while some wait for a replay, so stuck documents never hide behind a healthy readiness. Answers
- * from the last counts at once (a reading of the topics may take seconds on Kafka).
+ * from the last counts (a reading of the topics may take seconds on Kafka), waiting up to a second
+ * for the first one.
  */
-export function deadLetterReadiness(service: Pick<DeadLettersService, 'peekCounts'>): {
+export async function deadLetterReadiness(service: Pick<DeadLettersService, 'peekCounts' | 'counts'>): Promise<{
   degraded?: string;
   detail?: string;
-} {
-  const counts = service.peekCounts();
+}> {
+  let counts = service.peekCounts();
+  if (counts === null) {
+    let timer: NodeJS.Timeout | undefined;
+    counts = await Promise.race([
+      service.counts().catch(() => null),
+      new Promise<null>((resolve) => {
+        timer = setTimeout(() => resolve(null), FIRST_READING_WAIT_MS);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
   if (counts === null) return { detail: 'dead letters not counted yet' };
   const waiting = counts.filter((c) => c.pending > 0);
   const pending = waiting.reduce((sum, c) => sum + c.pending, 0);
   if (pending === 0) {
     const total = counts.reduce((sum, c) => sum + c.total, 0);
-    return { detail: `no dead letter waits for a replay (${total} retained, all replayed)` };
+    return { detail: total === 0 ? 'no dead letters' : `no dead letter waits for a replay (${total} replayed)` };
   }
   const perStage = waiting.map((c) => `${c.stage} ${c.pending}`).join(', ');
   return {

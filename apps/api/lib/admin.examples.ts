@@ -28,7 +28,7 @@ function readiness(status: string, messageLog: Record<string, unknown>) {
       dead_letters: {
         status: 'healthy',
         latency_ms: 0.1,
-        message: 'no dead letter waits for a replay (0 retained, all replayed)',
+        message: 'no dead letters',
       },
     },
   };
