@@ -496,6 +496,13 @@ export const CONFIG_VARIABLES = [
   ),
   v('KB_RETRY_MAX_MS', 'integer', '30000', 'Largest backoff delay.', { min: 1 }),
   v(
+    'KB_STAGE_ENGINE_WAIT_MS',
+    'integer',
+    '120000',
+    "How long a stage waits in place, retrying with backoff, while an engine it needs is unavailable (connection refused, timeouts, 5xx/429, a red index, a partition without its leader) or storage is full, before it hands the event back to the message log, which delivers it again after a short pause to wait once more. Such waits never spend the event's attempts (KB_STAGE_MAX_ATTEMPTS): an engine that is down never fails a document. Below Kafka's 300 s handler limit.",
+    { min: 1000, max: 280000 },
+  ),
+  v(
     'KB_RATE_LIMIT_SYNC_MS',
     'integer',
     '1000',

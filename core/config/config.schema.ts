@@ -118,7 +118,13 @@ const sharedProperties = {
     maxHeapMb: Type.Integer(),
     ocr: Type.Boolean(),
   }),
-  retry: Type.Object({ maxAttempts: Type.Integer(), baseDelayMs: Type.Integer(), maxDelayMs: Type.Integer() }),
+  retry: Type.Object({
+    maxAttempts: Type.Integer(),
+    baseDelayMs: Type.Integer(),
+    maxDelayMs: Type.Integer(),
+    /** How long one delivery of a stage event waits in place for an unavailable engine or storage. */
+    engineWaitMs: Type.Integer(),
+  }),
   rateLimit: Type.Object({ syncIntervalMs: Type.Integer(), soloSyncIntervalMs: Type.Integer() }),
   keyCacheMs: Type.Integer(),
   /** How often an API process writes the last-use times of keys. */

@@ -183,6 +183,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxAttempts: int('KB_STAGE_MAX_ATTEMPTS'),
       baseDelayMs: int('KB_RETRY_BASE_MS'),
       maxDelayMs: int('KB_RETRY_MAX_MS'),
+      engineWaitMs: int('KB_STAGE_ENGINE_WAIT_MS'),
     },
     rateLimit: {
       syncIntervalMs: int('KB_RATE_LIMIT_SYNC_MS'),

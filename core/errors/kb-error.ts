@@ -16,6 +16,8 @@ export interface KbErrorOptions {
   readonly errors?: readonly FieldError[];
   /** Seconds a client should wait (`Retry-After`), for `rate-limit-exceeded` and `idempotency-key-in-use`. */
   readonly retryAfter?: number;
+  /** The engine that could not be used, for `engine-unavailable` (e.g. `OpenSearch`, `Kafka`). */
+  readonly engine?: string;
 }
 
 /**
@@ -28,6 +30,7 @@ export class KbError extends Error {
   readonly retriable: boolean;
   readonly errors: readonly FieldError[] | undefined;
   readonly retryAfter: number | undefined;
+  readonly engine: string | undefined;
 
   constructor(code: ErrorCode, message: string, options: KbErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -36,7 +39,28 @@ export class KbError extends Error {
     this.retriable = options.retriable ?? catalogueEntry(code).retriable;
     this.errors = options.errors;
     this.retryAfter = options.retryAfter;
+    this.engine = options.engine;
   }
+}
+
+/**
+ * The one way to say that an engine cannot be used right now: it refused or dropped the
+ * connection, did not answer in time, or answered that it is overloaded, starting, recovering or
+ * moving a leader (HTTP 5xx/429, a red index, a partition without its leader, …). Each adapter's
+ * error mapping produces it, naming its engine. It is never a reason to give up on work: a stage
+ * waits for the engine without spending attempts, and readiness names the engine while it lasts.
+ */
+export function engineUnavailable(engine: string, message: string, cause?: unknown): KbError {
+  return new KbError('engine-unavailable', message, {
+    engine,
+    retriable: true,
+    ...(cause === undefined ? {} : { cause }),
+  });
+}
+
+/** Whether `error` is an {@link engineUnavailable} error. */
+export function isEngineUnavailable(error: unknown): error is KbError {
+  return error instanceof KbError && error.code === 'engine-unavailable';
 }
 
 export function isKbError(error: unknown): error is KbError {
@@ -60,9 +84,22 @@ export function isRetriable(error: unknown): boolean {
   return false;
 }
 
+/** The first `engine-unavailable` KbError in the cause chain of `error` (itself included), if any. */
+function engineUnavailableIn(error: unknown): KbError | null {
+  let current: unknown = error;
+  for (let depth = 0; current && typeof current === 'object' && depth < 8; depth++) {
+    if (isEngineUnavailable(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
 /**
  * Wraps anything thrown into a KbError, keeping KbErrors as they are — except that running out of
- * storage anywhere in the cause chain becomes `insufficient-storage`, whatever wrapped it.
+ * storage anywhere in the cause chain becomes `insufficient-storage`, whatever wrapped it. An
+ * error that is not a KbError but carries an `engine-unavailable` one as its cause is that one;
+ * any other transient network failure (connection refused or reset, a timeout) becomes
+ * `engine-unavailable` too.
  */
 export function toKbError(error: unknown, fallback: ErrorCode = 'internal-error'): KbError {
   if (error instanceof KbError && error.code === 'insufficient-storage') return error;
@@ -71,6 +108,8 @@ export function toKbError(error: unknown, fallback: ErrorCode = 'internal-error'
     return new KbError('insufficient-storage', `Out of storage space: ${message}`, { cause: error });
   }
   if (error instanceof KbError) return error;
+  const unavailable = engineUnavailableIn(error);
+  if (unavailable) return unavailable;
   const retriable = isRetriable(error);
   const message = error instanceof Error ? error.message : String(error);
   return new KbError(retriable ? 'engine-unavailable' : fallback, message, { cause: error, retriable });

@@ -66,6 +66,20 @@ export interface DeadLetter {
   attempts: number;
 }
 
+/** The record of an operator's replay of a dead letter (`kb.dlq.replays`). */
+export interface DeadLetterReplay {
+  event_id: string;
+  occurred_at: string;
+  dead_letter_id: string;
+  stage: string;
+  document_id: string;
+  workspace_id: string;
+  version: number;
+  outcome: 'replayed' | 'skipped';
+  detail: string;
+  replayed_by: string;
+}
+
 /** Event types, versioned; the topic of each is `<KB_TOPIC_PREFIX><event type>`. */
 export const EVENT_TYPES = {
   uploaded: 'kb.document.uploaded',
@@ -79,7 +93,7 @@ export const EVENT_TYPES = {
 } as const;
 export type EventKind = keyof typeof EVENT_TYPES;
 
-const SCHEMA_FILES: Record<EventKind | 'deadLetter', string> = {
+const SCHEMA_FILES: Record<EventKind | 'deadLetter' | 'deadLetterReplay', string> = {
   uploaded: 'document-uploaded.avsc',
   parsed: 'document-parsed.avsc',
   chunked: 'document-chunked.avsc',
@@ -88,12 +102,13 @@ const SCHEMA_FILES: Record<EventKind | 'deadLetter', string> = {
   failed: 'document-failed.avsc',
   notification: 'notification.avsc',
   deadLetter: 'dead-letter.avsc',
+  deadLetterReplay: 'dead-letter-replay.avsc',
 };
 
 const schemaCache = new Map<string, EventSchema>();
 
 /** The Avro schema of an event kind, read from `schemas/`. */
-export function eventSchema(kind: EventKind | 'deadLetter'): EventSchema {
+export function eventSchema(kind: EventKind | 'deadLetter' | 'deadLetterReplay'): EventSchema {
   const file = SCHEMA_FILES[kind];
   let schema = schemaCache.get(file);
   if (!schema) {
@@ -120,6 +135,8 @@ export interface Topics {
   /** The webhook dispatcher's consumer group. */
   readonly webhooksGroup: string;
   deadLetter(stage: StageName): string;
+  /** Records of dead letters replayed by operators (one partition, every stage). */
+  readonly deadLetterReplays: string;
   group(stage: StageName): string;
 }
 
@@ -134,8 +151,20 @@ export function topicNames(prefix: string): Topics {
     notification: `${prefix}${EVENT_TYPES.notification}`,
     webhooksGroup: `${prefix}kb.webhooks.dispatch`,
     deadLetter: (stage) => `${prefix}kb.dlq.${stage}`,
+    deadLetterReplays: `${prefix}kb.dlq.replays`,
     group: (stage) => `${prefix}kb.stage.${stage}`,
   };
+}
+
+/** The topic each stage consumes. */
+export function stageInputTopic(topics: Topics, stage: StageName): string {
+  const inputs: Record<StageName, string> = {
+    parse: topics.uploaded,
+    chunk: topics.parsed,
+    embed: topics.chunked,
+    index: topics.embedded,
+  };
+  return inputs[stage];
 }
 
 /** Every topic the pipeline uses, with its schema, for `MessageLog.ensureTopics`. */
@@ -149,5 +178,6 @@ export function topicSpecs(prefix: string, partitions: number): TopicSpec[] {
   for (const stage of STAGE_NAMES) {
     specs.push({ name: t.deadLetter(stage), partitions: 1, schema: eventSchema('deadLetter') });
   }
+  specs.push({ name: t.deadLetterReplays, partitions: 1, schema: eventSchema('deadLetterReplay') });
   return specs;
 }

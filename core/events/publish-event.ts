@@ -1,5 +1,5 @@
 import type { MessageLog } from '../ports/message-log/message-log.port.ts';
-import type { DeadLetter, EventBase } from './events.ts';
+import type { DeadLetter, DeadLetterReplay, EventBase } from './events.ts';
 
 /**
  * Publishes one event to `topic` under `key`; the one way services and stages put events on the
@@ -12,7 +12,7 @@ export async function publishEvent(
   log: MessageLog,
   topic: string,
   key: string,
-  event: EventBase | DeadLetter,
+  event: EventBase | DeadLetter | DeadLetterReplay,
 ): Promise<void> {
   await log.publish(topic, [{ key, value: event as unknown as Record<string, unknown> }]);
 }

@@ -15,6 +15,8 @@ export interface DeploymentProbe {
   documentsByStatus(): Promise<Record<VersionStatus, number>>;
   /** Pending webhook deliveries: how many, and when the oldest was enqueued (absent: not exported). */
   webhooksPending?(): Promise<{ count: number; oldestCreatedAtMs: number | null }>;
+  /** Dead letters retained per stage, and those not replayed yet (absent: not exported). */
+  deadLetters?(): Promise<readonly { stage: StageName; total: number; pending: number }[]>;
 }
 
 /**

@@ -138,6 +138,24 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
         });
       },
     });
+    const deadLetters = probe.deadLetters?.bind(probe);
+    if (deadLetters) {
+      new Gauge({
+        name: 'kb_dead_letters',
+        help: "Dead letters retained in each stage's dead-letter topic (every workspace), by state: pending (not replayed yet) or replayed. Read from the topics at most every 15 s.",
+        labelNames: ['stage', 'state'] as const,
+        registers,
+        async collect() {
+          this.reset();
+          await probed('kb_dead_letters', async () => {
+            for (const { stage, total, pending } of await deadLetters()) {
+              this.set({ stage, state: 'pending' }, pending);
+              this.set({ stage, state: 'replayed' }, total - pending);
+            }
+          });
+        },
+      });
+    }
     const webhooksPending = probe.webhooksPending?.bind(probe);
     if (webhooksPending) {
       let pendingRead: Promise<{ count: number; oldestCreatedAtMs: number | null }> | null = null;

@@ -1,17 +1,6 @@
-import { STAGE_NAMES, type StageName, type Topics } from '../events/events.ts';
+import { STAGE_NAMES, stageInputTopic, type Topics } from '../events/events.ts';
 import type { MessageLogAdmin } from '../ports/message-log/message-log.port.ts';
 import type { StageLag } from './metrics.port.ts';
-
-/** The topic each stage consumes. */
-export function stageInputTopic(topics: Topics, stage: StageName): string {
-  const inputs: Record<StageName, string> = {
-    parse: topics.uploaded,
-    chunk: topics.parsed,
-    embed: topics.chunked,
-    index: topics.embedded,
-  };
-  return inputs[stage];
-}
 
 /** Every stage's consumer-group lag on each partition of its input topic. */
 export async function readStageLag(log: MessageLogAdmin, topics: Topics): Promise<StageLag[]> {

@@ -15,6 +15,7 @@ import type { Subscription } from '../ports/message-log/message-log.port.ts';
 import { createAccountsService } from '../services/accounts.service.ts';
 import { createAuditService } from '../services/audit.service.ts';
 import { createChunksService } from '../services/chunks.service.ts';
+import { createDeadLettersService, deadLetterReadiness } from '../services/dead-letters.service.ts';
 import { createDocumentWritesService } from '../services/document-writes.service.ts';
 import { createDocumentsService } from '../services/documents.service.ts';
 import { createEventStreamService } from '../services/event-stream.service.ts';
@@ -139,6 +140,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       stageLag: () => readStageLag(ports.logAdmin, topics),
       documentsByStatus: () => ports.documents.countDocumentsByStatus(),
       webhooksPending: () => ports.webhooks.pendingSummary(),
+      deadLetters: () => deadLetters.counts(),
     },
   });
   const keys = createKeysService({
@@ -168,6 +170,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     objects: ports.objects,
     sourceItems: (ids) => ports.sources.itemKeysOf(ids),
   });
+  const deadLetters = createDeadLettersService({
+    log: ports.log,
+    logAdmin: ports.logAdmin,
+    documents: ports.documents,
+    topics,
+    logger,
+  });
   const health = createHealthService({
     version: serviceVersion(),
     checks: [
@@ -176,6 +185,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       { name: 'message_log', engine: ports.log.kind, ping: () => ports.log.ping() },
       { name: 'object_store', engine: embedded ? 'filesystem' : 'S3', ping: () => ports.objects.ping() },
       ...(disk ? [{ name: 'disk', engine: 'data volume', ping: disk.probe }] : []),
+      { name: 'dead_letters', engine: 'dead-letter topics', ping: () => deadLetterReadiness(deadLetters) },
     ],
   });
   const uploads = createUploadStagingService({
@@ -224,7 +234,8 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     rateLimiter,
     health,
     usage: createUsageService({ accountStore: ports.accountStore, writePending: () => limiter.flush() }),
-    pipeline: createPipelineOverviewService({ logAdmin: ports.logAdmin, topics, documents, health }),
+    pipeline: createPipelineOverviewService({ logAdmin: ports.logAdmin, topics, documents, health, deadLetters }),
+    deadLetters,
     reindex: createReindexService({
       documents: ports.documents,
       getEmbeddings: ports.getEmbeddings,

@@ -13,7 +13,8 @@ export interface HealthCheck {
   readonly engine: string;
   /**
    * Rejects when the dependency is unusable. Resolves when it works; resolving `{degraded: reason}`
-   * says it works but is in trouble (e.g. a disk nearly full).
+   * says it works but is in trouble (e.g. a disk nearly full); `{detail: text}` replaces the
+   * message of a healthy answer.
    */
   ping(): Promise<unknown>;
 }
@@ -54,9 +55,11 @@ export function createHealthService(options: HealthOptions): HealthService {
       ]);
       const degraded = (answer as { degraded?: unknown } | undefined)?.degraded;
       if (typeof degraded === 'string') trouble = degraded;
+      const detail = (answer as { detail?: unknown } | undefined)?.detail;
+      if (typeof detail === 'string') message = detail;
     } catch (error) {
       ok = false;
-      message = `${check.engine} unreachable: ${error instanceof Error ? error.message : String(error)}`;
+      message = `${check.engine} unavailable: ${error instanceof Error ? error.message : String(error)}`;
     } finally {
       clearTimeout(timer);
     }

@@ -3,6 +3,7 @@ import type { VersionStatus } from '../model/document-records.model.ts';
 import { VERSION_STATUSES } from '../model/document-records.model.ts';
 import type { DocumentView, ReadinessView } from '../model/response-views.model.ts';
 import type { MessageLogAdmin } from '../ports/message-log/message-log.port.ts';
+import type { DeadLetterCountView, DeadLettersService } from './dead-letters.service.ts';
 import type { DocumentsService } from './documents.service.ts';
 import type { HealthService } from './health.service.ts';
 import type { RequestContext } from './request-context.ts';
@@ -21,6 +22,8 @@ export interface PipelineOverviewView {
   /** The workspace's most recent failed documents, with their errors. */
   failed: Pick<DocumentView, 'document_id' | 'name' | 'version' | 'error' | 'updated_at'>[];
   readiness: ReadinessView;
+  /** This workspace's dead letters per stage (read at most 15 s ago); null when they could not be read. */
+  dead_letters: DeadLetterCountView[] | null;
 }
 
 export interface PipelineOverviewService {
@@ -35,6 +38,7 @@ export function createPipelineOverviewService(deps: {
   topics: Topics;
   documents: DocumentsService;
   health: HealthService;
+  deadLetters: Pick<DeadLettersService, 'counts'>;
 }): PipelineOverviewService {
   const inputTopic: Record<StageName, string> = {
     parse: deps.topics.uploaded,
@@ -49,7 +53,7 @@ export function createPipelineOverviewService(deps: {
 
   return {
     async overview(ctx) {
-      const [stages, counts, failedPage, readiness] = await Promise.all([
+      const [stages, counts, failedPage, readiness, deadLetters] = await Promise.all([
         Promise.all(
           STAGE_NAMES.map(async (stage) => ({
             stage,
@@ -60,6 +64,7 @@ export function createPipelineOverviewService(deps: {
         Promise.all(VERSION_STATUSES.map(async (status) => [status, await count(ctx, status)] as const)),
         deps.documents.list(ctx, { status: 'failed', page: 1, pageSize: FAILED_SHOWN }),
         deps.health.ready(),
+        deps.deadLetters.counts({ workspaceId: ctx.workspaceId }).catch(() => null),
       ]);
       const failed = await Promise.all(
         failedPage.documents.map(async (item) => {
@@ -78,6 +83,7 @@ export function createPipelineOverviewService(deps: {
         documents: Object.fromEntries(counts) as Record<VersionStatus, number>,
         failed,
         readiness,
+        dead_letters: deadLetters,
       };
     },
   };

@@ -23,6 +23,7 @@ import type {
 import type { SearchFilters } from '../model/search-filters.model.ts';
 import type { WebhooksService } from '../webhooks/webhooks.service.ts';
 import type { ChunksService } from './chunks.service.ts';
+import type { DeadLettersService } from './dead-letters.service.ts';
 import type { DocumentWritesService } from './document-writes.service.ts';
 import type { DocumentsService } from './documents.service.ts';
 import type { EventStreamService } from './event-stream.service.ts';
@@ -182,6 +183,8 @@ export interface Services {
   readonly accounts: AccountsService;
   readonly usage: UsageService;
   readonly pipeline: PipelineOverviewService;
+  /** Dead letters of the stages: list and replay (operators). */
+  readonly deadLetters: DeadLettersService;
   readonly rateLimiter: RateLimiter;
   readonly health: HealthService;
   readonly reindex: ReindexService;

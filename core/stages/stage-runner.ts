@@ -1,6 +1,6 @@
-import { v7 as uuidv7 } from 'uuid';
+import { v5 as uuidv5 } from 'uuid';
 import type { Config } from '../config/config.ts';
-import { toKbError } from '../errors/kb-error.ts';
+import { type KbError, toKbError } from '../errors/kb-error.ts';
 import { deliveredEvent } from '../events/delivered-event.ts';
 import type { DeadLetter, DocumentFailed, EventBase, Topics } from '../events/events.ts';
 import { notifyVersionSettled } from '../events/notify-version.ts';
@@ -15,20 +15,99 @@ export interface StageRunnerDeps {
   readonly log: MessageLog;
   readonly documents: DocumentStore;
   readonly topics: Topics;
-  readonly retry: Config['retry'];
+  /** `engineWaitMs` defaults to {@link DEFAULT_ENGINE_WAIT_MS}. */
+  readonly retry: Omit<Config['retry'], 'engineWaitMs'> & { readonly engineWaitMs?: number };
   readonly logger: Logger;
 }
 
+/** How long one delivery waits in place for an engine by default (`KB_STAGE_ENGINE_WAIT_MS`). */
+export const DEFAULT_ENGINE_WAIT_MS = 120_000;
+/** Longest pause between two tries while an engine is unavailable: its return is noticed within this. */
+const MAX_WAIT_STEP_MS = 5_000;
+
+/** Namespace of the dead letters' ids (UUID v5 of the message they record). */
+const DEAD_LETTER_NAMESPACE = '8f0c2f4e-5d1a-4b6e-9a57-1c3e0b9d7a21';
+
 /**
- * Runs a stage over the log. Per message: up to `retry.maxAttempts` attempts with full-jitter
- * exponential backoff while the error is retriable (without limit for `insufficient-storage`: a full
- * disk heals when space is freed, so it never fails a version); then, or at once for a non-retriable error,
- * the event goes to the stage's dead-letter topic, the version becomes `failed` with
- * `error {code, message, stage, attempts, at}`, and `kb.document.failed` and the
- * `document.version.failed` notification are published.
+ * The id of the dead letter of one delivered message at one stage: the same for every delivery of
+ * that message, so a message dead-lettered again after a redelivery names the same dead letter
+ * (readers count it once, a replay replays it once), and a replayed event, a new message, gets a
+ * dead letter of its own if it fails again.
+ */
+export function deadLetterId(stage: string, message: Pick<DeliveredMessage, 'topic' | 'partition' | 'offset'>): string {
+  return uuidv5(
+    `${stage}\u0000${message.topic}\u0000${message.partition}\u0000${message.offset}`,
+    DEAD_LETTER_NAMESPACE,
+  );
+}
+
+/**
+ * Whether the runner waits for `error` instead of counting it as a failed attempt: an engine that
+ * cannot be used now (`engine-unavailable`, which every adapter's error mapping produces for
+ * refused or reset connections, timeouts, 5xx/429 answers, red indexes, moving partition leaders
+ * and the like) or storage that is full (`insufficient-storage`). Both heal by themselves.
+ */
+function waitsFor(error: KbError): boolean {
+  return error.code === 'engine-unavailable' || error.code === 'insufficient-storage';
+}
+
+/**
+ * Waits out unavailable engines within one delivery: each {@link EngineWaits.wait} sleeps a backoff
+ * step (at most {@link MAX_WAIT_STEP_MS}), and once the delivery has waited `engineWaitMs` in all
+ * it throws the error instead, which hands the message back to the log (delivered again after the
+ * log's pause, to wait again): a handler never runs past the log's handler time limit.
+ */
+interface EngineWaits {
+  wait(error: KbError, context: Record<string, unknown>, what: string): Promise<void>;
+}
+
+function engineWaits(deps: StageRunnerDeps, signal: AbortSignal): EngineWaits {
+  const budget = deps.retry.engineWaitMs ?? DEFAULT_ENGINE_WAIT_MS;
+  const step = Math.min(deps.retry.maxDelayMs, MAX_WAIT_STEP_MS);
+  let waited = 0;
+  let waits = 0;
+  return {
+    async wait(error, context, what) {
+      waits += 1;
+      const fields = { ...context, code: error.code, engine: error.engine ?? null, err: error.message };
+      if (waited >= budget) {
+        deps.logger.warn(
+          { ...fields, waited_ms: waited },
+          `${what}: still unavailable after waiting; the event goes back to the log and is delivered again`,
+        );
+        throw error;
+      }
+      if (waits === 1 || waits % 10 === 0) {
+        deps.logger.warn(
+          fields,
+          error.code === 'insufficient-storage'
+            ? `${what}: out of storage space; waiting (no attempt spent)`
+            : `${what}: ${error.engine ?? 'an engine'} is unavailable; waiting for it (no attempt spent)`,
+        );
+      }
+      const delay = Math.min(backoffDelay(waits, deps.retry.baseDelayMs, step, Math.random, 0.5), budget - waited);
+      waited += delay;
+      await sleep(Math.max(1, delay), signal);
+    },
+  };
+}
+
+/**
+ * Runs a stage over the log. Per message:
+ * - An unavailable engine or full storage (`engine-unavailable`, `insufficient-storage`) is waited
+ *   for with backoff, spending no attempt; see `KB_STAGE_ENGINE_WAIT_MS` for how long one delivery
+ *   waits before the message goes back to the log to be delivered again.
+ * - Any other retriable error is retried up to `retry.maxAttempts` attempts with full-jitter
+ *   exponential backoff.
+ * - Then, or at once for a non-retriable error (a hostile file, a poison event), the failure is
+ *   recorded: the version becomes `failed` with `error {code, message, stage, attempts, at}`, the
+ *   event goes to the stage's dead-letter topic under an id derived from the message (the same for
+ *   every delivery, see {@link deadLetterId}), and `kb.document.failed` and the
+ *   `document.version.failed` notification are published. Each step waits for unavailable engines
+ *   like a stage attempt; the message is committed only once every step is durable. When a step
+ *   fails for good the handler rejects and the log delivers the message again.
  * A version that already completed is never marked failed by a replayed event (only the dead
- * letter records it). The message is committed only after one of those outcomes is durable; if
- * even recording the failure fails, the handler rejects and the log redelivers the message later.
+ * letter records it).
  */
 export async function runStage<E extends EventBase>(
   stage: StageDefinition<E>,
@@ -59,9 +138,12 @@ async function handleMessage<E extends EventBase>(
 ): Promise<void> {
   const event = deliveredEvent<E>(message);
   const { maxAttempts, baseDelayMs, maxDelayMs } = deps.retry;
-  for (let attempt = 1; ; attempt++) {
+  const waits = engineWaits(deps, signal);
+  /** Attempts that failed for a reason of their own (not a wait for an engine). */
+  let spent = 0;
+  for (let call = 1; ; call++) {
     try {
-      await stage.handle(event, attempt, signal);
+      await stage.handle(event, call, signal);
       return;
     } catch (thrown) {
       const error = toKbError(thrown);
@@ -69,26 +151,44 @@ async function handleMessage<E extends EventBase>(
         stage: stage.name,
         document_id: event.document_id,
         version: event.version,
-        attempt,
-        code: error.code,
-        err: error.message,
+        attempt: spent + 1,
       };
       if (signal.aborted) throw error; // shutting down: leave the message uncommitted
-      if (error.code === 'insufficient-storage') {
-        // Never a permanent failure: the event waits (backing off up to the longest retry delay)
-        // until space is freed, without counting against its attempts.
-        if (attempt === 1 || attempt % 10 === 0) deps.logger.warn(context, 'out of storage space; waiting to retry');
-        await sleep(backoffDelay(attempt, baseDelayMs, maxDelayMs, Math.random, 0.5), signal);
+      if (waitsFor(error)) {
+        await waits.wait(error, context, `stage ${stage.name}`);
         continue;
       }
-      if (error.retriable && attempt < maxAttempts) {
-        deps.logger.warn(context, 'stage attempt failed; retrying');
-        await sleep(backoffDelay(attempt, baseDelayMs, maxDelayMs), signal);
+      spent += 1;
+      if (error.retriable && spent < maxAttempts) {
+        deps.logger.warn({ ...context, code: error.code, err: error.message }, 'stage attempt failed; retrying');
+        await sleep(backoffDelay(spent, baseDelayMs, maxDelayMs), signal);
         continue;
       }
-      deps.logger.error(context, 'stage failed; sending the event to the dead-letter topic');
-      await recordFailure(stage, deps, message, error.code, error.message, attempt);
+      deps.logger.error(
+        { ...context, code: error.code, err: error.message },
+        'stage failed; marking the version failed and sending the event to the dead-letter topic',
+      );
+      await recordFailure(stage, deps, message, error, spent, waits, signal);
       return;
+    }
+  }
+}
+
+/** Runs one step of recording a failure, waiting for unavailable engines like a stage attempt. */
+async function durably<T>(
+  step: () => Promise<T>,
+  waits: EngineWaits,
+  context: Record<string, unknown>,
+  what: string,
+  signal: AbortSignal,
+): Promise<T> {
+  for (;;) {
+    try {
+      return await step();
+    } catch (thrown) {
+      const error = toKbError(thrown);
+      if (signal.aborted || !waitsFor(error)) throw error;
+      await waits.wait(error, context, what);
     }
   }
 }
@@ -97,17 +197,45 @@ async function recordFailure<E extends EventBase>(
   stage: StageDefinition<E>,
   deps: StageRunnerDeps,
   message: DeliveredMessage,
-  code: string,
-  detail: string,
+  error: KbError,
   attempts: number,
+  waits: EngineWaits,
+  signal: AbortSignal,
 ): Promise<void> {
   const event = message.value;
   const at = isoNow();
   const documentId = String(event.document_id ?? '');
   const version = Number(event.version ?? 0);
-  const safeMessage = detail.slice(0, 2000);
+  const code = error.code;
+  const safeMessage = error.message.slice(0, 2000);
+  const letterId = deadLetterId(stage.name, message);
+  const context = { stage: stage.name, document_id: documentId, version, code, dead_letter: letterId };
+  const step = <T>(what: string, run: () => Promise<T>) => durably(run, waits, context, what, signal);
+
+  // 1. The version first: once it says `failed`, the failure is visible whatever happens next
+  // (a crash before the dead letter is written redelivers the message, which fails again).
+  let marked: { workspaceId: string } | null = null;
+  if (documentId && Number.isInteger(version) && version >= 1) {
+    const current = await step('read the failed version', () => deps.documents.getVersion(documentId, version));
+    if (current?.status === 'completed') {
+      // A replayed or duplicated event of a version that already completed: the version stays as
+      // it is served (delivery is at-least-once, and a replay must change nothing); the dead
+      // letter keeps the failure for operators.
+      deps.logger.warn(context, 'a replayed event failed; the completed version is left as it is');
+    } else if (current) {
+      const updated = await step('mark the version failed', () =>
+        deps.documents.updateVersion(documentId, version, {
+          status: 'failed',
+          error: { code, message: safeMessage, stage: stage.name, attempts, at },
+        }),
+      );
+      if (updated) marked = { workspaceId: updated.workspaceId };
+    }
+  }
+
+  // 2. The dead letter, whatever became of the version (purged meanwhile, or completed).
   const deadLetter: DeadLetter = {
-    event_id: uuidv7(),
+    event_id: letterId,
     occurred_at: at,
     stage: stage.name,
     source_topic: message.topic,
@@ -119,41 +247,32 @@ async function recordFailure<E extends EventBase>(
     error_message: safeMessage,
     attempts,
   };
-  await publishEvent(deps.log, deps.topics.deadLetter(stage.name), message.key, deadLetter);
-  if (!documentId || !Number.isInteger(version) || version < 1) return;
-  const current = await deps.documents.getVersion(documentId, version);
-  if (!current) return; // purged meanwhile
-  if (current.status === 'completed') {
-    // A replayed or duplicated event of a version that already completed: the version stays as it
-    // is served (delivery is at-least-once, and a replay must change nothing); the dead letter
-    // keeps the failure for operators.
-    deps.logger.warn(
-      { stage: stage.name, document_id: documentId, version, code },
-      'a replayed event failed; the completed version is left as it is',
-    );
-    return;
-  }
-  const updated = await deps.documents.updateVersion(documentId, version, {
-    status: 'failed',
-    error: { code, message: safeMessage, stage: stage.name, attempts, at },
-  });
-  if (!updated) return; // purged meanwhile
+  await step('write the dead letter', () =>
+    publishEvent(deps.log, deps.topics.deadLetter(stage.name), message.key, deadLetter),
+  );
+  if (!marked) return;
+
+  // 3. Tell consumers and clients. The event's id derives from the dead letter's, so a delivery
+  // that records the same failure again publishes the same event (consumers can drop the copy).
+  const workspaceId = marked.workspaceId;
   const failed: DocumentFailed = {
-    event_id: uuidv7(),
+    event_id: uuidv5(`${letterId}\u0000failed`, DEAD_LETTER_NAMESPACE),
     occurred_at: at,
     trace_id: String(event.trace_id ?? ''),
     document_id: documentId,
-    workspace_id: updated.workspaceId,
+    workspace_id: workspaceId,
     version,
     stage: stage.name,
     error_code: code,
     error_message: safeMessage,
     attempts,
   };
-  await publishEvent(deps.log, deps.topics.failed, documentId, failed);
-  await notifyVersionSettled(
-    { log: deps.log, documents: deps.documents, topic: deps.topics.notification },
-    { workspaceId: updated.workspaceId, documentId, version },
-    'failed',
+  await step('publish kb.document.failed', () => publishEvent(deps.log, deps.topics.failed, documentId, failed));
+  await step('notify the failed version', () =>
+    notifyVersionSettled(
+      { log: deps.log, documents: deps.documents, topic: deps.topics.notification },
+      { workspaceId, documentId, version },
+      'failed',
+    ),
   );
 }

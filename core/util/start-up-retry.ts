@@ -44,7 +44,7 @@ export async function retryStartUp<T>(
         throw new KbError(
           'engine-unavailable',
           `${engine} was not ready to ${step} after ${Math.round(elapsed / 1000)} s and ${attempt} attempts (KB_STARTUP_TIMEOUT_MS is ${options.boundMs}): ${detail}`,
-          { cause: error },
+          { cause: error, engine },
         );
       }
       options.onRetry?.(error, attempt, delay);

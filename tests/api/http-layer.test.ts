@@ -86,6 +86,7 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
     },
     usage: { lastHour: unexpected },
     pipeline: { overview: unexpected },
+    deadLetters: { list: unexpected, replay: unexpected, counts: unexpected, peekCounts: () => null },
     keys: {
       create: unexpected,
       list: unexpected,

@@ -449,6 +449,38 @@ export function describeMessageLogContract(name: string, make: () => Promise<Mes
       expect(late.reduce((sum, p) => sum + p.lag, 0)).toBe(1);
     });
 
+    it('reads every retained message whole, in offset order per partition, committing nothing', async () => {
+      const t = await topic(3);
+      expect(await log.readRetained(t)).toEqual([]);
+      const keys = ['a', 'b', 'c', 'd', 'e', 'f'];
+      await log.publish(
+        t,
+        Array.from({ length: 18 }, (_, i) => message(keys[i % keys.length] as string, event(`whole-${i}`, i))),
+      );
+      const read = await log.readRetained(t);
+      expect(read.map((m) => String(m.value.id)).sort()).toEqual(
+        Array.from({ length: 18 }, (_, i) => `whole-${i}`).sort(),
+      );
+      // Partition by partition in ascending order, each in publish (offset) order.
+      const partitions = read.map((m) => m.partition);
+      expect(partitions).toEqual([...partitions].sort((a, b) => a - b));
+      for (const key of keys) {
+        const seqs = read.filter((m) => m.key === key).map((m) => Number(m.value.seq));
+        expect(seqs).toEqual([...seqs].sort((a, b) => a - b));
+      }
+      expect(read[0]?.value).toEqual(event(String(read[0]?.value.id), Number(read[0]?.value.seq)));
+      // The newest `limit` of each partition.
+      const newest = await log.readRetained(t, { limit: 1 });
+      const byPartition = new Map<number, DeliveredMessage[]>();
+      for (const m of read) byPartition.set(m.partition, [...(byPartition.get(m.partition) ?? []), m]);
+      expect(newest.map((m) => m.value.id)).toEqual([...byPartition.values()].map((ms) => ms.at(-1)?.value.id));
+      // A reader is no consumer group: a new group still starts at the first message.
+      const r = recorder();
+      await subscribe(log, `g-${randomUUID()}`, [t], r.handler);
+      await vi.waitFor(() => expect(r.seen).toHaveLength(18), GROUP_WAIT);
+      await expect(log.readRetained(`t-${randomUUID()}`)).rejects.toMatchObject({ code: 'not-found' });
+    });
+
     it('with shares, takes the messages of a waiting share before more of a share whose handlers took longer, each key in order', async () => {
       const t = await topic(1);
       const slow = ['a0', 'a1', 'a2', 'a3', 'a4', 'a5'];

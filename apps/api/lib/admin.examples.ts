@@ -1,5 +1,5 @@
 /**
- * OpenAPI examples of the audit log, the health probes and the error page.
+ * OpenAPI examples of the audit log, the dead letters, the health probes and the error page.
  * Assembled, and typed, in `openapi-examples.ts`.
  */
 /** The health and liveness answer. */
@@ -25,9 +25,40 @@ function readiness(status: string, messageLog: Record<string, unknown>) {
       vector_store: answered('SQLite-vec'),
       message_log: messageLog,
       object_store: answered('filesystem'),
+      dead_letters: {
+        status: 'healthy',
+        latency_ms: 0.1,
+        message: 'no dead letters',
+      },
     },
   };
 }
+
+/** A dead letter of the parse stage: a PDF that can never be parsed. */
+const DEAD_LETTER = {
+  id: '5d0c4a3e-2f1b-5c6d-9e8f-7a6b5c4d3e2f',
+  stage: 'parse',
+  document_id: '0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20',
+  workspace_id: 'default',
+  version: 1,
+  error_code: 'corrupt-file',
+  error_message: 'The PDF is truncated: no cross-reference table was found.',
+  attempts: 1,
+  dead_lettered_at: '2026-03-02T08:00:13.020Z',
+  source: { topic: 'kb.document.uploaded', partition: 2, offset: '417' },
+  copies: 1,
+  replay: null,
+};
+
+const REPLAYED = {
+  ...DEAD_LETTER,
+  replay: {
+    at: '2026-03-02T09:12:40.511Z',
+    outcome: 'replayed',
+    detail: '',
+    by: 'account:0199f1c2-6a10-7000-8000-5b8e3f6a1d00',
+  },
+};
 
 export const ADMIN_EXAMPLES = {
   listAuditLogs: {
@@ -90,6 +121,25 @@ export const ADMIN_EXAMPLES = {
       },
     },
   },
+  listDeadLetters: {
+    responses: {
+      '200': {
+        dead_letters: [DEAD_LETTER],
+        counts: [
+          { stage: 'parse', total: 1, pending: 1 },
+          { stage: 'chunk', total: 0, pending: 0 },
+          { stage: 'embed', total: 0, pending: 0 },
+          { stage: 'index', total: 0, pending: 0 },
+        ],
+      },
+    },
+  },
+  replayDeadLetters: {
+    request: { stage: 'parse' },
+    responses: {
+      '200': { replayed: 1, skipped: 0, dead_letters: [REPLAYED] },
+    },
+  },
   getHealth: {
     responses: {
       '200': ALIVE,
@@ -103,7 +153,11 @@ export const ADMIN_EXAMPLES = {
   getReadiness: {
     responses: {
       '200': readiness('healthy', answered('SQLite log')),
-      '503': readiness('unhealthy', { status: 'unhealthy', latency_ms: null, message: 'SQLite log did not answer' }),
+      '503': readiness('unhealthy', {
+        status: 'unhealthy',
+        latency_ms: null,
+        message: 'SQLite log unavailable: no answer within 2000 ms',
+      }),
     },
   },
   getErrorPage: {

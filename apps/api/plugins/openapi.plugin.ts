@@ -56,6 +56,7 @@ async function openApiPlugin(app: FastifyInstance, opts: OpenApiPluginOptions) {
         },
         { name: 'webhooks', description: 'Signed webhook endpoints and their deliveries' },
         { name: 'events', description: 'Live stream of document events (Server-Sent Events)' },
+        { name: 'admin', description: 'Dead letters of the pipeline: list and replay (owners and write keys)' },
         { name: 'health', description: 'Liveness and readiness (no key needed)' },
         { name: 'errors', description: 'Pages explaining each problem kind' },
       ],

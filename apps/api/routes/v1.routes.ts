@@ -8,6 +8,7 @@ import authPlugin from '../plugins/auth.plugin.ts';
 import idempotencyPlugin from '../plugins/idempotency.plugin.ts';
 import auditRoutes from './audit.routes.ts';
 import chunksRoutes from './chunks.routes.ts';
+import deadLettersRoutes from './dead-letters.routes.ts';
 import documentsRoutes, { type RoutesOptions } from './documents.routes.ts';
 import eventsRoutes from './events.routes.ts';
 import searchRoutes from './search.routes.ts';
@@ -39,6 +40,7 @@ const v1Routes: FastifyPluginAsync<RoutesOptions> = async (app, opts) => {
   await app.register(sourcesRoutes, deps);
   await app.register(webhooksRoutes, deps);
   await app.register(eventsRoutes, deps);
+  await app.register(deadLettersRoutes, deps);
 };
 
 export default v1Routes;

@@ -2,6 +2,7 @@ import { parseArgs } from 'node:util';
 import { CONFIG_VARIABLES } from '../../../core/config/config.ts';
 import { configTableMarkdown } from '../../../core/config/config-docs.ts';
 import { type Command, print } from './command.ts';
+import { dlqCommand } from './dlq.command.ts';
 import { ingestCommand } from './ingest.command.ts';
 import { keysCommand } from './keys.command.ts';
 import { reindexCommand, retentionCommand, schemasCommand } from './maintenance.command.ts';
@@ -45,6 +46,7 @@ export const COMMANDS: Record<string, Command> = {
   schemas: schemasCommand,
   reindex: reindexCommand,
   retention: retentionCommand,
+  dlq: dlqCommand,
   config: configCommand,
   models: modelsCommand,
   mcp: mcpCommand,

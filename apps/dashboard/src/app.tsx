@@ -47,7 +47,7 @@ function Page(props: { session: SessionInfo }) {
     case '/sources':
       return <SourcesPage />;
     case '/pipeline':
-      return <PipelinePage />;
+      return <PipelinePage account={props.session.account} />;
     case '/usage':
       return <UsagePage />;
     case '/settings/api-keys':

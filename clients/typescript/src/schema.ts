@@ -516,6 +516,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/admin/dead-letters": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List dead letters
+         * @description Events of the workspace's documents that a pipeline stage gave up on (a file that can never be parsed, an event that cannot be handled), read from the stages' dead-letter topics, with whether each was replayed. An owner's dashboard session or a key with `write` permission.
+         */
+        get: operations["listDeadLetters"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/admin/dead-letters/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Replay dead letters
+         * @description Re-drives every dead letter of the workspace not replayed yet (of one stage with `stage`), once its cause is fixed: a failed version goes back to `processing` and the event back to its stage's input topic. Each dead letter is replayed once: a second replay finds nothing pending. A dead letter whose version completed meanwhile or is gone is recorded as `skipped`.
+         */
+        post: operations["replayDeadLetters"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -650,6 +690,81 @@ export interface components {
             /** @description Event types the endpoint receives; `["*"]` for every type (including types added later). */
             events: ("document.version.completed" | "document.version.failed" | "document.deleted" | "document.purged" | "source.sync.completed" | "source.sync.failed" | "*")[];
             description?: string | null;
+        };
+        /**
+         * DeadLetter
+         * @description An event a stage gave up on, with the failure.
+         */
+        DeadLetter: {
+            /** @description Id of the dead letter (every copy left by a redelivered event shares it). */
+            id: string;
+            /** @enum {string} */
+            stage: "parse" | "chunk" | "embed" | "index";
+            document_id: string | null;
+            workspace_id: string | null;
+            version: number | null;
+            /** @description Error catalogue code, e.g. `corrupt-file`. */
+            error_code: string;
+            error_message: string;
+            /** @description Attempts the stage spent (waits for unavailable engines spend none). */
+            attempts: number;
+            /** Format: date-time */
+            dead_lettered_at: string;
+            source: {
+                topic: string;
+                partition: number;
+                offset: string;
+            };
+            /** @description How many times the dead-letter topic holds it. */
+            copies: number;
+            replay: components["schemas"]["DeadLetterReplayRecord"] | null;
+        };
+        /** DeadLetterCount */
+        DeadLetterCount: {
+            /** @enum {string} */
+            stage: "parse" | "chunk" | "embed" | "index";
+            /** @description Dead letters retained. */
+            total: number;
+            /** @description Of those, not replayed yet. */
+            pending: number;
+        };
+        /** DeadLetterList */
+        DeadLetterList: {
+            /** @description Oldest first. */
+            dead_letters: components["schemas"]["DeadLetter"][];
+            /** @description Per stage, whatever `state` is. */
+            counts: components["schemas"]["DeadLetterCount"][];
+        };
+        /** DeadLetterReplayRecord */
+        DeadLetterReplayRecord: {
+            /** Format: date-time */
+            at: string;
+            /**
+             * @description `replayed`: the event went back to its stage; `skipped`: nothing left to re-drive (the version completed or is gone).
+             * @enum {string}
+             */
+            outcome: "replayed" | "skipped";
+            /** @description Why the replay was skipped; empty when replayed. */
+            detail: string;
+            /** @description Who replayed it: an account or key id, or `cli`. */
+            by: string;
+        };
+        /** DeadLetterReplayRequest */
+        DeadLetterReplayRequest: {
+            /**
+             * @description Only the dead letters of this stage.
+             * @enum {string}
+             */
+            stage?: "parse" | "chunk" | "embed" | "index";
+        };
+        /** DeadLetterReplayResult */
+        DeadLetterReplayResult: {
+            /** @description Dead letters whose event went back to its stage. */
+            replayed: number;
+            /** @description Dead letters with nothing left to re-drive, recorded as replayed. */
+            skipped: number;
+            /** @description Each dead letter this replay handled. */
+            dead_letters: components["schemas"]["DeadLetter"][];
         };
         /**
          * DiffEntry
@@ -1711,6 +1826,11 @@ export interface operations {
                      *           "status": "healthy",
                      *           "latency_ms": 0.4,
                      *           "message": "filesystem answered"
+                     *         },
+                     *         "dead_letters": {
+                     *           "status": "healthy",
+                     *           "latency_ms": 0.1,
+                     *           "message": "no dead letters"
                      *         }
                      *       }
                      *     }
@@ -1745,12 +1865,17 @@ export interface operations {
                      *         "message_log": {
                      *           "status": "unhealthy",
                      *           "latency_ms": null,
-                     *           "message": "SQLite log did not answer"
+                     *           "message": "SQLite log unavailable: no answer within 2000 ms"
                      *         },
                      *         "object_store": {
                      *           "status": "healthy",
                      *           "latency_ms": 0.4,
                      *           "message": "filesystem answered"
+                     *         },
+                     *         "dead_letters": {
+                     *           "status": "healthy",
+                     *           "latency_ms": 0.1,
+                     *           "message": "no dead letters"
                      *         }
                      *       }
                      *     }
@@ -3887,6 +4012,156 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDeadLetters: {
+        parameters: {
+            query?: {
+                /** @description Only the dead letters of this stage. */
+                stage?: "parse" | "chunk" | "embed" | "index";
+                /** @description `pending`: not replayed yet; `replayed`: replayed (or skipped by a replay); `all`. */
+                state?: "pending" | "replayed" | "all";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "dead_letters": [
+                     *         {
+                     *           "id": "5d0c4a3e-2f1b-5c6d-9e8f-7a6b5c4d3e2f",
+                     *           "stage": "parse",
+                     *           "document_id": "0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20",
+                     *           "workspace_id": "default",
+                     *           "version": 1,
+                     *           "error_code": "corrupt-file",
+                     *           "error_message": "The PDF is truncated: no cross-reference table was found.",
+                     *           "attempts": 1,
+                     *           "dead_lettered_at": "2026-03-02T08:00:13.020Z",
+                     *           "source": {
+                     *             "topic": "kb.document.uploaded",
+                     *             "partition": 2,
+                     *             "offset": "417"
+                     *           },
+                     *           "copies": 1,
+                     *           "replay": null
+                     *         }
+                     *       ],
+                     *       "counts": [
+                     *         {
+                     *           "stage": "parse",
+                     *           "total": 1,
+                     *           "pending": 1
+                     *         },
+                     *         {
+                     *           "stage": "chunk",
+                     *           "total": 0,
+                     *           "pending": 0
+                     *         },
+                     *         {
+                     *           "stage": "embed",
+                     *           "total": 0,
+                     *           "pending": 0
+                     *         },
+                     *         {
+                     *           "stage": "index",
+                     *           "total": 0,
+                     *           "pending": 0
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeadLetterList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    replayDeadLetters: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "stage": "parse"
+                 *     }
+                 */
+                "application/json": components["schemas"]["DeadLetterReplayRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "replayed": 1,
+                     *       "skipped": 0,
+                     *       "dead_letters": [
+                     *         {
+                     *           "id": "5d0c4a3e-2f1b-5c6d-9e8f-7a6b5c4d3e2f",
+                     *           "stage": "parse",
+                     *           "document_id": "0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20",
+                     *           "workspace_id": "default",
+                     *           "version": 1,
+                     *           "error_code": "corrupt-file",
+                     *           "error_message": "The PDF is truncated: no cross-reference table was found.",
+                     *           "attempts": 1,
+                     *           "dead_lettered_at": "2026-03-02T08:00:13.020Z",
+                     *           "source": {
+                     *             "topic": "kb.document.uploaded",
+                     *             "partition": 2,
+                     *             "offset": "417"
+                     *           },
+                     *           "copies": 1,
+                     *           "replay": {
+                     *             "at": "2026-03-02T09:12:40.511Z",
+                     *             "outcome": "replayed",
+                     *             "detail": "",
+                     *             "by": "account:0199f1c2-6a10-7000-8000-5b8e3f6a1d00"
+                     *           }
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DeadLetterReplayResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -1,6 +1,6 @@
 import { type ClickHouseClient, ClickHouseError, ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import { describeError } from '../../errors/describe-error.ts';
-import { KbError } from '../../errors/kb-error.ts';
+import { engineUnavailable, KbError } from '../../errors/kb-error.ts';
 import { countEngineRequest } from '../../util/engine-requests.ts';
 
 export interface ClickHouseAccountStoreOptions {
@@ -39,6 +39,11 @@ const RETRIABLE_SERVER_CODES = new Set([
   '319', // UNKNOWN_STATUS_OF_INSERT
   '425', // SYSTEM_ERROR
   '439', // CANNOT_SCHEDULE_TASK
+  '3', // UNEXPECTED_END_OF_FILE (a connection cut mid-answer)
+  '32', // ATTEMPT_TO_READ_AFTER_EOF
+  '236', // ABORTED (the server is shutting down)
+  '394', // QUERY_WAS_CANCELLED
+  '999', // KEEPER_EXCEPTION
 ]);
 
 /**
@@ -58,6 +63,9 @@ export function dateTime64(ms: number): string {
   return new Date(ms).toISOString().replace('T', ' ').replace('Z', '');
 }
 
+/** The engine name every ClickHouse `engine-unavailable` error carries. */
+export const CLICKHOUSE = 'ClickHouse';
+
 /** Turns a client or server failure into a KbError: unreachable or overloaded → retriable `engine-unavailable`. */
 export function storeError(error: unknown, what: string): KbError {
   if (error instanceof KbError) return error;
@@ -68,18 +76,12 @@ export function storeError(error: unknown, what: string): KbError {
       : describeError(error);
   if (error instanceof ClickHouseError) {
     if (RETRIABLE_SERVER_CODES.has(error.code)) {
-      return new KbError('engine-unavailable', `ClickHouse is busy (${what}): ${message}`, {
-        cause: error,
-        retriable: true,
-      });
+      return engineUnavailable(CLICKHOUSE, `ClickHouse is busy (${what}): ${message}`, error);
     }
     return new KbError('internal-error', `ClickHouse rejected ${what}: ${message}`, { cause: error, retriable: false });
   }
   // No answer from the server: refused or reset connections, timeouts, name resolution.
-  return new KbError('engine-unavailable', `ClickHouse is unreachable (${what}): ${message}`, {
-    cause: error,
-    retriable: true,
-  });
+  return engineUnavailable(CLICKHOUSE, `ClickHouse is unreachable (${what}): ${message}`, error);
 }
 
 export function connect(options: ClickHouseAccountStoreOptions, database?: string): ClickHouseClient {

@@ -1,7 +1,9 @@
+import { engineUnavailable } from '../../errors/kb-error.ts';
 import type { DocumentStore } from './document-store.port.ts';
 import { createChangeMark } from './opensearch/opensearch-change-mark.ts';
 import { createOpenSearchChunkIndex } from './opensearch/opensearch-chunks.ts';
 import { type OpenSearchDocumentStoreOptions, openOpenSearchContext } from './opensearch/opensearch-context.ts';
+import { OPENSEARCH } from './opensearch/opensearch-http.ts';
 import { createOpenSearchIndexModelStore } from './opensearch/opensearch-index-model.ts';
 import { createOpenSearchRetentionStore } from './opensearch/opensearch-retention.ts';
 import { createOpenSearchVectorCache } from './opensearch/opensearch-vector-cache.ts';
@@ -79,7 +81,22 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
     ...createOpenSearchRetentionStore(context),
 
     async ping() {
-      await context.http.request('GET', '/');
+      // Not only the node: the store's own indexes must be usable. A red index (a primary shard
+      // unassigned or still recovering after a restart) answers lookups with errors.
+      const indexes = Object.values(context.names).join(',');
+      const { body } = await context.http.request<{ status?: string; unassigned_shards?: number }>(
+        'GET',
+        `/_cluster/health/${indexes}`,
+        undefined,
+        // A missing index would otherwise be waited for (30 s by default).
+        { query: { timeout: '1s' } },
+      );
+      if (body.status === 'red') {
+        throw engineUnavailable(
+          OPENSEARCH,
+          `OpenSearch indexes ${indexes} are red (${body.unassigned_shards ?? 'some'} shards unassigned or recovering)`,
+        );
+      }
     },
 
     async close() {

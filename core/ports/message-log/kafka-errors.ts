@@ -1,5 +1,5 @@
 import { describeError } from '../../errors/describe-error.ts';
-import { KbError } from '../../errors/kb-error.ts';
+import { engineUnavailable, KbError } from '../../errors/kb-error.ts';
 import { isTransientNetworkCode } from '../../errors/transient-errors.ts';
 
 /**
@@ -20,6 +20,41 @@ const UNAVAILABLE_KAFKA_ERRORS = new Set([
   'KafkaJSTimeout',
   'KafkaJSLockTimeout',
 ]);
+
+/**
+ * Protocol errors that mean a broker, a partition's leader or a group's coordinator is moving,
+ * starting or overloaded (a broker restart shows these for seconds): the request may succeed later.
+ */
+const UNAVAILABLE_KAFKA_TYPES = new Set([
+  'NOT_LEADER_FOR_PARTITION',
+  'NOT_LEADER_OR_FOLLOWER',
+  'LEADER_NOT_AVAILABLE',
+  'REPLICA_NOT_AVAILABLE',
+  'BROKER_NOT_AVAILABLE',
+  'NOT_COORDINATOR',
+  'NOT_COORDINATOR_FOR_GROUP',
+  'COORDINATOR_NOT_AVAILABLE',
+  'GROUP_COORDINATOR_NOT_AVAILABLE',
+  'COORDINATOR_LOAD_IN_PROGRESS',
+  'GROUP_LOAD_IN_PROGRESS',
+  'REBALANCE_IN_PROGRESS',
+  'NOT_CONTROLLER',
+  'REQUEST_TIMED_OUT',
+  'NETWORK_EXCEPTION',
+  'NOT_ENOUGH_REPLICAS',
+  'NOT_ENOUGH_REPLICAS_AFTER_APPEND',
+  'KAFKA_STORAGE_ERROR',
+  'FETCH_SESSION_ID_NOT_FOUND',
+  'UNKNOWN_LEADER_EPOCH',
+  'FENCED_LEADER_EPOCH',
+  'OFFSET_NOT_AVAILABLE',
+  'THROTTLING_QUOTA_EXCEEDED',
+  'CONCURRENT_TRANSACTIONS',
+]);
+
+/** The engine names `engine-unavailable` errors of the message log carry. */
+export const KAFKA = 'Kafka';
+export const SCHEMA_REGISTRY = 'schema registry';
 
 const BAD_REQUEST_TYPES = new Set([
   'INVALID_TOPIC_EXCEPTION',
@@ -64,10 +99,14 @@ export function kafkaErrorType(error: unknown): string | null {
   return null;
 }
 
-/** Whether a failure means the broker could not be reached or did not answer in time. */
+/**
+ * Whether a failure means the broker could not be reached, did not answer in time, or answered
+ * that a leader or coordinator is moving or not ready.
+ */
 export function isKafkaUnavailable(error: unknown): boolean {
   for (const e of chain(error)) {
     if (typeof e.name === 'string' && UNAVAILABLE_KAFKA_ERRORS.has(e.name)) return true;
+    if (typeof e.type === 'string' && UNAVAILABLE_KAFKA_TYPES.has(e.type)) return true;
     if (isTransientNetworkCode(e.code)) return true;
   }
   const innermost = chain(error).at(-1);
@@ -86,9 +125,7 @@ export function kafkaError(error: unknown, action: string): KbError {
     return new KbError('bad-request', `Kafka refused to ${action}: ${detail}`, { cause: error });
   }
   if (isKafkaUnavailable(error)) {
-    return new KbError('engine-unavailable', `Kafka is unavailable (could not ${action}): ${detail}`, {
-      cause: error,
-    });
+    return engineUnavailable(KAFKA, `Kafka is unavailable (could not ${action}): ${detail}`, error);
   }
   return new KbError('internal-error', `Kafka failed to ${action}: ${detail}`, { cause: error });
 }
@@ -122,9 +159,11 @@ export function registryError(error: unknown, action: string): KbError {
   const status = registryStatus(error);
   const detail = messageOf(error).replace(/^Confluent_Schema_Registry - /, '');
   if (isRegistryUnavailable(error)) {
-    return new KbError('engine-unavailable', `The schema registry is unavailable (could not ${action}): ${detail}`, {
-      cause: error,
-    });
+    return engineUnavailable(
+      SCHEMA_REGISTRY,
+      `The schema registry is unavailable (could not ${action}): ${detail}`,
+      error,
+    );
   }
   if (status === 404) {
     return new KbError('not-found', `The schema registry could not ${action}: ${detail}`, { cause: error });
@@ -145,10 +184,10 @@ export function registryError(error: unknown, action: string): KbError {
  * Rejects with a retriable `engine-unavailable` when `promise` has not settled within `ms`. The
  * operation itself is not cancelled; its late outcome is ignored.
  */
-export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+export async function withTimeout<T>(promise: Promise<T>, ms: number, what: string, engine = KAFKA): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new KbError('engine-unavailable', `${what} did not answer within ${ms} ms`)), ms);
+    timer = setTimeout(() => reject(engineUnavailable(engine, `${what} did not answer within ${ms} ms`)), ms);
   });
   try {
     return await Promise.race([promise, timeout]);

@@ -2,10 +2,10 @@ import { COMPATIBILITY, SchemaRegistry, SchemaType } from '@kafkajs/confluent-sc
 import type { Schema as AvscSchema, Type as AvscType } from 'avsc';
 import avro from 'avsc';
 import { describeError } from '../../errors/describe-error.ts';
-import { KbError } from '../../errors/kb-error.ts';
+import { engineUnavailable, KbError } from '../../errors/kb-error.ts';
 import type { EventSchema } from '../../events/event-schema.ts';
 import { countEngineRequest } from '../../util/engine-requests.ts';
-import { isRegistryUnavailable, registryError, registryStatus, withTimeout } from './kafka-errors.ts';
+import { isRegistryUnavailable, registryError, registryStatus, SCHEMA_REGISTRY, withTimeout } from './kafka-errors.ts';
 
 /** Subject compatibility levels of a Confluent-compatible schema registry. */
 export type SchemaCompatibility = keyof typeof COMPATIBILITY;
@@ -102,7 +102,7 @@ export function createTopicSchemas(options: TopicSchemasOptions): TopicSchemas {
   const cache = new Map<string, TopicSchema>();
   const subject = (topic: string) => `${topic}-value`;
   const timed = <T>(promise: Promise<T>, what: string) =>
-    withTimeout(promise, options.requestTimeoutMs, `The schema registry (${what})`);
+    withTimeout(promise, options.requestTimeoutMs, `The schema registry (${what})`, SCHEMA_REGISTRY);
 
   /** A plain HTTP call for the endpoints the registry client does not wrap. */
   async function call(method: string, path: string, action: string, body?: unknown): Promise<unknown> {
@@ -116,12 +116,10 @@ export function createTopicSchemas(options: TopicSchemasOptions): TopicSchemas {
         signal: AbortSignal.timeout(options.requestTimeoutMs),
       });
     } catch (error) {
-      throw new KbError(
-        'engine-unavailable',
+      throw engineUnavailable(
+        SCHEMA_REGISTRY,
         `The schema registry is unavailable (could not ${action}): ${describeError(error)}`,
-        {
-          cause: error,
-        },
+        error,
       );
     }
     const text = await response.text();
@@ -334,7 +332,7 @@ export function createTopicSchemas(options: TopicSchemasOptions): TopicSchemas {
     },
 
     async ping(timeoutMs) {
-      await withTimeout(call('GET', '/config', 'answer a ping'), timeoutMs, 'The schema registry');
+      await withTimeout(call('GET', '/config', 'answer a ping'), timeoutMs, 'The schema registry', SCHEMA_REGISTRY);
     },
   };
 }

@@ -1,10 +1,11 @@
 import { Kafka, logLevel, Partitioners } from 'kafkajs';
-import { KbError } from '../../errors/kb-error.ts';
+import { engineUnavailable, KbError } from '../../errors/kb-error.ts';
 import type { KafkaConsumerSettings, KafkaSubscription } from './kafka-consumer.ts';
 import { startKafkaSubscription } from './kafka-consumer.ts';
-import { kafkaError, kafkaErrorType, withTimeout } from './kafka-errors.ts';
+import { KAFKA, kafkaError, kafkaErrorType, withTimeout } from './kafka-errors.ts';
 import { type KafkaLogSink, quietLogCreator, stderrKafkaLogSink } from './kafka-logging.ts';
 import { createCoalescingSender } from './kafka-producer.ts';
+import { readRetainedKafka } from './kafka-read.ts';
 import { createTopicSchemas, type SchemaCompatibility, type TopicSchema } from './kafka-registry.ts';
 import { countKafkaRequests } from './kafka-request-count.ts';
 import { type KafkaTail, startKafkaTail } from './kafka-tail.ts';
@@ -144,7 +145,8 @@ function lazy(connect: () => Promise<void>): () => Promise<void> {
  * - `lag` compares the group's committed offsets with the partitions' end offsets (a partition
  *   the group has not committed on counts from its earliest retained offset).
  * - `tail` reads a topic in a consumer group of its own that never commits (see `kafka-tail.ts`);
- *   joining it takes a group round trip, so a tail starts within about a second.
+ *   joining it takes a group round trip, so a tail starts within about a second. `readRetained`
+ *   reads a topic whole the same way (`kafka-read.ts`), and joins no group for an empty topic.
  * - `deleteTopics` deletes the topics and their subjects.
  * - `ping` checks both the broker (describeCluster) and the registry.
  * - `close()` leaves every group at once, without waiting for handlers in flight: their messages
@@ -334,7 +336,15 @@ export async function createKafkaMessageLog(
           })),
         );
       } catch (error) {
-        throw kafkaError(error, `publish to topic ${topic}`);
+        const mapped = kafkaError(error, `publish to topic ${topic}`);
+        if (mapped.code !== 'not-found') throw mapped;
+        // A broker that is restarting answers "unknown topic or partition" for topics it has not
+        // loaded yet: only a topic the cluster does not list is missing for good.
+        const listed = await adminCall('list topics', () => admin.listTopics()).catch((listing: unknown) => {
+          throw listing instanceof KbError ? listing : mapped;
+        });
+        if (!listed.includes(topic)) throw mapped;
+        throw engineUnavailable(KAFKA, `Kafka does not serve topic ${topic} yet (a broker is starting)`, error);
       }
     },
 
@@ -404,6 +414,18 @@ export async function createKafkaMessageLog(
           return { partition: end.partition, lag: high > from ? Number(high - from) : 0 };
         })
         .sort((a, b) => a.partition - b.partition);
+    },
+
+    async readRetained(topic, readOptions = {}) {
+      assertOpen();
+      await connectAdmin().catch((error: unknown) => {
+        throw kafkaError(error, `read topic ${topic}`);
+      });
+      return readRetainedKafka(
+        { kafka, admin, schemas, logger, clientId: options.clientId },
+        topic,
+        readOptions.limit ?? 10_000,
+      );
     },
 
     async deleteTopics(names) {

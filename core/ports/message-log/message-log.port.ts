@@ -142,6 +142,14 @@ export interface MessageLogAdmin {
   lag(groupId: string, topic: string): Promise<number | null>;
   /** The group's lag on each partition of `topic` (every partition, committed or not). For metrics. */
   lagByPartition(groupId: string, topic: string): Promise<PartitionLag[]>;
+  /**
+   * Every message of `topic` retained when called, read outside any consumer group (nothing is
+   * committed, no group lags): partition by partition in ascending partition order, each in offset
+   * order; of a partition holding more than `limit` (default 10 000), only its newest `limit`.
+   * Messages published after the call may or may not be included. For small topics read whole by
+   * operators (dead letters); the answer is held in memory. `not-found` for a topic that does not exist.
+   */
+  readRetained(topic: string, options?: { readonly limit?: number }): Promise<DeliveredMessage[]>;
   /** Deletes topics (tests clean up with it). Idempotent. */
   deleteTopics(names: readonly string[]): Promise<void>;
 }

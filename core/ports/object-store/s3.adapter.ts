@@ -3,7 +3,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { Readable } from 'node:stream';
 import { Client, S3Error } from 'minio';
-import { KbError } from '../../errors/kb-error.ts';
+import { engineUnavailable, KbError } from '../../errors/kb-error.ts';
 import { countEngineRequest } from '../../util/engine-requests.ts';
 import { isObjectKey, validateObjectKey, validateObjectKeyPrefix } from './object-key.ts';
 import type { ObjectInfo, ObjectStore } from './object-store.port.ts';
@@ -37,9 +37,14 @@ const MIN_PART_SIZE = 5 * 1024 * 1024;
 const DELETE_BATCH = 1000;
 const LIST_PAGE = 1000;
 
-/** S3 error codes meaning "try again": throttling, server trouble, timeouts. */
+/**
+ * S3 error codes meaning "the service cannot serve this now, try again": throttling, server
+ * trouble, timeouts, and MinIO starting up or short of the drives it needs (quorum).
+ */
 const RETRIABLE_S3_CODES = new Set([
   'SlowDown',
+  'SlowDownRead',
+  'SlowDownWrite',
   'ServiceUnavailable',
   'InternalError',
   'RequestTimeout',
@@ -47,7 +52,13 @@ const RETRIABLE_S3_CODES = new Set([
   'OperationAborted',
   'XMinioServerNotInitialized',
   'XMinioStorageFull',
+  'XMinioReadQuorum',
+  'XMinioWriteQuorum',
+  'XMinioBackendDown',
+  'XMinioServerBusy',
 ]);
+/** The engine name every object-store `engine-unavailable` error carries. */
+const OBJECT_STORAGE = 'object storage (S3)';
 const MISSING_S3_CODES = new Set(['NoSuchKey', 'NotFound']);
 const BUCKET_EXISTS_CODES = new Set(['BucketAlreadyOwnedByYou', 'BucketAlreadyExists']);
 
@@ -63,11 +74,9 @@ function storeError(error: unknown, what: string): KbError {
   const message = error instanceof Error ? error.message : String(error);
   if (error instanceof S3Error) {
     const code = error.code ?? '';
-    if (RETRIABLE_S3_CODES.has(code)) {
-      return new KbError('engine-unavailable', `Object storage is busy (${what}): ${message}`, {
-        cause: error,
-        retriable: true,
-      });
+    // An answer without a code is an error status without a body (a server still starting).
+    if (RETRIABLE_S3_CODES.has(code) || code === '') {
+      return engineUnavailable(OBJECT_STORAGE, `Object storage is busy (${what}): ${code} ${message}`.trim(), error);
     }
     return new KbError('internal-error', `Object storage rejected ${what}: ${code} ${message}`, {
       cause: error,
@@ -75,10 +84,7 @@ function storeError(error: unknown, what: string): KbError {
     });
   }
   // No S3 answer at all: refused or reset connections, timeouts, name resolution.
-  return new KbError('engine-unavailable', `Object storage is unreachable (${what}): ${message}`, {
-    cause: error,
-    retriable: true,
-  });
+  return engineUnavailable(OBJECT_STORAGE, `Object storage is unreachable (${what}): ${message}`, error);
 }
 
 function notFound(key: string): KbError {
@@ -340,6 +346,7 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
     }
     if (failed > 0) {
       throw new KbError('engine-unavailable', `Object storage did not delete ${failed} objects (${firstFailure})`, {
+        engine: OBJECT_STORAGE,
         retriable: true,
       });
     }
@@ -377,7 +384,7 @@ export async function createS3ObjectStore(options: S3ObjectStoreOptions): Promis
     },
     async ping() {
       const exists = await call('HeadBucket', `checking bucket ${bucket}`, () => client.bucketExists(bucket));
-      if (!exists) throw new KbError('engine-unavailable', `Bucket ${bucket} does not exist`, { retriable: true });
+      if (!exists) throw engineUnavailable(OBJECT_STORAGE, `Bucket ${bucket} does not exist`);
     },
     async close() {
       agent.destroy();

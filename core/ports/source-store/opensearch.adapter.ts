@@ -5,6 +5,7 @@ import {
   createEngineHttp,
   type EngineHttp,
   requireBulkSuccess,
+  requireLookupAnswer,
   type SearchBody,
   type SourceHit,
 } from '../document-store/opensearch/opensearch-http.ts';
@@ -168,7 +169,11 @@ export async function createOpenSearchSourceStore(options: OpenSearchSourceStore
       const response = await http.request<{ docs: SourceHit<S>[] }>('POST', `/${index[role]}/_mget`, {
         ids: ids.slice(start, start + 1000),
       });
-      for (const doc of response.body.docs) if (doc.found && doc._source) out.push(doc._source);
+      for (const doc of response.body.docs) {
+        // A lookup whose shard did not answer is no missing record: engine-unavailable.
+        requireLookupAnswer(doc, `a record of ${index[role]}`);
+        if (doc.found && doc._source) out.push(doc._source);
+      }
     }
     return out;
   }
@@ -399,6 +404,7 @@ export async function createOpenSearchSourceStore(options: OpenSearchSourceStore
         { ids: documentIds.map((id) => documentKey(id)) },
       );
       for (const doc of response.body.docs) {
+        requireLookupAnswer(doc, `a record of ${index.keys}`);
         if (doc.found && doc._source) out.set(doc._id.slice('document:'.length), doc._source.value.itemKey);
       }
       return out;

@@ -40,7 +40,7 @@ interface Harness {
   run(
     stage: StageDefinition,
     maxAttempts: number,
-    options?: { baseDelayMs?: number; logger?: Logger },
+    options?: { baseDelayMs?: number; logger?: Logger; engineWaitMs?: number; documents?: DocumentStore },
   ): Promise<Subscription>;
   /** Every message on `topic` so far and from now on, read by a fresh consumer group. */
   read(topic: string): Promise<DeliveredMessage[]>;
@@ -127,9 +127,14 @@ beforeEach(async () => {
     async run(stage, maxAttempts, options = {}) {
       const subscription = await runStage(stage, {
         log,
-        documents,
+        documents: options.documents ?? documents,
         topics,
-        retry: { maxAttempts, baseDelayMs: options.baseDelayMs ?? 2, maxDelayMs: 20 },
+        retry: {
+          maxAttempts,
+          baseDelayMs: options.baseDelayMs ?? 2,
+          maxDelayMs: 20,
+          ...(options.engineWaitMs === undefined ? {} : { engineWaitMs: options.engineWaitMs }),
+        },
         logger: options.logger ?? silentLogger,
       });
       subscriptions.push(subscription);
@@ -260,20 +265,161 @@ describe('stage runner: retries', () => {
     );
   });
 
-  it('treats a connection refused from an engine as retriable', async () => {
+  it('waits for an engine that refuses connections without spending attempts, then completes', async () => {
+    const dlq = await harness.read(harness.topics.deadLetter('parse'));
     const failedEvents = await harness.read(harness.topics.failed);
-    const stage = scriptedStage(() => {
-      throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9200'), { code: 'ECONNREFUSED' });
+    const stage = scriptedStage(async (e, attempt) => {
+      // Far more refusals than the 3 attempts the stage has for errors of its own.
+      if (attempt <= 12) {
+        throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9200'), { code: 'ECONNREFUSED' });
+      }
+      await harness.documents.updateVersion(e.document_id, e.version, { status: 'processing' });
     });
     const event = await harness.upload('refused.txt');
     await harness.run(stage, 3);
+    await waitFor('the stage to get through', async () =>
+      (await harness.documents.getVersion(event.document_id, 1))?.status === 'processing' ? true : undefined,
+    );
+    expect(stage.calls.map((c) => c.attempt)).toEqual(Array.from({ length: 13 }, (_, i) => i + 1));
+    await waitFor('the commit', async () =>
+      (await harness.log.lag(harness.topics.group('parse'), harness.topics.uploaded)) === 0 ? true : undefined,
+    );
+    expect(dlq).toHaveLength(0);
+    expect(failedEvents).toHaveLength(0);
+    expect((await harness.documents.getVersion(event.document_id, 1))?.error).toBeNull();
+  });
+
+  it('spends no attempt on engine-unavailable between attempts that fail for reasons of their own', async () => {
+    const failedEvents = await harness.read(harness.topics.failed);
+    // conflict, engine down ×5, conflict, engine down ×5, conflict: 3 attempts spent, then the dead letter.
+    const stage = scriptedStage((_, attempt) => {
+      if (attempt % 6 === 1) throw new KbError('conflict', `busy record (call ${attempt})`);
+      throw new KbError('engine-unavailable', 'OpenSearch is unavailable', { engine: 'OpenSearch' });
+    });
+    const event = await harness.upload('mixed.txt');
+    await harness.run(stage, 3);
     await waitFor('kb.document.failed', () => (failedEvents.length > 0 ? true : undefined));
-    expect(stage.calls.map((c) => c.attempt)).toEqual([1, 2, 3]);
+    expect(stage.calls).toHaveLength(13);
     expect((await harness.documents.getVersion(event.document_id, 1))?.error).toMatchObject({
-      code: 'engine-unavailable',
-      message: 'connect ECONNREFUSED 127.0.0.1:9200',
+      code: 'conflict',
+      message: 'busy record (call 13)',
       attempts: 3,
     });
+  });
+
+  it('hands an event back to the log after waiting KB_STAGE_ENGINE_WAIT_MS, and the next delivery completes it', async () => {
+    const dlq = await harness.read(harness.topics.deadLetter('parse'));
+    let engineBackAt = Number.POSITIVE_INFINITY;
+    const stage = scriptedStage(async (e) => {
+      if (Date.now() < engineBackAt) {
+        throw new KbError('engine-unavailable', 'Kafka is unavailable', { engine: 'Kafka' });
+      }
+      await harness.documents.updateVersion(e.document_id, e.version, { status: 'processing' });
+    });
+    const event = await harness.upload('long-outage.txt');
+    await harness.run(stage, 2, { engineWaitMs: 100 });
+    // The first delivery gives up waiting and rejects: the log reports it and delivers again.
+    await waitFor('the message handed back to the log', () =>
+      logErrors.some((e) => e.includes('Kafka is unavailable')) ? true : undefined,
+    );
+    engineBackAt = Date.now();
+    await waitFor('the stage to get through', async () =>
+      (await harness.documents.getVersion(event.document_id, 1))?.status === 'processing' ? true : undefined,
+    );
+    expect(dlq).toHaveLength(0);
+    expect((await harness.documents.getVersion(event.document_id, 1))?.error).toBeNull();
+  });
+});
+
+/** The document store, except that `method` fails with `engine-unavailable` while `down()` says so. */
+function storeDownFor(store: DocumentStore, method: keyof DocumentStore, down: () => boolean): DocumentStore {
+  return new Proxy(store, {
+    get(target, property, receiver) {
+      const value = Reflect.get(target, property, receiver);
+      if (property !== method || typeof value !== 'function') {
+        return typeof value === 'function' ? value.bind(target) : value;
+      }
+      return async (...args: unknown[]) => {
+        if (down()) throw new KbError('engine-unavailable', 'OpenSearch is unavailable', { engine: 'OpenSearch' });
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+}
+
+describe('stage runner: recording a failure', () => {
+  it('waits for the store to mark the version failed, then dead-letters the event once', async () => {
+    const dlq = await harness.read(harness.topics.deadLetter('parse'));
+    const failedEvents = await harness.read(harness.topics.failed);
+    let refusals = 0;
+    const documents = storeDownFor(harness.documents, 'updateVersion', () => ++refusals <= 15);
+    const stage = scriptedStage(() => {
+      throw new KbError('corrupt-file', 'the file is corrupt');
+    });
+    const event = await harness.upload('poison.txt');
+    const marker = await harness.upload('marker.txt');
+    await harness.run(stage, 3, { documents });
+    await waitFor('both failures recorded', () => (failedEvents.length === 2 ? true : undefined));
+
+    expect(refusals).toBeGreaterThan(15);
+    const version = await harness.documents.getVersion(event.document_id, 1);
+    expect(version?.status).toBe('failed');
+    expect(version?.error).toMatchObject({ code: 'corrupt-file', stage: 'parse', attempts: 1 });
+    // Waiting took no extra delivery: the poison event was handled once, dead-lettered once.
+    expect(stage.calls.filter((c) => c.document === 'poison.txt')).toHaveLength(1);
+    expect(deadLetters(dlq).map((d) => JSON.parse(d.payload).document_id)).toEqual([
+      event.document_id,
+      marker.document_id,
+    ]);
+    expect(logErrors).toEqual([]);
+  });
+
+  it('gives every delivery of one message the same dead-letter id, and a new message a new one', async () => {
+    const dlq = await harness.read(harness.topics.deadLetter('parse'));
+    // The notification of the first failure cannot be published (a refusal that is not an engine
+    // outage): the handler rejects, the log delivers the message again, it fails and is recorded again.
+    let notificationsRefused = 1;
+    const log = harness.log;
+    const flakyLog = new Proxy(log, {
+      get(target, property, receiver) {
+        const value = Reflect.get(target, property, receiver);
+        if (property === 'publish') {
+          return async (topic: string, messages: never[]) => {
+            if (topic === harness.topics.notification && notificationsRefused-- > 0) {
+              throw new KbError('internal-error', 'the notification was refused');
+            }
+            return log.publish(topic, messages);
+          };
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const stage = scriptedStage(() => {
+      throw new KbError('corrupt-file', 'the file is corrupt');
+    });
+    const event = await harness.upload('poison.txt');
+    subscriptions.push(
+      await runStage(stage, {
+        log: flakyLog,
+        documents: harness.documents,
+        topics: harness.topics,
+        retry: { maxAttempts: 2, baseDelayMs: 2, maxDelayMs: 20 },
+        logger: silentLogger,
+      }),
+    );
+    await waitFor('two dead letters', () => (dlq.length === 2 ? true : undefined));
+    const [first, second] = deadLetters(dlq);
+    expect(first?.event_id).toBe(second?.event_id);
+    expect(first?.source_offset).toBe('0');
+    expect(logErrors).toEqual(['the notification was refused']);
+
+    // The same event published again is another message: its dead letter is another one.
+    await harness.log.publish(harness.topics.uploaded, [
+      { key: event.document_id, value: event as unknown as Record<string, unknown> },
+    ]);
+    await waitFor('the third dead letter', () => (dlq.length === 3 ? true : undefined));
+    expect(deadLetters(dlq)[2]?.event_id).not.toBe(first?.event_id);
+    expect((await harness.documents.getVersion(event.document_id, 1))?.status).toBe('failed');
   });
 });
 

@@ -1,11 +1,28 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, errorText } from '../api.ts';
+import { ConfirmDialog } from '../components/confirm-dialog.tsx';
 import { DataTable } from '../components/data-table.tsx';
 import { Empty, Loading, Notice } from '../components/feedback.tsx';
 import { dateTime } from '../format.ts';
 import { FALLBACK_POLL_MS, isDocumentOrSourceEvent, useLiveRefresh } from '../live-events.ts';
 import { Link } from '../router.tsx';
-import type { IngestError } from '../types.ts';
+import type { Account, IngestError } from '../types.ts';
+
+interface DeadLetterCount {
+  stage: string;
+  total: number;
+  pending: number;
+}
+
+interface DeadLetter {
+  id: string;
+  stage: string;
+  document_id: string | null;
+  version: number | null;
+  error_code: string;
+  error_message: string;
+  dead_lettered_at: string;
+}
 
 interface Overview {
   stages: { stage: string; topic: string; uncommitted: number | null }[];
@@ -16,16 +33,21 @@ interface Overview {
     timestamp: string;
     checks: Record<string, { status: string; latency_ms: number | null; message: string }>;
   };
+  dead_letters: DeadLetterCount[] | null;
 }
 
 /** Events of a busy workspace come many a second: the overview is read at most this often. */
 const COALESCE_MS = 1000;
 
-export function PipelinePage() {
+export function PipelinePage(props: { account: Account }) {
   const [data, setData] = useState<Overview | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [at, setAt] = useState<Date | null>(null);
+  const [letters, setLetters] = useState<DeadLetter[] | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const [replayed, setReplayed] = useState<string | null>(null);
   const generation = useRef(0);
+  const owner = props.account.role === 'owner';
 
   const load = () => {
     const mine = ++generation.current;
@@ -35,10 +57,34 @@ export function PipelinePage() {
         setData(r);
         setAt(new Date());
         setError(null);
+        if (owner && (r.dead_letters ?? []).some((c) => c.pending > 0)) void loadLetters();
+        else setLetters([]);
       },
       (e) => mine === generation.current && setError(errorText(e)),
     );
   };
+  /** The pending dead letters themselves: an owner's view (the API answers owners only). */
+  const loadLetters = () =>
+    api<{ dead_letters: DeadLetter[] }>('GET', '/api/v1/admin/dead-letters?state=pending').then(
+      (r) => setLetters(r.dead_letters),
+      (e) => setError(errorText(e)),
+    );
+  const replay = async () => {
+    setConfirming(false);
+    setReplayed(null);
+    try {
+      const r = await api<{ replayed: number; skipped: number }>('POST', '/api/v1/admin/dead-letters/replay', {});
+      setReplayed(
+        `Replayed ${r.replayed} dead letter${r.replayed === 1 ? '' : 's'}` +
+          (r.skipped > 0 ? `; ${r.skipped} had nothing left to re-drive (the version completed or is gone)` : '') +
+          '.',
+      );
+      await load();
+    } catch (e) {
+      setError(errorText(e));
+    }
+  };
+  const pending = (data?.dead_letters ?? []).reduce((sum, c) => sum + c.pending, 0);
   useEffect(() => {
     void load();
     // Answers arriving after the page is left are dropped.
@@ -106,6 +152,69 @@ export function PipelinePage() {
                 </li>
               ))}
             </ul>
+          )}
+          <h2>Dead letters</h2>
+          {replayed && <Notice kind="ok">{replayed}</Notice>}
+          {!data.dead_letters ? (
+            <p class="muted">The dead-letter topics could not be read.</p>
+          ) : (
+            <>
+              <DataTable
+                caption="Dead letters of this workspace per stage"
+                columns={['Stage', 'Waiting for a replay', 'Retained']}
+              >
+                {data.dead_letters.map((c) => (
+                  <tr key={c.stage}>
+                    <td>{c.stage}</td>
+                    <td>{c.pending}</td>
+                    <td>{c.total}</td>
+                  </tr>
+                ))}
+              </DataTable>
+              <p class="muted small">
+                Events a stage gave up on (a file that can never be processed). Once the cause is fixed, a replay sends
+                each one back to its stage once; the document goes back to processing.
+              </p>
+              {owner && pending > 0 && (
+                <>
+                  {letters && letters.length > 0 && (
+                    <ul class="failed dead-letters">
+                      {letters.map((l) => (
+                        <li key={l.id}>
+                          {l.document_id ? (
+                            <Link href={`/documents/${l.document_id}`}>{l.document_id}</Link>
+                          ) : (
+                            'an event without a document'
+                          )}{' '}
+                          ({l.stage}, {dateTime(l.dead_lettered_at)})
+                          <p class="error-text small">
+                            {l.error_message} ({l.error_code})
+                          </p>
+                        </li>
+                      ))}
+                    </ul>
+                  )}
+                  <button type="button" class="primary" onClick={() => setConfirming(true)}>
+                    Replay {pending} dead letter{pending === 1 ? '' : 's'}
+                  </button>
+                </>
+              )}
+              {!owner && pending > 0 && <p class="muted">Only an owner of the workspace can replay dead letters.</p>}
+              {confirming && (
+                <ConfirmDialog
+                  title="Replay dead letters"
+                  confirmLabel="Replay"
+                  onConfirm={() => void replay()}
+                  onCancel={() => setConfirming(false)}
+                >
+                  <p>
+                    Send {pending} dead letter{pending === 1 ? '' : 's'} of this workspace back to{' '}
+                    {pending === 1 ? 'its' : 'their'} stage? Their documents go back to processing. Each dead letter is
+                    replayed once.
+                  </p>
+                </ConfirmDialog>
+              )}
+            </>
           )}
           <h2>
             Readiness: <span class={`badge badge-${data.readiness.status}`}>{data.readiness.status}</span>

@@ -12,6 +12,7 @@ import {
   type Json,
   type RefreshPolicy,
   requireBulkSuccess,
+  requireLookupAnswer,
   type SearchBody,
   type SourceHit,
 } from './opensearch-http.ts';
@@ -94,8 +95,12 @@ export async function backoff(attempt: number, what: string): Promise<void> {
   await sleep(backoffDelay(attempt + 1, 4, 200));
 }
 
-/** The source of a found record with its guard; null when it was not found. */
+/**
+ * The source of a found record with its guard; null when it was not found. A lookup whose shard
+ * did not answer throws `engine-unavailable` (it is not "not found").
+ */
 function guardedOf<S>(hit: SourceHit<S>): Guarded<S> | null {
+  requireLookupAnswer(hit, 'record');
   if (hit.found !== true || hit._source === undefined) return null;
   return { source: hit._source, seqNo: hit._seq_no ?? 0, primaryTerm: hit._primary_term ?? 0 };
 }
@@ -336,14 +341,20 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     // Coalesced with other callers' lookups (at most MGET_BATCH ids a request).
     const docs = await Promise.all(unique.map((id) => lookUp({ index, id, withVectors: false })));
     for (const doc of docs as SourceHit<S>[]) {
+      requireLookupAnswer(doc, `a record of ${index}`);
       if (doc.found === true && doc._source !== undefined) found.set(doc._id, doc._source);
     }
     return found;
   }
 
-  async function search<S>(index: string, body: Json): Promise<SearchBody<S>> {
+  /**
+   * A search of `index`. `complete`: every shard must answer (an unavailable one fails the search
+   * with `engine-unavailable` instead of leaving its records out), for scans whose result is acted on.
+   */
+  async function search<S>(index: string, body: Json, complete = false): Promise<SearchBody<S>> {
     await settle(index);
-    return (await http.request<SearchBody<S>>('POST', `/${index}/_search`, body)).body;
+    const query = complete ? { query: { allow_partial_search_results: false } } : {};
+    return (await http.request<SearchBody<S>>('POST', `/${index}/_search`, body, query)).body;
   }
 
   async function count(index: string, query: Json): Promise<number> {
@@ -358,7 +369,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     for (;;) {
       const body: Json = { query, sort, size: scanPage, _source: source, track_total_hits: false };
       if (after !== undefined) body.search_after = after;
-      const hits = (await search<S>(index, body)).hits.hits;
+      const hits = (await search<S>(index, body, true)).hits.hits;
       all.push(...hits);
       const last = hits[hits.length - 1];
       if (hits.length < scanPage || last?.sort === undefined) return all;

@@ -1,5 +1,5 @@
 import { Client, errors } from '@opensearch-project/opensearch';
-import { KbError } from '../../../errors/kb-error.ts';
+import { engineUnavailable, KbError } from '../../../errors/kb-error.ts';
 import { countEngineRequest } from '../../../util/engine-requests.ts';
 
 /** A JSON body as sent to OpenSearch. */
@@ -29,6 +29,8 @@ export interface SourceHit<S> {
   readonly _primary_term?: number;
   readonly sort?: readonly unknown[];
   readonly found?: boolean;
+  /** Set instead of `found` when the lookup itself failed (an `_mget` item whose shard did not answer). */
+  readonly error?: { readonly type?: string; readonly reason?: string } | string;
 }
 
 export interface SearchBody<S> {
@@ -82,8 +84,49 @@ const BULK_BATCH = 500;
 /** Statuses that mean "the cluster is overloaded or not ready": retrying later may succeed. */
 const BUSY_STATUSES = new Set([429, 502, 503, 504]);
 
+/**
+ * Error types that mean the cluster (or the shard a request needs) is not available right now: a
+ * node restarting or unreachable, a shard recovering or unassigned (a red index), no elected
+ * cluster manager, the cluster state not recovered yet. Whatever status they come with (some are
+ * 500s), they are `engine-unavailable`.
+ */
+const UNAVAILABLE_TYPES = new Set([
+  'cluster_block_exception',
+  'no_shard_available_action_exception',
+  'unavailable_shards_exception',
+  'primary_missing_action_exception',
+  'shard_not_found_exception',
+  'node_not_connected_exception',
+  'node_disconnected_exception',
+  'node_closed_exception',
+  'connect_transport_exception',
+  'receive_timeout_transport_exception',
+  'send_request_transport_exception',
+  'transport_exception',
+  'master_not_discovered_exception',
+  'cluster_manager_not_discovered_exception',
+  'not_master_exception',
+  'not_cluster_manager_exception',
+  'process_cluster_event_timeout_exception',
+  'cluster_manager_throttling_exception',
+  'es_rejected_execution_exception',
+  'opensearch_rejected_execution_exception',
+  'circuit_breaking_exception',
+  'index_shard_closed_exception',
+  'illegal_index_shard_state_exception',
+  'shard_lock_obtain_failed_exception',
+  'recover_files_recovery_exception',
+]);
+
+interface ErrorDetail {
+  readonly type?: string;
+  readonly reason?: string;
+  readonly root_cause?: readonly ErrorDetail[];
+  readonly caused_by?: ErrorDetail;
+}
+
 interface ErrorBody {
-  readonly error?: { readonly type?: string; readonly reason?: string } | string;
+  readonly error?: ErrorDetail | string;
 }
 
 function errorSummary(body: unknown): string {
@@ -92,6 +135,24 @@ function errorSummary(body: unknown): string {
   if (error && typeof error === 'object') return [error.type, error.reason].filter(Boolean).join(': ');
   return 'no error details';
 }
+
+/** Every error type an OpenSearch error body names: its own, its root causes' and what caused it. */
+function errorTypes(error: ErrorDetail | string | undefined, depth = 0): string[] {
+  if (!error || typeof error !== 'object' || depth > 6) return [];
+  const types = error.type ? [error.type] : [];
+  for (const root of error.root_cause ?? []) types.push(...errorTypes(root, depth + 1));
+  if (error.caused_by) types.push(...errorTypes(error.caused_by, depth + 1));
+  return types;
+}
+
+/** Whether an error answer means the cluster or a shard is not available now (see {@link UNAVAILABLE_TYPES}). */
+export function isUnavailableAnswer(status: number, error: ErrorDetail | string | undefined): boolean {
+  if (BUSY_STATUSES.has(status)) return true;
+  return errorTypes(error).some((type) => UNAVAILABLE_TYPES.has(type));
+}
+
+/** The engine name every OpenSearch `engine-unavailable` error carries. */
+export const OPENSEARCH = 'OpenSearch';
 
 /**
  * A thin, typed layer over the OpenSearch client's transport (connection pool, dead-node retries):
@@ -128,10 +189,7 @@ export function createEngineHttp(options: { url: string; requestTimeoutMs: numbe
 
   function unavailable(error: unknown, what: string): KbError {
     const message = error instanceof Error ? error.message : String(error);
-    return new KbError('engine-unavailable', `OpenSearch is unavailable (${what}): ${message}`, {
-      cause: error,
-      retriable: true,
-    });
+    return engineUnavailable(OPENSEARCH, `OpenSearch is unavailable (${what}): ${message}`, error);
   }
 
   async function request<T>(
@@ -163,7 +221,9 @@ export function createEngineHttp(options: { url: string; requestTimeoutMs: numbe
         throw unavailable(error, what);
       }
       if (error instanceof errors.ResponseError) {
-        if (BUSY_STATUSES.has(error.statusCode)) throw unavailable(error, what);
+        if (isUnavailableAnswer(error.statusCode, (error.body as ErrorBody | null)?.error)) {
+          throw unavailable(error, what);
+        }
         throw new KbError(
           'internal-error',
           `OpenSearch ${what} failed with ${error.statusCode}: ${errorSummary(error.body)}`,
@@ -209,7 +269,10 @@ export function createEngineHttp(options: { url: string; requestTimeoutMs: numbe
           ...(last && refresh !== false ? { querystring: { refresh: String(refresh) } } : {}),
         });
       } catch (error) {
-        if (error instanceof errors.ResponseError && !BUSY_STATUSES.has(error.statusCode)) {
+        if (
+          error instanceof errors.ResponseError &&
+          !isUnavailableAnswer(error.statusCode, (error.body as ErrorBody | null)?.error)
+        ) {
           throw new KbError('internal-error', `OpenSearch ${what} failed with ${error.statusCode}`, { cause: error });
         }
         throw unavailable(error, what);
@@ -255,16 +318,29 @@ interface BulkItemBody {
 }
 
 /**
- * Throws for the first failed bulk item whose status is not in `tolerated`: busy statuses
- * (429 and 5xx answers of overloaded nodes) as retriable `engine-unavailable`, others as
- * `internal-error`.
+ * The error of a failed bulk item: busy statuses (429 and 5xx answers of overloaded nodes) and
+ * unavailable shards or nodes as `engine-unavailable`, others as `internal-error`.
  */
 export function bulkItemError(result: BulkItemResult, what: string): KbError {
   const detail = `${what}: ${result.id} failed with ${result.status} (${result.errorType}: ${result.reason})`;
-  if (BUSY_STATUSES.has(result.status)) {
-    return new KbError('engine-unavailable', `OpenSearch is busy, ${detail}`, { retriable: true });
+  if (isUnavailableAnswer(result.status, result.errorType === null ? undefined : { type: result.errorType })) {
+    return engineUnavailable(OPENSEARCH, `OpenSearch is unavailable, ${detail}`);
   }
   return new KbError('internal-error', `OpenSearch ${detail}`);
+}
+
+/**
+ * Throws for a lookup by id that failed instead of answering found or not found (an `_mget` item
+ * carries an `error` when its shard did not answer: a red or recovering index). Such an item must
+ * never read as "no such record": it is `engine-unavailable`, except a missing index, which holds
+ * no record indeed.
+ */
+export function requireLookupAnswer(hit: SourceHit<unknown>, what: string): void {
+  if (hit.error === undefined) return;
+  const types = errorTypes(typeof hit.error === 'string' ? { reason: hit.error } : hit.error);
+  if (types.includes('index_not_found_exception')) return;
+  const reason = typeof hit.error === 'string' ? hit.error : errorSummary({ error: hit.error });
+  throw engineUnavailable(OPENSEARCH, `OpenSearch could not look up ${what} ${hit._id}: ${reason}`);
 }
 
 export function requireBulkSuccess(

@@ -1,5 +1,5 @@
 import * as sqliteVec from 'sqlite-vec';
-import { KbError } from '../../../errors/kb-error.ts';
+import { engineUnavailable } from '../../../errors/kb-error.ts';
 import type { IndexModel } from '../../../model/document-records.model.ts';
 import { type Database, migrate, openDatabase } from '../../sqlite/open-database.ts';
 import { createKeywordIndex, type KeywordIndex } from './sqlite-keyword-index.ts';
@@ -135,7 +135,7 @@ export function openSqliteContext(options: SqliteDocumentStoreOptions): SqliteCo
     } catch (error) {
       const code = (error as { code?: unknown } | null)?.code;
       if (typeof code === 'string' && BUSY_CODES.has(code)) {
-        throw new KbError('engine-unavailable', 'The document database is busy', { cause: error, retriable: true });
+        throw engineUnavailable('SQLite', 'The document database is busy', error);
       }
       throw error;
     }

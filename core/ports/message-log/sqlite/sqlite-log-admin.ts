@@ -1,5 +1,9 @@
-import type { MessageLogAdmin } from '../message-log.port.ts';
+import { KbError } from '../../../errors/kb-error.ts';
+import type { DeliveredMessage, MessageLogAdmin } from '../message-log.port.ts';
 import type { SqliteLogContext } from './sqlite-log-context.ts';
+
+/** Messages `readRetained` reads of one partition by default: the newest this many. */
+const DEFAULT_READ_LIMIT = 10_000;
 
 /**
  * Progress and clean-up operations of the SQLite log. `lag` counts, per partition, from the group's
@@ -44,6 +48,33 @@ export function createSqliteLogAdmin(ctx: SqliteLogContext): MessageLogAdmin {
           const from = byPartition.get(part) ?? q.lowWatermark.get(topic, part)?.low ?? head;
           return { partition: part, lag: Math.max(0, head - from) };
         });
+      });
+      return read();
+    },
+
+    async readRetained(topic, options = {}) {
+      assertOpen();
+      if (!q.topic.get(topic)) throw new KbError('not-found', `Topic ${topic} does not exist`);
+      const limit = options.limit ?? DEFAULT_READ_LIMIT;
+      const read = db.transaction(() => {
+        const out: DeliveredMessage[] = [];
+        const heads = q.heads.all(topic).sort((a, b) => a.part - b.part);
+        for (const { part, next_offset: head } of heads) {
+          const low = q.lowWatermark.get(topic, part)?.low ?? head;
+          const rows = q.fetch.all(topic, part, Math.max(low, head - limit), limit);
+          for (const row of rows) {
+            out.push({
+              topic,
+              partition: part,
+              offset: String(row.msg_offset),
+              key: row.msg_key,
+              value: { ...(ctx.typeOf(row.schema_id).fromBuffer(row.value) as Record<string, unknown>) },
+              headers: JSON.parse(row.headers) as Record<string, string>,
+              timestamp: row.timestamp,
+            });
+          }
+        }
+        return out;
       });
       return read();
     },

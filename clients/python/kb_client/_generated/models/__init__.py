@@ -16,6 +16,17 @@ from .create_source_request_kind import CreateSourceRequestKind
 from .create_source_request_metadata import CreateSourceRequestMetadata
 from .create_webhook_request import CreateWebhookRequest
 from .create_webhook_request_events_item import CreateWebhookRequestEventsItem
+from .dead_letter import DeadLetter
+from .dead_letter_count import DeadLetterCount
+from .dead_letter_count_stage import DeadLetterCountStage
+from .dead_letter_list import DeadLetterList
+from .dead_letter_replay_record import DeadLetterReplayRecord
+from .dead_letter_replay_record_outcome import DeadLetterReplayRecordOutcome
+from .dead_letter_replay_request import DeadLetterReplayRequest
+from .dead_letter_replay_request_stage import DeadLetterReplayRequestStage
+from .dead_letter_replay_result import DeadLetterReplayResult
+from .dead_letter_source import DeadLetterSource
+from .dead_letter_stage import DeadLetterStage
 from .document import Document
 from .document_list import DocumentList
 from .document_list_item import DocumentListItem
@@ -29,6 +40,8 @@ from .ingest_progress import IngestProgress
 from .ingest_progress_stage import IngestProgressStage
 from .list_audit_logs_action import ListAuditLogsAction
 from .list_audit_logs_order import ListAuditLogsOrder
+from .list_dead_letters_stage import ListDeadLettersStage
+from .list_dead_letters_state import ListDeadLettersState
 from .liveness import Liveness
 from .liveness_status import LivenessStatus
 from .metadata import Metadata
@@ -107,6 +120,17 @@ __all__ = (
     "CreateSourceRequestMetadata",
     "CreateWebhookRequest",
     "CreateWebhookRequestEventsItem",
+    "DeadLetter",
+    "DeadLetterCount",
+    "DeadLetterCountStage",
+    "DeadLetterList",
+    "DeadLetterReplayRecord",
+    "DeadLetterReplayRecordOutcome",
+    "DeadLetterReplayRequest",
+    "DeadLetterReplayRequestStage",
+    "DeadLetterReplayResult",
+    "DeadLetterSource",
+    "DeadLetterStage",
     "Document",
     "DocumentList",
     "DocumentListItem",
@@ -120,6 +144,8 @@ __all__ = (
     "IngestProgressStage",
     "ListAuditLogsAction",
     "ListAuditLogsOrder",
+    "ListDeadLettersStage",
+    "ListDeadLettersState",
     "Liveness",
     "LivenessStatus",
     "Metadata",
