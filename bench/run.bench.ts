@@ -17,6 +17,7 @@ import type { BenchContext, BenchOptions } from './lib/context.ts';
 import { createRow, goals, machine, type Row, renderMarkdown, renderTable, writeResults } from './lib/report.ts';
 import { distributedTarget, embeddedTarget, firstLine, type Target } from './lib/target.ts';
 import { apiOverhead } from './scenarios/api-overhead.scenario.ts';
+import { cliHelp } from './scenarios/cli-help.scenario.ts';
 import { fairnessScenario } from './scenarios/fairness.scenario.ts';
 import { compareRuntimes, ingestLocalModel, ingestOverhead } from './scenarios/ingest.scenario.ts';
 import { notificationsScenario } from './scenarios/notifications.scenario.ts';
@@ -27,6 +28,7 @@ import { uploadIngress } from './scenarios/upload-ingress.scenario.ts';
 import { vectorIndexScenario } from './scenarios/vector-index.scenario.ts';
 
 const SCENARIOS = [
+  'cli',
   'ingest',
   'overhead',
   'upload',
@@ -209,6 +211,10 @@ async function main(): Promise<void> {
       }
     };
 
+    if (only.includes('cli')) {
+      // Neither runtime is involved: help never loads one.
+      await attempt('cli, help', 'embedded', '10 runs', () => cliHelp(base));
+    }
     for (const target of targets) {
       // Every step of the distributed runtime goes through engines sharing the same cores: two rounds there.
       const ctx =

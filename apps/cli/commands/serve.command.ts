@@ -73,8 +73,6 @@ export async function bootstrapAccount(runtime: Runtime, out: NodeJS.WritableStr
 }
 
 export const serveCommand: Command = {
-  summary: 'Run the HTTP API (embedded: with every pipeline stage in the same process)',
-  usage: 'kb serve [--stages parse,chunk,embed,index|all|none]',
   async run(args, { config, out, err }) {
     const { values } = parseArgs({ args, options: { stages: { type: 'string' } } });
     const stages = parseStages(values.stages, config.runtime === 'embedded' ? STAGE_NAMES : []);
@@ -151,8 +149,6 @@ export function parsePort(value: string | undefined, option: string): number | u
 }
 
 export const workerCommand: Command = {
-  summary: 'Run pipeline stages without the API (one consumer per stage group)',
-  usage: 'kb worker --stages parse,chunk,embed,index [--metrics-port 9464]',
   async run(args, { config, out, err }) {
     const { values } = parseArgs({
       args,
