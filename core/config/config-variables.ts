@@ -539,13 +539,23 @@ export const CONFIG_VARIABLES = [
     min: 1,
     max: 86400,
   }),
-  v('KB_API_URL', 'url', 'http://127.0.0.1:8080', 'Service URL used by `kb ingest`.'),
-  v('KB_API_KEY', 'string', '', 'API key used by `kb ingest` and `kb mcp` (or pass `--key`).'),
+  v(
+    'KB_API_URL',
+    'url',
+    'http://127.0.0.1:8080',
+    'Service URL used by the client commands (`kb ingest`, `kb search`, `kb sources`, `kb webhooks`; or pass `--url`).',
+  ),
+  v(
+    'KB_API_KEY',
+    'string',
+    '',
+    'API key used by the client commands (`kb ingest`, `kb search`, `kb sources`, `kb webhooks`) and `kb mcp` (or pass `--key`).',
+  ),
   v(
     'KB_KEY',
     'string',
     '',
-    'API key used by `kb ingest` and `kb mcp` when `KB_API_KEY` is empty: the name the service suggests when it prints its first key (`export KB_KEY=…`).',
+    'API key used by the client commands and `kb mcp` when `KB_API_KEY` is empty: the name the service suggests when it prints its first key (`export KB_KEY=…`).',
   ),
 ] as const satisfies readonly ConfigVariable[];
 

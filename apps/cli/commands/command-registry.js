@@ -52,6 +52,22 @@ kb users reset-password --email <address> [--json]
   --json         print one JSON object (uploaded, skipped, failed, processed) instead of text`,
     load: async () => (await import('./ingest.command.ts')).ingestCommand,
   },
+  search: {
+    summary: 'Search the knowledge base through the API and print the best passages',
+    usage: `kb search <query>... [--mode hybrid|semantic|keyword] [--limit 10] [--filter '{"k":"v"}'] [--as-of <instant>] [--url http://127.0.0.1:8080] [--key ink_…] [--json]
+
+  Prints the best passages, each with its document's name, version, page (for formats with pages) and
+  score, wrapped to the terminal's width. Several words are searched for together.
+  --mode    hybrid (keyword and semantic rankings combined; the default), semantic or keyword
+  --limit   passages to print, 1–100 (default 10)
+  --filter  the API's search filters as a JSON object: document_ids, metadata, mime_types,
+            created_after, created_before, e.g. '{"metadata":{"team":"docs"}}'
+  --as-of   search the knowledge base as it was served at an instant (ISO 8601, e.g. 2026-01-31T12:00:00Z)
+  --url     the service (default KB_API_URL)
+  --key     an API key with search permission (default KB_API_KEY, else KB_KEY)
+  --json    print the service's JSON answer exactly as it came`,
+    load: async () => (await import('./search.command.ts')).searchCommand,
+  },
   sources: {
     summary: 'Add, list, sync and remove sources of synchronisation (folders kept in sync)',
     usage: `kb sources add <name> --kind folder --path <dir> [--include <glob>]... [--exclude <glob>]... [--metadata '{"k":"v"}'] [--schedule PT15M] [--json]
