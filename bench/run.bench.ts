@@ -18,6 +18,7 @@ import { createRow, goals, machine, type Row, renderMarkdown, renderTable, write
 import { distributedTarget, embeddedTarget, firstLine, type Target } from './lib/target.ts';
 import { apiOverhead } from './scenarios/api-overhead.scenario.ts';
 import { cliHelp } from './scenarios/cli-help.scenario.ts';
+import { compareEmbeddingServer, ingestEmbeddingServer } from './scenarios/embedding-server.scenario.ts';
 import { fairnessScenario } from './scenarios/fairness.scenario.ts';
 import { compareRuntimes, ingestLocalModel, ingestOverhead } from './scenarios/ingest.scenario.ts';
 import { notificationsScenario } from './scenarios/notifications.scenario.ts';
@@ -31,6 +32,7 @@ const SCENARIOS = [
   'cli',
   'ingest',
   'overhead',
+  'embedding-server',
   'upload',
   'search',
   'vector-index',
@@ -166,7 +168,7 @@ async function main(): Promise<void> {
   }
 
   progress(`loading the ${config.embedding.provider} embedding provider`);
-  const provider = await createEmbeddingProvider(config.embedding);
+  const provider = await createEmbeddingProvider(config.embedding, config.outbound);
   const corpusSize = Math.max(options.localDocs, ...options.overheadSizes);
   const corpusDir = await mkdtemp(path.join(os.tmpdir(), 'kb-bench-corpus-'));
   const rows: Row[] = [];
@@ -233,6 +235,13 @@ async function main(): Promise<void> {
           );
         }
       }
+      if (only.includes('embedding-server')) {
+        for (const size of options.overheadSizes) {
+          await attempt('ingest, embedding server', target.runtime, `${sizeLabel(size)} docs`, () =>
+            ingestEmbeddingServer(ctx, target, size, config.embedding.concurrency),
+          );
+        }
+      }
       if (only.includes('upload')) {
         await attempt('upload ingress', target.runtime, `${options.ingressFiles} files`, () =>
           uploadIngress(ctx, target),
@@ -266,6 +275,7 @@ async function main(): Promise<void> {
       }
     }
     compareRuntimes(rows);
+    compareEmbeddingServer(rows);
     compareSearchRuntimes(rows);
     const distributed = targets.find((t) => t.runtime === 'distributed');
     if (only.includes('scale-out') && distributed) {

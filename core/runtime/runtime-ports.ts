@@ -46,7 +46,7 @@ export function withLazyParts(
   },
   injected?: EmbeddingProvider,
 ): Ports {
-  const embeddings = lazy(async () => injected ?? createEmbeddingProvider(config.embedding));
+  const embeddings = lazy(async () => injected ?? createEmbeddingProvider(config.embedding, config.outbound));
   const parser = lazy(async () =>
     createParsePool({
       threads: config.parsing.threads,
