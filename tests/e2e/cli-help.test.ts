@@ -86,7 +86,7 @@ describe('kb help', { timeout: 180_000 }, () => {
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(result.stdout).toContain(`Usage: kb ${args[0]}`);
     });
-    const printing = ['keys', 'ingest', 'sources', 'schemas', 'reindex', 'retention', 'config', 'models'];
+    const printing = ['keys', 'ingest', 'search', 'sources', 'schemas', 'reindex', 'retention', 'config', 'models'];
     const helps = await Promise.all(printing.map((name) => kb(['help', name])));
     printing.forEach((name, i) => {
       expect(helps[i]?.stdout, name).toContain('--json');
