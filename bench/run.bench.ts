@@ -17,6 +17,8 @@ import type { BenchContext, BenchOptions } from './lib/context.ts';
 import { createRow, goals, machine, type Row, renderMarkdown, renderTable, writeResults } from './lib/report.ts';
 import { distributedTarget, embeddedTarget, firstLine, type Target } from './lib/target.ts';
 import { apiOverhead } from './scenarios/api-overhead.scenario.ts';
+import { cliHelp } from './scenarios/cli-help.scenario.ts';
+import { compareEmbeddingServer, ingestEmbeddingServer } from './scenarios/embedding-server.scenario.ts';
 import { fairnessScenario } from './scenarios/fairness.scenario.ts';
 import { compareRuntimes, ingestLocalModel, ingestOverhead } from './scenarios/ingest.scenario.ts';
 import { notificationsScenario } from './scenarios/notifications.scenario.ts';
@@ -28,8 +30,10 @@ import { uploadIngress } from './scenarios/upload-ingress.scenario.ts';
 import { vectorIndexScenario } from './scenarios/vector-index.scenario.ts';
 
 const SCENARIOS = [
+  'cli',
   'ingest',
   'overhead',
+  'embedding-server',
   'upload',
   'search',
   'vector-index',
@@ -166,7 +170,7 @@ async function main(): Promise<void> {
   }
 
   progress(`loading the ${config.embedding.provider} embedding provider`);
-  const provider = await createEmbeddingProvider(config.embedding);
+  const provider = await createEmbeddingProvider(config.embedding, config.outbound);
   const corpusSize = Math.max(options.localDocs, ...options.overheadSizes);
   const corpusDir = await mkdtemp(path.join(os.tmpdir(), 'kb-bench-corpus-'));
   const rows: Row[] = [];
@@ -211,6 +215,10 @@ async function main(): Promise<void> {
       }
     };
 
+    if (only.includes('cli')) {
+      // Neither runtime is involved: help never loads one.
+      await attempt('cli, help', 'embedded', '10 runs', () => cliHelp(base));
+    }
     for (const target of targets) {
       // Every step of the distributed runtime goes through engines sharing the same cores: two rounds there.
       const ctx =
@@ -226,6 +234,13 @@ async function main(): Promise<void> {
         for (const size of options.overheadSizes) {
           await attempt('ingest, pipeline overhead', target.runtime, `${sizeLabel(size)} docs`, () =>
             ingestOverhead(ctx, target, size),
+          );
+        }
+      }
+      if (only.includes('embedding-server')) {
+        for (const size of options.overheadSizes) {
+          await attempt('ingest, embedding server', target.runtime, `${sizeLabel(size)} docs`, () =>
+            ingestEmbeddingServer(ctx, target, size, config.embedding.concurrency),
           );
         }
       }
@@ -265,6 +280,7 @@ async function main(): Promise<void> {
       }
     }
     compareRuntimes(rows);
+    compareEmbeddingServer(rows);
     compareSearchRuntimes(rows);
     const distributed = targets.find((t) => t.runtime === 'distributed');
     if (only.includes('scale-out') && distributed) {

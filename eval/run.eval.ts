@@ -179,7 +179,7 @@ async function main(): Promise<number> {
     if (reuse) process.stderr.write(`reusing the ${kept.size} documents ingested in ${values['data-dir']}\n`);
 
     if (!values['no-dense']) {
-      const provider = await createEmbeddingProvider(service.config.embedding);
+      const provider = await createEmbeddingProvider(service.config.embedding, service.config.outbound);
       try {
         const vectors: Float32Array[] = [];
         const texts = set.corpus.map(documentText);

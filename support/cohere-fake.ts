@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createWordVectors } from './word-vectors.ts';
 
 /** One request the fake received, whether it was answered with vectors or with an error. */
 export interface CohereFakeCall {
@@ -71,9 +71,7 @@ const TRUNCATE = new Set(['NONE', 'START', 'END']);
  * `search_document`/`search_query`, `embedding_types` exactly `['float']`, optional `truncate`) and
  * answers 400/401/404 with a reason otherwise, recording the reason in `violations`.
  *
- * Vectors are deterministic: the sum of one pseudo-random direction per lower-cased word (seeded by
- * the word's hash), normalised, so the same text always gets the same vector and texts that share words
- * point the same way. It is no language model: word overlap is all it knows.
+ * Vectors are deterministic ({@link createWordVectors}): texts that share words point the same way.
  */
 export async function startCohereFake(options: CohereFakeOptions = {}): Promise<CohereFake> {
   const token = options.token ?? 'fake-cohere-key';
@@ -81,37 +79,7 @@ export async function startCohereFake(options: CohereFakeOptions = {}): Promise<
   const calls: CohereFakeCall[] = [];
   const violations: string[] = [];
   const failures: CohereFakeFailure[] = [];
-  const wordVectors = new Map<string, Float32Array>();
-
-  const wordVector = (word: string): Float32Array => {
-    let vector = wordVectors.get(word);
-    if (!vector) {
-      vector = new Float32Array(dimensions);
-      let block = createHash('sha256').update(word).digest();
-      for (let i = 0, offset = 0; i < dimensions; i += 1, offset += 2) {
-        if (offset + 2 > block.length) {
-          block = createHash('sha256').update(block).digest();
-          offset = 0;
-        }
-        vector[i] = block.readInt16LE(offset) / 32768;
-      }
-      wordVectors.set(word, vector);
-    }
-    return vector;
-  };
-
-  const vectorFor = (text: string): Float32Array => {
-    const sum = new Float32Array(dimensions);
-    const words = text.toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [''];
-    for (const word of words) {
-      const v = wordVector(word);
-      for (let i = 0; i < dimensions; i += 1) sum[i] = (sum[i] as number) + (v[i] as number);
-    }
-    let norm = 0;
-    for (const x of sum) norm += x * x;
-    norm = Math.sqrt(norm) || 1;
-    return sum.map((x) => x / norm);
-  };
+  const vectorFor = createWordVectors(dimensions);
 
   let latencyMs = 0;
   const server = http.createServer((req, res) => {

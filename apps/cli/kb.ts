@@ -1,47 +1,28 @@
 import { loadConfig } from '../../core/config/config.ts';
-import { serviceVersion } from '../../core/runtime/runtime.ts';
 import { exitQuietlyOnClosedPipe } from './commands/closed-pipe.ts';
 import { oneLine } from './commands/command.ts';
+import type { CommandEntry } from './commands/command-registry.js';
 import { reportFailuresOnStderr } from './commands/failure-report.ts';
-import { CommandLineError, commandHelp, isUsageError, suggestOption } from './commands/help.ts';
-import { COMMANDS, usage } from './commands/index.ts';
+import { CommandLineError, isUsageError, suggestOption } from './commands/help.ts';
+import { answerWithoutLoading, findCommand } from './commands/help-texts.js';
 
-/** Entry point of `kb`: dispatches to a command; prints clear errors and exits non-zero on failure. */
+/**
+ * Entry point of `kb`: answers help itself, else loads the named command and runs it; prints
+ * clear errors and exits non-zero on failure. (`bin/kb.js` answers help before loading this.)
+ */
 async function main(argv: string[]): Promise<number> {
-  const [name, ...rest] = argv;
-  if (name === '--version' || name === '-V' || name === 'version') {
-    process.stdout.write(`kb-document-service ${serviceVersion()}\n`);
-    return 0;
-  }
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
-    const topic = name === 'help' ? rest[0] : undefined;
-    const target = topic === undefined ? undefined : COMMANDS[topic];
-    if (topic !== undefined && !target) {
-      process.stderr.write(`kb: unknown command "${topic}"\n\n${usage()}`);
-      return 2;
-    }
-    if (!name) {
-      process.stderr.write(`kb: name a command.\n\n${usage()}`);
-      return 2;
-    }
-    process.stdout.write(target && topic ? commandHelp(topic, target) : usage());
-    return 0;
-  }
-  const command = COMMANDS[name];
-  if (!command) {
-    process.stderr.write(`kb: unknown command "${name}"\n\n${usage()}`);
-    return 2;
-  }
-  if (rest.includes('--help') || rest.includes('-h')) {
-    process.stdout.write(commandHelp(name, command));
-    return 0;
-  }
+  const answered = answerWithoutLoading(argv, process.stdout, process.stderr);
+  if (answered !== undefined) return answered;
+  const [name, ...rest] = argv as [string, ...string[]];
+  // Known: answerWithoutLoading answers an unknown command.
+  const entry = findCommand(name) as CommandEntry;
   const config = loadConfig();
+  const command = await entry.load();
   try {
-    return await command.run(rest, { config, out: process.stdout, err: process.stderr });
+    return await command.run(rest, { config, out: process.stdout, err: process.stderr, usage: entry.usage });
   } catch (error) {
     if (error instanceof CommandLineError) {
-      process.stderr.write(`kb ${name}: ${oneLine(error.message)}\n\nUsage: ${command.usage}\n`);
+      process.stderr.write(`kb ${name}: ${oneLine(error.message)}\n\nUsage: ${entry.usage}\n`);
       return 2;
     }
     if (!isUsageError(error)) throw error;
@@ -49,7 +30,7 @@ async function main(argv: string[]): Promise<number> {
     // parseArgs appends advice about positional arguments that does not apply here.
     const message = error.message.split('. To specify')[0]?.replace(/\.$/, '') ?? error.message;
     process.stderr.write(
-      `kb ${name}: ${message}.${unknown ? suggestOption(unknown, command.usage) : ''}\n\nUsage: ${command.usage}\n`,
+      `kb ${name}: ${message}.${unknown ? suggestOption(unknown, entry.usage) : ''}\n\nUsage: ${entry.usage}\n`,
     );
     return 2;
   }

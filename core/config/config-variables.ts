@@ -324,18 +324,24 @@ export const CONFIG_VARIABLES = [
     'KB_EMBEDDING_PROVIDER',
     'enum',
     'transformers',
-    'Embedding provider: `transformers` (an ONNX model run locally; the default model is fetched once, then offline), `local` (small bundled model, no download), `cohere`.',
+    'Embedding provider: `transformers` (an ONNX model run locally; the default model is fetched once, then offline), `local` (small bundled model, no download), `cohere`, `openai` (any server of the OpenAI embeddings API: text-embeddings-inference, vLLM, Infinity, Ollama, OpenAI; see `KB_EMBEDDING_URL`).',
     { values: EMBEDDING_PROVIDERS },
   ),
-  v('KB_EMBEDDING_BATCH_SIZE', 'integer', '32', 'Texts per embedding call (Cohere caps it at 96).', {
-    min: 1,
-    max: 1024,
-  }),
+  v(
+    'KB_EMBEDDING_BATCH_SIZE',
+    'integer',
+    '32',
+    'Texts per embedding call (Cohere caps it at 96; for `openai`, texts per request).',
+    {
+      min: 1,
+      max: 1024,
+    },
+  ),
   v(
     'KB_EMBEDDING_CONCURRENCY',
     'integer',
     '1',
-    "Embedding calls of the embed stage one process makes at once. Callers beyond it wait in turns by workspace (the workspace whose calls took the least time goes first), so one workspace's bulk load does not queue another's documents behind it. The local providers run one call at a time in arrival order anyway, so more would only queue calls there, out of turn; raise it for a remote provider (Cohere) with capacity to spare.",
+    "Embedding calls of the embed stage one process makes at once. Callers beyond it wait in turns by workspace (the workspace whose calls took the least time goes first), so one workspace's bulk load does not queue another's documents behind it. The local providers run one call at a time in arrival order anyway, so more would only queue calls there, out of turn; raise it for a remote provider (Cohere, an embedding server) with capacity to spare. The `openai` provider also keeps at most this many requests in flight in one process, whoever calls.",
     { min: 1, max: 256 },
   ),
   v(
@@ -375,6 +381,38 @@ export const CONFIG_VARIABLES = [
   v('KB_COHERE_API_KEY', 'string', '', 'Cohere API key (required for the `cohere` provider).'),
   v('KB_COHERE_MODEL', 'string', 'embed-english-v3.0', 'Cohere embedding model.'),
   v('KB_COHERE_BASE_URL', 'url', '', "Cohere API base URL; empty uses Cohere's own."),
+  v(
+    'KB_EMBEDDING_URL',
+    'url',
+    '',
+    "`openai` provider: the base URL of an OpenAI-compatible embeddings API, as OpenAI's clients take it (`http://tei:8080/v1`, `http://127.0.0.1:11434/v1` for Ollama, `https://api.openai.com/v1`); requests go to `<url>/embeddings`. Reached under the outbound rules: a loopback or private address needs `KB_OUTBOUND_ALLOW_PRIVATE=true`.",
+  ),
+  v(
+    'KB_EMBEDDING_MODEL',
+    'string',
+    '',
+    '`openai` provider: the model name sent with every request (e.g. `BAAI/bge-small-en-v1.5`, `text-embedding-3-small`); vectors are stored as `openai/<model>`.',
+  ),
+  v(
+    'KB_EMBEDDING_API_KEY',
+    'string',
+    '',
+    '`openai` provider: sent as `Authorization: Bearer <key>`; empty sends none (most self-hosted servers need none).',
+  ),
+  v(
+    'KB_EMBEDDING_DIMENSIONS',
+    'integer',
+    '0',
+    '`openai` provider: the vector size the server must answer; start-up fails when its first answer differs. 0 takes the size of that first answer. Either way, an index that holds vectors of the same model name at another size stops `kb serve` and `kb worker` at start (the served model changed; `kb reindex` moves the index).',
+    { min: 0, max: 65536 },
+  ),
+  v(
+    'KB_EMBEDDING_TIMEOUT_MS',
+    'integer',
+    '60000',
+    '`openai` provider: time one request may take, body included; a slower one is retried like a 5xx.',
+    { min: 100, max: 600000 },
+  ),
   v(
     'KB_VECTOR_INDEX',
     'boolean',
@@ -574,13 +612,23 @@ export const CONFIG_VARIABLES = [
     min: 1,
     max: 86400,
   }),
-  v('KB_API_URL', 'url', 'http://127.0.0.1:8080', 'Service URL used by `kb ingest`.'),
-  v('KB_API_KEY', 'string', '', 'API key used by `kb ingest` and `kb mcp` (or pass `--key`).'),
+  v(
+    'KB_API_URL',
+    'url',
+    'http://127.0.0.1:8080',
+    'Service URL used by the client commands (`kb ingest`, `kb search`, `kb sources`, `kb webhooks`; or pass `--url`).',
+  ),
+  v(
+    'KB_API_KEY',
+    'string',
+    '',
+    'API key used by the client commands (`kb ingest`, `kb search`, `kb sources`, `kb webhooks`) and `kb mcp` (or pass `--key`).',
+  ),
   v(
     'KB_KEY',
     'string',
     '',
-    'API key used by `kb ingest` and `kb mcp` when `KB_API_KEY` is empty: the name the service suggests when it prints its first key (`export KB_KEY=…`).',
+    'API key used by the client commands and `kb mcp` when `KB_API_KEY` is empty: the name the service suggests when it prints its first key (`export KB_KEY=…`).',
   ),
 ] as const satisfies readonly ConfigVariable[];
 

@@ -10,7 +10,7 @@ const NullableString = Type.Union([Type.String(), Type.Null()]);
 
 export const RUNTIMES = ['embedded', 'distributed'] as const satisfies readonly RuntimeKind[];
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export const EMBEDDING_PROVIDERS = ['local', 'transformers', 'cohere'] as const;
+export const EMBEDDING_PROVIDERS = ['local', 'transformers', 'cohere', 'openai'] as const;
 export const VECTOR_QUANTIZATIONS = ['i8', 'f16', 'f32'] as const;
 
 /** Settings both runtimes share. */
@@ -68,6 +68,15 @@ const sharedProperties = {
     cohereApiKey: NullableString,
     cohereModel: Type.String(),
     cohereBaseUrl: NullableString,
+    /** `openai` provider: the API base URL (`…/v1`); requests go to `<url>/embeddings`. */
+    url: NullableString,
+    /** `openai` provider: the model name the server knows. */
+    model: NullableString,
+    apiKey: NullableString,
+    /** `openai` provider: the vector size the server must answer; null: whatever its first answer has. */
+    dimensions: Type.Union([Type.Integer({ minimum: 1 }), Type.Null()]),
+    /** `openai` provider: bound of one request, body included. */
+    timeoutMs: Type.Integer(),
   }),
   /** The embedded runtime's HNSW vector index (null: exact scans only). */
   vectorIndex: Type.Union([

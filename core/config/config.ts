@@ -134,6 +134,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       cohereApiKey: opt('KB_COHERE_API_KEY'),
       cohereModel: str('KB_COHERE_MODEL'),
       cohereBaseUrl: url('KB_COHERE_BASE_URL'),
+      url: url('KB_EMBEDDING_URL'),
+      model: opt('KB_EMBEDDING_MODEL'),
+      apiKey: opt('KB_EMBEDDING_API_KEY'),
+      dimensions: int('KB_EMBEDDING_DIMENSIONS') || null,
+      timeoutMs: int('KB_EMBEDDING_TIMEOUT_MS'),
     },
     search: { semanticWeightPercent: int('KB_HYBRID_SEMANTIC_WEIGHT') },
     vectorIndex: bool('KB_VECTOR_INDEX')
@@ -207,6 +212,10 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   if (config.embedding.provider === 'cohere' && !config.embedding.cohereApiKey) {
     problems.push('KB_COHERE_API_KEY is required when KB_EMBEDDING_PROVIDER=cohere');
+  }
+  if (config.embedding.provider === 'openai') {
+    if (!config.embedding.url) problems.push('KB_EMBEDDING_URL is required when KB_EMBEDDING_PROVIDER=openai');
+    if (!config.embedding.model) problems.push('KB_EMBEDDING_MODEL is required when KB_EMBEDDING_PROVIDER=openai');
   }
   // The runtime's branch of the schema: in the distributed runtime every engine URL must be set.
   for (const error of Value.Errors(configSchemaOf(config.runtime), config)) {

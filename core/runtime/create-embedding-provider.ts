@@ -1,5 +1,6 @@
 import type { Config } from '../config/config.ts';
 import { KbError } from '../errors/kb-error.ts';
+import type { OutboundPolicy } from '../outbound/outbound-policy.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import { describeModel } from '../ports/embedding/model-catalog.ts';
 import { ensureModel, type FetchProgress } from '../ports/embedding/model-fetch.ts';
@@ -31,6 +32,8 @@ export function configuredModelTag(config: Config['embedding']): string {
       return `transformers/${config.transformersModel}`;
     case 'cohere':
       return `cohere/${config.cohereModel}`;
+    case 'openai':
+      return `openai/${config.model ?? ''}`;
   }
 }
 
@@ -45,8 +48,14 @@ export function configuredModelTag(config: Config['embedding']): string {
  *   hub only when `transformersAllowRemote`; `threads` ONNX Runtime threads.
  * - `cohere`: `cohereModel` with `cohereApiKey` at `cohereBaseUrl` (Cohere's own when null), at most
  *   `min(batchSize, 96)` texts a call.
+ * - `openai`: `model` at the OpenAI-compatible API `url` (with `apiKey` when set), `batchSize` texts a
+ *   request, `concurrency` requests in flight, each bounded by `timeoutMs`, reached under `outbound`
+ *   (the service's outbound rules); asks the server once to learn (or check) `dimensions`.
  */
-export async function createEmbeddingProvider(config: Config['embedding']): Promise<EmbeddingProvider> {
+export async function createEmbeddingProvider(
+  config: Config['embedding'],
+  outbound: OutboundPolicy = { allowPrivate: false },
+): Promise<EmbeddingProvider> {
   switch (config.provider) {
     case 'local': {
       const { createLocalEmbeddingProvider } = await import('../ports/embedding/local.adapter.ts');
@@ -73,6 +82,25 @@ export async function createEmbeddingProvider(config: Config['embedding']): Prom
         model: config.cohereModel,
         baseUrl: config.cohereBaseUrl,
         batchSize: Math.min(config.batchSize, COHERE_MAX_BATCH),
+      });
+    }
+    case 'openai': {
+      if (!config.url || !config.model) {
+        throw new KbError(
+          'config-invalid',
+          'KB_EMBEDDING_URL and KB_EMBEDDING_MODEL are required when KB_EMBEDDING_PROVIDER=openai',
+        );
+      }
+      const { createOpenAiEmbeddingProvider } = await import('../ports/embedding/openai.adapter.ts');
+      return createOpenAiEmbeddingProvider({
+        url: config.url,
+        model: config.model,
+        apiKey: config.apiKey,
+        batchSize: config.batchSize,
+        concurrency: config.concurrency,
+        dimensions: config.dimensions,
+        timeoutMs: config.timeoutMs,
+        policy: outbound,
       });
     }
     default: {

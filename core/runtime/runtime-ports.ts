@@ -49,7 +49,7 @@ export function withLazyParts(
   },
   injected?: EmbeddingProvider,
 ): Ports {
-  const embeddings = lazy(async () => injected ?? createEmbeddingProvider(config.embedding));
+  const embeddings = lazy(async () => injected ?? createEmbeddingProvider(config.embedding, config.outbound));
   const parser = lazy(async () =>
     createParsePool({
       threads: config.parsing.threads,

@@ -72,8 +72,11 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
       if (mode !== 'keyword') {
         const provider = await deps.getEmbeddings();
         const model = await deps.documents.getIndexModel();
-        if (model && model.model !== provider.model) {
-          const message = `The index holds vectors of ${model.model} but the service embeds with ${provider.model}; run \`kb reindex\`.`;
+        if (model && (model.model !== provider.model || model.dimensions !== provider.dimensions)) {
+          const message =
+            model.model === provider.model
+              ? `The index holds ${model.dimensions}-dimensional vectors of ${model.model} but the service's embedding server answers ${provider.dimensions}-dimensional ones under that name; run \`kb reindex\`.`
+              : `The index holds vectors of ${model.model} but the service embeds with ${provider.model}; run \`kb reindex\`.`;
           // A 409 whose detail reaches the client: retrying cannot help until an operator acts.
           if (mode === 'semantic') throw new KbError('model-mismatch', message);
           warnings.push(`${message} Falling back to keyword search.`);

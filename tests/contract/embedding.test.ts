@@ -4,8 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { createCohereEmbeddingProvider } from '../../core/ports/embedding/cohere.adapter.ts';
 import { createLocalEmbeddingProvider } from '../../core/ports/embedding/local.adapter.ts';
+import { createOpenAiEmbeddingProvider } from '../../core/ports/embedding/openai.adapter.ts';
 import { createTransformersEmbeddingProvider } from '../../core/ports/embedding/transformers.adapter.ts';
 import { type CohereFake, startCohereFake } from '../../support/cohere-fake.ts';
+import { type OpenAiEmbeddingsFake, startOpenAiEmbeddingsFake } from '../../support/openai-embeddings-fake.ts';
 import { describeEmbeddingProviderContract } from './embedding.contract.ts';
 
 const MODELS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '.models');
@@ -24,11 +26,15 @@ if (existsSync(path.join(MODELS_DIR, MINILM, 'config.json'))) {
 }
 
 let fake: CohereFake;
+let openAi: OpenAiEmbeddingsFake;
 beforeAll(async () => {
   fake = await startCohereFake({ dimensions: 1024 });
+  // A server that does not normalise and lists its answers last text first: both are the client's to handle.
+  openAi = await startOpenAiEmbeddingsFake({ dimensions: 384, token: 'fake-openai-key', scale: 3, reverseOrder: true });
 });
 afterAll(async () => {
   await fake?.close();
+  await openAi?.close();
 });
 
 describeEmbeddingProviderContract(
@@ -38,6 +44,20 @@ describeEmbeddingProviderContract(
       apiKey: fake.token,
       model: 'embed-english-v3.0',
       baseUrl: fake.url,
+    }),
+  { semantic: false },
+);
+
+describeEmbeddingProviderContract(
+  'openai (loopback fake of the OpenAI embeddings API)',
+  () =>
+    createOpenAiEmbeddingProvider({
+      url: openAi.url,
+      model: openAi.model,
+      apiKey: openAi.token,
+      batchSize: 32,
+      concurrency: 2,
+      policy: { allowPrivate: true },
     }),
   { semantic: false },
 );

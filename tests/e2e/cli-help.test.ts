@@ -1,10 +1,29 @@
+import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
-import { COMMANDS } from '../../apps/cli/commands/index.ts';
-import { kbResult, REPO_ROOT } from '../../support/child-service.ts';
+import { COMMANDS } from '../../apps/cli/commands/command-registry.js';
+import { INGEST_EXTENSIONS } from '../../apps/cli/commands/ingest-files.ts';
+import { KB_BIN, kbResult, REPO_ROOT } from '../../support/child-service.ts';
 
 const kb = kbResult;
+const REFUSE_TYPESCRIPT = path.join(REPO_ROOT, 'tests', 'fixtures', 'cli', 'refuse-typescript.mjs');
+
+/** Runs `kb …` in a process where loading any TypeScript module or tsx fails. */
+async function kbWithoutTypeScript(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--import', REFUSE_TYPESCRIPT, KB_BIN, ...args],
+      { cwd: REPO_ROOT },
+    );
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const e = error as { code?: number; stdout?: string; stderr?: string };
+    return { code: e.code ?? -1, stdout: e.stdout ?? '', stderr: e.stderr ?? '' };
+  }
+}
 
 // Each case starts a few `kb` processes; on a busy machine one can take seconds.
 describe('kb help', { timeout: 180_000 }, () => {
@@ -24,6 +43,34 @@ describe('kb help', { timeout: 180_000 }, () => {
     });
   });
 
+  it('answers help, the version and an unknown command without loading the application or its TypeScript loader', async () => {
+    const cases = [['--help'], ['help', 'ingest'], ['ingest', '--help'], ['keys', 'create', '-h'], ['--version']];
+    const results = await Promise.all(cases.map((args) => kbWithoutTypeScript(args)));
+    cases.forEach((args, i) => {
+      const result = results[i] as Awaited<ReturnType<typeof kb>>;
+      expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
+      expect(result.stderr, args.join(' ')).toBe('');
+    });
+    expect(results[0]?.stdout).toContain('Usage: kb <command>');
+    expect(results[1]?.stdout).toContain('Usage: kb ingest');
+    expect(results[3]?.stdout).toContain('Usage: kb keys create');
+    const unknown = await kbWithoutTypeScript(['nonsense']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('kb: unknown command "nonsense"');
+    // The same process fails as soon as a command has to run: the refusal is real.
+    const running = await kbWithoutTypeScript(['config', '--json']);
+    expect(running.code).not.toBe(0);
+    expect(running.stderr).toMatch(/refused to load/);
+  });
+
+  it('loads every command it lists, and the help of ingest names every format it uploads', async () => {
+    for (const [name, entry] of Object.entries(COMMANDS)) {
+      const command = await entry.load();
+      expect(typeof command.run, name).toBe('function');
+    }
+    for (const extension of INGEST_EXTENSIONS) expect(COMMANDS.ingest?.usage).toContain(` ${extension} `);
+  });
+
   it('answers --help after a subcommand too, and the help of every command lists --json where it prints a result', async () => {
     const subcommands = [
       ['keys', 'create', '--help'],
@@ -39,7 +86,7 @@ describe('kb help', { timeout: 180_000 }, () => {
       expect(result.code, `${args.join(' ')}: ${result.stderr}`).toBe(0);
       expect(result.stdout).toContain(`Usage: kb ${args[0]}`);
     });
-    const printing = ['keys', 'ingest', 'sources', 'schemas', 'reindex', 'retention', 'config', 'models'];
+    const printing = ['keys', 'ingest', 'search', 'sources', 'schemas', 'reindex', 'retention', 'config', 'models'];
     const helps = await Promise.all(printing.map((name) => kb(['help', name])));
     printing.forEach((name, i) => {
       expect(helps[i]?.stdout, name).toContain('--json');

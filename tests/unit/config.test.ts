@@ -81,6 +81,26 @@ describe('configuration', () => {
     expect(() => loadConfig({ KB_EMBEDDING_PROVIDER: 'cohere' })).toThrow(/KB_COHERE_API_KEY/);
   });
 
+  it('requires the URL and the model of the openai provider, and reads its settings', () => {
+    expect(() => loadConfig({ KB_EMBEDDING_PROVIDER: 'openai' })).toThrow(
+      /KB_EMBEDDING_URL is required when KB_EMBEDDING_PROVIDER=openai\n {2}- KB_EMBEDDING_MODEL is required/,
+    );
+    const config = loadConfig({
+      KB_EMBEDDING_PROVIDER: 'openai',
+      KB_EMBEDDING_URL: 'http://tei.internal:8080/v1/',
+      KB_EMBEDDING_MODEL: 'BAAI/bge-small-en-v1.5',
+      KB_EMBEDDING_DIMENSIONS: '384',
+    });
+    expect(config.embedding).toMatchObject({
+      url: 'http://tei.internal:8080/v1',
+      model: 'BAAI/bge-small-en-v1.5',
+      apiKey: null,
+      dimensions: 384,
+      timeoutMs: 60_000,
+    });
+    expect(loadConfig({}).embedding.dimensions).toBeNull();
+  });
+
   it('takes the key of kb ingest from KB_API_KEY, else from KB_KEY (the name the service prints)', () => {
     expect(loadConfig({ KB_KEY: 'ink_a' }).client.apiKey).toBe('ink_a');
     expect(loadConfig({ KB_KEY: 'ink_a', KB_API_KEY: 'ink_b' }).client.apiKey).toBe('ink_b');

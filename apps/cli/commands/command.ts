@@ -6,11 +6,12 @@ export interface CommandContext {
   readonly config: Config;
   readonly out: Writable;
   readonly err: Writable;
+  /** The command's usage text (from `command-registry.js`), for messages about a wrong command line. */
+  readonly usage: string;
 }
 
+/** What a `kb` command does; its summary and usage live in `command-registry.js`. */
 export interface Command {
-  readonly summary: string;
-  readonly usage: string;
   /** Returns the exit code; a command that serves resolves only when the service stops. */
   run(args: string[], ctx: CommandContext): Promise<number>;
 }

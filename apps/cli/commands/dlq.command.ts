@@ -34,18 +34,6 @@ function lettersTable(letters: readonly DeadLetterView[]): string {
  * the same to a workspace's owners and write keys (`/api/v1/admin/dead-letters`).
  */
 export const dlqCommand: Command = {
-  summary: 'List dead-lettered pipeline events and replay them once their cause is fixed',
-  usage:
-    'kb dlq list [--stage parse|chunk|embed|index] [--workspace <id>] [--pending] [--json]\n' +
-    'kb dlq replay [--stage parse|chunk|embed|index] [--workspace <id>] [--json]\n\n' +
-    '  list     every dead letter retained, oldest first, with whether it was replayed\n' +
-    '  replay   re-drives every pending dead letter: a failed version goes back to processing and the\n' +
-    "           event back to its stage's input topic; each dead letter is replayed once (a second\n" +
-    '           replay finds nothing pending); one whose version completed or is gone is skipped\n' +
-    '  --stage      only this stage\n' +
-    '  --workspace  only this workspace\n' +
-    '  --pending    list only the dead letters not replayed yet\n' +
-    '  --json       print JSON instead of text',
   async run(args, { config, out }) {
     const [action, ...rest] = args;
     const { values, positionals } = parseArgs({

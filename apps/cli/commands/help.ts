@@ -1,10 +1,4 @@
 import { isKbError } from '../../../core/errors/kb-error.ts';
-import type { Command } from './command.ts';
-
-/** The help of one command: its summary and usage. */
-export function commandHelp(name: string, command: Command): string {
-  return `kb ${name} — ${command.summary}\n\nUsage: ${command.usage}\n`;
-}
 
 /** Options a usage text mentions (`--name`), for suggestions. */
 function optionsOf(usage: string): string[] {

@@ -65,17 +65,7 @@ interface Failed {
  * (with `--wait`) follows every document to `completed` or `failed`.
  */
 export const ingestCommand: Command = {
-  summary: 'Upload files and folders through the API, with a progress bar',
-  usage:
-    'kb ingest <file|folder>... [--url http://127.0.0.1:8080] [--key ink_…] [--concurrency 4] [--metadata \'{"k":"v"}\'] [--source name] [--wait] [--json]\n\n' +
-    `  Uploads ${INGEST_EXTENSIONS.join(' ')} files; other files, hidden entries (".name") and missing paths are skipped and listed.\n` +
-    '  --url          the service (default KB_API_URL)\n' +
-    '  --key          an API key with write permission (default KB_API_KEY, else KB_KEY)\n' +
-    '  --concurrency  uploads in flight, 1–64\n' +
-    '  --metadata     a JSON object given to every document\n' +
-    '  --wait         follow every document until it is completed or failed (told by the event stream)\n' +
-    '  --json         print one JSON object (uploaded, skipped, failed, processed) instead of text',
-  async run(args, { config, out, err }) {
+  async run(args, { config, out, err, usage }) {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
@@ -95,7 +85,7 @@ export const ingestCommand: Command = {
       return 2;
     }
     if (positionals.length === 0) {
-      print(err, `kb ingest needs at least one file or folder.\n\nUsage: ${this.usage}`);
+      print(err, `kb ingest needs at least one file or folder.\n\nUsage: ${usage}`);
       return 2;
     }
     const options = readOptions(values, key);

@@ -6,10 +6,6 @@ import { type Command, print, table } from './command.ts';
 import { CommandLineError, refusedArgument } from './help.ts';
 
 export const keysCommand: Command = {
-  summary: 'Create, list and revoke API keys',
-  usage: `kb keys create --workspace <id> --name <name> --permissions read,search,write [--plan starter] [--json]
-kb keys list [--workspace <id>] [--json]
-kb keys revoke <key-id> [--json]`,
   async run(args, { config, out, err }) {
     const [action, ...rest] = args;
     const { values, positionals } = parseArgs({

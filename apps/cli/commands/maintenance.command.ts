@@ -22,8 +22,6 @@ function subcommandOptions(args: string[], name: string) {
 }
 
 export const schemasCommand: Command = {
-  summary: 'Register the Avro event schemas and create the topics',
-  usage: 'kb schemas register [--json]',
   async run(args, { config, out }) {
     const values = subcommandOptions(args, 'register');
     // Creating the runtime ensures every topic and registers its schema (BACKWARD compatibility).
@@ -60,14 +58,6 @@ export const schemasCommand: Command = {
 };
 
 export const reindexCommand: Command = {
-  summary: 'Re-embed every stored chunk with the configured embedding model',
-  usage:
-    'kb reindex [--force] [--json]\n\n' +
-    '  Moves the index to the configured model: every stored chunk gets a vector of it, from the vector\n' +
-    '  cache when that text was embedded by this model before, else embedded now. On an index already on\n' +
-    '  the configured model it only fills in what is missing.\n' +
-    '  --force  embed every chunk again with the model, ignoring the vector cache (and replacing it)\n' +
-    '  --json   print the report as one JSON object',
   async run(args, { config, out }) {
     const { values } = parseArgs({
       args,
@@ -122,8 +112,6 @@ export function reindexSummary(report: ReindexReport): string {
 }
 
 export const retentionCommand: Command = {
-  summary: "Archive versions older than the workspace plan's retention",
-  usage: 'kb retention run [--json]',
   async run(args, { config, out }) {
     const values = subcommandOptions(args, 'run');
     const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });

@@ -16,12 +16,6 @@ import { fetchModelWithProgress } from './models.command.ts';
  * key stops it). stdout carries the protocol only; everything else goes to stderr.
  */
 export const mcpCommand: Command = {
-  summary: 'Serve the MCP tools (search, documents, versions) over stdio for assistants',
-  usage:
-    'kb mcp [--key ink_…]\n\n' +
-    '  Speaks the Model Context Protocol on stdin/stdout: tools search, get_document, get_chunks,\n' +
-    '  list_documents, list_versions and compare_versions, acting as one API key.\n' +
-    '  --key  the API key whose workspace and permissions the tools use (default KB_API_KEY, else KB_KEY)',
   async run(args, { config, out, err }) {
     const { values } = parseArgs({ args, options: { key: { type: 'string' } } });
     const key = values.key ?? config.client.apiKey;

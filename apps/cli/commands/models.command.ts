@@ -74,24 +74,18 @@ export async function prepareModelWithProgress(config: Config, err: NodeJS.Writa
 }
 
 export const modelsCommand: Command = {
-  summary: 'Fetch the configured embedding model into the model folder (once; then offline)',
-  usage:
-    'kb models fetch [--if-possible] [--json]\n\n' +
-    '  fetch          download, verify (sha256) and lay out the configured model if it is missing\n' +
-    '  --if-possible  exit 0 with a hint instead of failing when it cannot be fetched (for npm install)\n' +
-    '  --json         print the outcome as one JSON object (provider, model, outcome, path, message)',
-  async run(args, { config, out, err }) {
+  async run(args, { config, out, err, usage }) {
     const { values, positionals } = parseArgs({
       args,
       options: { 'if-possible': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },
       allowPositionals: true,
     });
     if (values.help) {
-      print(out, `Usage: ${this.usage}`);
+      print(out, `Usage: ${usage}`);
       return 0;
     }
     if (positionals[0] !== 'fetch' || positionals.length > 1) {
-      print(err, `Usage: ${this.usage}`);
+      print(err, `Usage: ${usage}`);
       return 2;
     }
     try {

@@ -5,6 +5,7 @@ import { createRuntime, type Runtime } from '../../../core/runtime/runtime.ts';
 import { startMetricsServer } from '../../api/metrics-server.ts';
 import { type RunningServer, startServer } from '../../api/server.ts';
 import { boundShutdown, type Command, print, untilSignal } from './command.ts';
+import { checkEmbeddingServer } from './embedding-server-check.ts';
 import { fetchModelWithProgress } from './models.command.ts';
 
 export function parseStages(value: string | undefined, fallback: readonly StageName[]): StageName[] {
@@ -32,7 +33,7 @@ export async function warnOnModelChange(runtime: Runtime, err: NodeJS.WritableSt
     `\nWarning: the index holds vectors of ${held.model} but the service is configured to embed with ${configured}.\n` +
       'Until the index is moved, semantic search answers 409 and hybrid search falls back to keyword search.\n' +
       'Run `kb reindex` (it re-embeds every stored chunk with the configured model, reusing cached vectors),\n' +
-      `or configure the index's model again (see KB_EMBEDDING_PROVIDER and KB_TRANSFORMERS_MODEL).\n\n`,
+      `or configure the index's model again (see KB_EMBEDDING_PROVIDER, KB_TRANSFORMERS_MODEL and KB_EMBEDDING_MODEL).\n\n`,
   );
   return true;
 }
@@ -73,8 +74,6 @@ export async function bootstrapAccount(runtime: Runtime, out: NodeJS.WritableStr
 }
 
 export const serveCommand: Command = {
-  summary: 'Run the HTTP API (embedded: with every pipeline stage in the same process)',
-  usage: 'kb serve [--stages parse,chunk,embed,index|all|none]',
   async run(args, { config, out, err }) {
     const { values } = parseArgs({ args, options: { stages: { type: 'string' } } });
     const stages = parseStages(values.stages, config.runtime === 'embedded' ? STAGE_NAMES : []);
@@ -90,6 +89,7 @@ export const serveCommand: Command = {
     });
     try {
       await warnOnModelChange(runtime, err);
+      await checkEmbeddingServer(runtime, err);
       await bootstrapKey(runtime, out);
       await bootstrapAccount(runtime, out);
       const server = await startServer({
@@ -151,8 +151,6 @@ export function parsePort(value: string | undefined, option: string): number | u
 }
 
 export const workerCommand: Command = {
-  summary: 'Run pipeline stages without the API (one consumer per stage group)',
-  usage: 'kb worker --stages parse,chunk,embed,index [--metrics-port 9464]',
   async run(args, { config, out, err }) {
     const { values } = parseArgs({
       args,
@@ -165,7 +163,10 @@ export const workerCommand: Command = {
     if (stages.includes('embed')) print(err, await fetchModelWithProgress(config, err));
     const runtime = await createRuntime(config, { stages, sweepLeftovers: true, runSources: true });
     try {
-      if (stages.includes('embed')) await warnOnModelChange(runtime, err);
+      if (stages.includes('embed')) {
+        await warnOnModelChange(runtime, err);
+        await checkEmbeddingServer(runtime, err);
+      }
       const metricsServer = await startOwnMetricsServer(runtime, metricsPort);
       print(
         out,

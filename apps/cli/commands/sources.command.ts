@@ -76,21 +76,6 @@ function parseMetadata(text: string | undefined): Record<string, unknown> | unde
  * the run with its counts), runs and remove. A source is named by its name or id.
  */
 export const sourcesCommand: Command = {
-  summary: 'Add, list, sync and remove sources of synchronisation (folders kept in sync)',
-  usage: `kb sources add <name> --kind folder --path <dir> [--include <glob>]... [--exclude <glob>]... [--metadata '{"k":"v"}'] [--schedule PT15M] [--json]
-kb sources list [--json]
-kb sources show <name> [--json]
-kb sources sync <name> [--wait] [--allow-mass-delete] [--json]
-kb sources runs <name> [--limit 20] [--json]
-kb sources remove <name> [--delete-documents] [--json]
-
-  <name>               a source's name or id
-  --url                the service (default KB_API_URL)
-  --key                an API key (default KB_API_KEY, else KB_KEY); write permission to add, sync and remove
-  --wait               follow the run until it ends, showing its counts; exit 1 when it failed
-  --allow-mass-delete  let this run delete more than KB_SOURCE_MAX_DELETE_FRACTION of the documents
-  --delete-documents   also delete (not purge) the documents of the source
-  --json               print the answer as JSON`,
   async run(args, { config, out, err }) {
     const [action, ...rest] = args;
     const { values, positionals } = parseArgs({

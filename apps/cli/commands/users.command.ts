@@ -17,14 +17,6 @@ async function passwordFromStdin(): Promise<string> {
 const ACTIONS = ['create', 'list', 'reset-password'];
 
 export const usersCommand: Command = {
-  summary: 'Create, list and reset dashboard accounts',
-  usage: `kb users create --email <address> --workspace <id>[,<id>…] [--role owner|member] [--password-stdin] [--json]
-kb users list [--json]
-kb users reset-password --email <address> [--json]
-
-  A generated password is shown once and must be changed at the first sign-in to the dashboard;
-  --password-stdin reads a password of the person's own (at least 12 characters) from standard input.
-  reset-password replaces a password with a generated one and signs the account out everywhere.`,
   async run(args, { config, out }) {
     const [action, ...rest] = args;
     const { values } = parseArgs({

@@ -30,16 +30,6 @@ interface Delivery {
 
 /** `kb webhooks`: the webhook endpoints of the key's workspace, over the HTTP API. */
 export const webhooksCommand: Command = {
-  summary: 'Add, list and remove webhook endpoints; show their deliveries',
-  usage:
-    'kb webhooks add <receiver-url> [--events document.version.completed,…|*] [--description text] [--json]\n' +
-    'kb webhooks list [--json]\n' +
-    'kb webhooks remove <webhook-id> [--json]\n' +
-    'kb webhooks deliveries <webhook-id> [--limit 50] [--json]\n\n' +
-    '  --url          the service (default KB_API_URL)\n' +
-    '  --key          an API key with write permission (default KB_API_KEY, else KB_KEY)\n' +
-    '  --events       event types to receive, comma-separated (default: *, every type)\n' +
-    '  --json         print JSON instead of text',
   async run(args, { config, out, err }) {
     const [action, ...rest] = args;
     const { values, positionals } = parseArgs({

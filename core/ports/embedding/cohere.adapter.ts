@@ -1,7 +1,10 @@
 import { CohereClientV2, CohereError, CohereTimeoutError } from 'cohere-ai';
 import { KbError } from '../../errors/kb-error.ts';
+import { parseRetryAfter, spreadRetryAfter as spread } from '../../util/retry-after.ts';
 import { backoffDelay, sleep as wait } from '../../util/time.ts';
 import type { EmbeddingProvider } from './embedding.port.ts';
+
+export { parseRetryAfter } from '../../util/retry-after.ts';
 
 /** Cohere's limit of texts in one embed call. */
 export const COHERE_MAX_BATCH = 96;
@@ -189,22 +192,6 @@ function classify(error: unknown): Failure {
   // No HTTP status: the connection failed or the answer was unreadable.
   const message = error instanceof Error ? error.message : String(error);
   return { transient: true, retryAfterMs: null, summary: message || 'the connection failed', error };
-}
-
-/** `Retry-After` as milliseconds: delta-seconds (fractions accepted) or an HTTP date. */
-export function parseRetryAfter(value: string | null, now: number = Date.now()): number | null {
-  if (value === null) return null;
-  const trimmed = value.trim();
-  if (trimmed === '') return null;
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return Math.round(Number(trimmed) * 1000);
-  const date = Date.parse(trimmed);
-  if (Number.isNaN(date)) return null;
-  return Math.max(0, date - now);
-}
-
-/** A server-given wait plus up to 10% more, so that clients told the same instant do not return together. */
-function spread(retryAfterMs: number): number {
-  return Math.round(retryAfterMs * (1 + Math.random() * 0.1));
 }
 
 function bodyMessage(body: unknown): string {

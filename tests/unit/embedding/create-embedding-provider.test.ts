@@ -3,8 +3,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../../core/config/config.ts';
+import { configFrom } from '../../../core/config/config.ts';
 import { createEmbeddingProvider } from '../../../core/runtime/create-embedding-provider.ts';
 import { type CohereFake, startCohereFake } from '../../../support/cohere-fake.ts';
+import { startOpenAiEmbeddingsFake } from '../../../support/openai-embeddings-fake.ts';
 
 const MODELS_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..', '.models');
 const MINILM = 'Xenova/all-MiniLM-L6-v2';
@@ -22,6 +24,11 @@ const defaults: Config['embedding'] = {
   cohereApiKey: null,
   cohereModel: 'embed-english-v3.0',
   cohereBaseUrl: null,
+  url: null,
+  model: null,
+  apiKey: null,
+  dimensions: null,
+  timeoutMs: 60_000,
 };
 
 describe('createEmbeddingProvider', () => {
@@ -68,6 +75,36 @@ describe('createEmbeddingProvider', () => {
     await expect(createEmbeddingProvider({ ...defaults, provider: 'cohere' })).rejects.toMatchObject({
       code: 'config-invalid',
     });
+  });
+
+  it('builds the openai provider from its variables, under the outbound rules', async () => {
+    const server = await startOpenAiEmbeddingsFake({ dimensions: 128, token: 'sk-test', model: 'm' });
+    try {
+      const variables = {
+        KB_EMBEDDING_PROVIDER: 'openai',
+        KB_EMBEDDING_URL: server.url,
+        KB_EMBEDDING_MODEL: 'm',
+        KB_EMBEDDING_API_KEY: 'sk-test',
+        KB_EMBEDDING_BATCH_SIZE: '7',
+      } as const;
+      const config = configFrom({ ...variables, KB_OUTBOUND_ALLOW_PRIVATE: 'true' });
+      const provider = await createEmbeddingProvider(config.embedding, config.outbound);
+      try {
+        expect(provider).toMatchObject({ provider: 'openai', model: 'openai/m', dimensions: 128 });
+        await provider.embedDocuments(Array.from({ length: 15 }, (_, i) => `text ${i}`));
+        expect(server.calls.slice(1).map((c) => c.inputs.length)).toEqual([7, 7, 1]);
+      } finally {
+        await provider.close();
+      }
+      const closed = configFrom(variables);
+      await expect(createEmbeddingProvider(closed.embedding, closed.outbound)).rejects.toMatchObject({
+        code: 'config-invalid',
+        message: expect.stringContaining('KB_OUTBOUND_ALLOW_PRIVATE=true'),
+      });
+      expect(server.violations).toEqual([]);
+    } finally {
+      await server.close();
+    }
   });
 
   it('explains what to do when the model is missing and may not be fetched', async () => {

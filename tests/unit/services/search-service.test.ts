@@ -46,6 +46,8 @@ interface FakeStoreOptions {
   readonly semantic?: readonly Hit[];
   /** The model the index was built with (null: an empty index). */
   readonly indexModel?: string | null;
+  /** Vector size of the index model (default 2, the fake embedder's). */
+  readonly indexDimensions?: number;
   /** Oldest instant whose versions are still searchable (null: nothing archived). */
   readonly archivedHorizon?: string | null;
 }
@@ -65,7 +67,7 @@ function fakeStore(options: FakeStoreOptions) {
     },
     async getIndexModel() {
       const model = options.indexModel === undefined ? MODEL : options.indexModel;
-      return model === null ? null : { model, dimensions: 2 };
+      return model === null ? null : { model, dimensions: options.indexDimensions ?? 2 };
     },
     async archivedHorizon() {
       return options.archivedHorizon ?? null;
@@ -227,6 +229,16 @@ describe('search service: an index built with another model', () => {
     expect(view.warnings).toEqual([expect.stringMatching(/kb reindex.*Falling back to keyword search\.$/)]);
     expect(queries.map((q) => q.kind)).toEqual(['keyword']);
     expect(embeddings.queries).toEqual([]);
+  });
+
+  it('treats an index of the same model name at another vector size as another model', async () => {
+    const { search } = searchOver({ keyword, semantic, indexDimensions: 3 });
+    const attempt = search({ query: 'glaciers', mode: 'semantic' });
+    await expect(attempt).rejects.toMatchObject({ code: 'model-mismatch' });
+    await expect(attempt).rejects.toThrow(/3-dimensional vectors of test\/embedder.*answers 2-dimensional.*kb reindex/);
+    const hybrid = await search({ query: 'glaciers', mode: 'hybrid' });
+    expect(chunkIds(hybrid)).toEqual(['a:1:0']);
+    expect(hybrid.warnings).toEqual([expect.stringMatching(/Falling back to keyword search\.$/)]);
   });
 
   it('searches semantically once the index is empty (no model yet) or built with the same model', async () => {
