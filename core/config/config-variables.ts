@@ -286,11 +286,11 @@ export const CONFIG_VARIABLES = [
   v(
     'KB_AUDIT_FLUSH_MS',
     'integer',
-    '5000',
-    'How long audit entries wait to be inserted into ClickHouse in one insert (or until 1,000 wait; distributed). ' +
-      'The same process lists them at once and SIGTERM writes them; other processes see them up to this late, ' +
-      'and a killed process loses at most this long of them.',
-    { min: 100, max: 60000 },
+    '25',
+    'How long an audit entry waits for others to share its insert into ClickHouse (or until 1,000 wait; distributed). ' +
+      'A write is answered once its entry is written, so this adds to every write: a killed process loses none. ' +
+      'While ClickHouse is unavailable, entries are held and written when it is back (a process killed before then loses them).',
+    { min: 0, max: 5000 },
   ),
   v(
     'KB_EMBEDDING_PROVIDER',
