@@ -145,8 +145,8 @@ export function createDocumentWritesService(
 
     async remove(ctx, documentId, { purge }) {
       if (!isDocumentId(documentId)) throw documentNotFound(documentId);
-      const doc = await documents.getDocument(ctx.workspaceId, documentId);
       if (purge) {
+        const doc = await documents.getDocument(ctx.workspaceId, documentId);
         const versions = await documents.listVersions(ctx.workspaceId, documentId);
         const removed = await freeing(() => documents.purge(ctx.workspaceId, documentId));
         if (!removed) throw documentNotFound(documentId);
@@ -164,14 +164,30 @@ export function createDocumentWritesService(
         );
         return;
       }
-      if (!doc) throw documentNotFound(documentId);
-      const deleted = await freeing(() => documents.softDelete(ctx.workspaceId, documentId, isoNow()));
-      if (!deleted) throw documentNotFound(documentId);
-      await freeing(() => writer.audit(ctx, 'delete', documentId, doc.latestVersion, doc.latest, null, null));
+      const now = isoNow();
+      const deleted = await freeing(() => documents.softDelete(ctx.workspaceId, documentId, now));
+      if (!deleted?.deletedAt) throw documentNotFound(documentId);
+      const once = { at: deleted.deletedAt };
+      const audit = () =>
+        freeing(() => writer.audit(ctx, 'delete', documentId, deleted.latestVersion, deleted.latest, null, null, once));
+      if (Date.parse(deleted.deletedAt) !== Date.parse(now)) {
+        // Deleted before. A deletion interrupted before its audit entry (its process killed) was
+        // finished by the store just now; its entry is written here, under the id the deletion
+        // itself would have used, so a race between two of these leaves one.
+        const entries = await deps.accountStore.listAudit({
+          workspaceId: ctx.workspaceId,
+          documentId,
+          action: 'delete',
+          limit: 1,
+        });
+        if (entries.entries.length === 0) await audit();
+        throw documentNotFound(documentId);
+      }
+      await audit();
       await publishNotification(
         deps.log,
         deps.topics.notification,
-        documentNotification('document.deleted', deleted, deleted.latest, deleted.deletedAt ?? undefined),
+        documentNotification('document.deleted', deleted, deleted.latest, deleted.deletedAt),
       );
     },
 

@@ -179,6 +179,12 @@ export interface VersionStore {
    */
   completeVersion(documentId: string, version: number, result: CompletionResult): Promise<CompletionOutcome>;
 
+  /**
+   * Marks the document deleted at `at` (it stops being served then) and answers it. A document
+   * deleted before is answered as it was deleted, with its own `deletedAt`, once what an interrupted
+   * deletion left undone is finished: a caller tells a deletion it made (`deletedAt` is `at`) from
+   * an earlier one. Null when the document does not exist in the workspace.
+   */
   softDelete(workspaceId: string, documentId: string, at: string): Promise<DocumentRecord | null>;
   purge(workspaceId: string, documentId: string): Promise<boolean>;
 
