@@ -139,6 +139,23 @@ export const CONFIG_VARIABLES = [
     { min: 0 },
   ),
   v(
+    'KB_STRANDED_CHECK_MS',
+    'integer',
+    '60000',
+    'How often a process running the parse stage looks for versions left `pending` without the event that starts their ingestion ' +
+      '(a process killed between recording a write and publishing its event): while the parse stage has nothing left to handle, ' +
+      'a version pending for longer than KB_STRANDED_AFTER_MS is queued again. 0 turns it off.',
+    { min: 0 },
+  ),
+  v(
+    'KB_STRANDED_AFTER_MS',
+    'integer',
+    '120000',
+    'How long a version may stay `pending`, with the parse stage caught up, before it counts as left without its event ' +
+      '(longer than a write takes from recording the version to publishing its event).',
+    { min: 1000 },
+  ),
+  v(
     'KB_MAX_CONCURRENT_UPLOADS',
     'integer',
     '8',

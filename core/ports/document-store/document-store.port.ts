@@ -274,6 +274,18 @@ export interface RetentionStore {
   listWorkspaces(): Promise<string[]>;
 }
 
+/**
+ * Versions whose ingestion has not started: what a process killed between recording a version and
+ * publishing its event leaves behind (see `core/services/stranded-versions.service.ts`).
+ *
+ * Contract: `listPendingVersions` answers versions with status `pending` created before
+ * `createdBefore`, of every workspace and document (deleted ones too), oldest first (then document
+ * id and version), at most `limit`.
+ */
+export interface PendingVersions {
+  listPendingVersions(createdBefore: string, limit: number): Promise<VersionRecord[]>;
+}
+
 /** The connection every role of one store shares: which engine, whether it answers, and closing it. */
 export interface StoreConnection {
   readonly kind: string;
@@ -297,7 +309,8 @@ export interface DocumentStore
     ChunkIndex,
     IndexModelStore,
     VectorCache,
-    RetentionStore {
+    RetentionStore,
+    PendingVersions {
   /**
    * Writes a version's chunks and completes it: the outcome of `putChunks(chunks)` followed by
    * `completeVersion(documentId, version, result)`, with both contracts, in one call so that an

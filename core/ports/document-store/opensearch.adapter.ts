@@ -3,6 +3,7 @@ import { createChangeMark } from './opensearch/opensearch-change-mark.ts';
 import { createOpenSearchChunkIndex } from './opensearch/opensearch-chunks.ts';
 import { type OpenSearchDocumentStoreOptions, openOpenSearchContext } from './opensearch/opensearch-context.ts';
 import { createOpenSearchIndexModelStore } from './opensearch/opensearch-index-model.ts';
+import { createOpenSearchPendingVersions } from './opensearch/opensearch-pending-versions.ts';
 import { createOpenSearchRetentionStore } from './opensearch/opensearch-retention.ts';
 import { createOpenSearchVectorCache } from './opensearch/opensearch-vector-cache.ts';
 import { createOpenSearchVersionStore } from './opensearch/opensearch-versions.ts';
@@ -77,6 +78,7 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
     ...createOpenSearchIndexModelStore(context),
     ...createOpenSearchVectorCache(context),
     ...createOpenSearchRetentionStore(context),
+    ...createOpenSearchPendingVersions(context),
 
     async ping() {
       await context.http.request('GET', '/');
