@@ -183,6 +183,27 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
   );
 
   /**
+   * One record by id (see `lookUp`). An entry `_mget` could not read is no answer: an index whose
+   * shards are still recovering after a restart answers so for records that exist, and reading
+   * that as "absent" would make a stage drop a version as deleted. A missing index reads as absent.
+   */
+  async function lookUpOne(record: {
+    readonly index: string;
+    readonly id: string;
+    readonly withVectors: boolean;
+  }): Promise<SourceHit<unknown>> {
+    const hit = await lookUp(record);
+    if (hit.error !== undefined && hit.error.type !== 'index_not_found_exception') {
+      throw new KbError(
+        'engine-unavailable',
+        `OpenSearch could not read ${record.index}/${record.id} (${hit.error.type ?? 'error'}: ${hit.error.reason ?? ''})`,
+        { retriable: true },
+      );
+    }
+    return hit;
+  }
+
+  /**
    * Writes of every caller that need no refresh parameter (single records, chunk batches, vector
    * cache entries, copies of a serving change), coalesced the same way into one `_bulk` (split
    * at 500 actions a request); each caller gets the answers of its own actions, in order.
@@ -213,7 +234,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
   async function getGuarded<S>(index: string, id: string, query: Json = {}): Promise<Guarded<S> | null> {
     const keys = Object.keys(query);
     if (keys.length === 0 || (keys.length === 1 && query._source_excludes === `${VECTOR_FIELD_PREFIX}*`)) {
-      return guardedOf((await lookUp({ index, id, withVectors: keys.length === 0 })) as SourceHit<S>);
+      return guardedOf((await lookUpOne({ index, id, withVectors: keys.length === 0 })) as SourceHit<S>);
     }
     const response = await http.request<SourceHit<S>>('GET', path(index, '_doc', id), undefined, {
       allow: [404],
@@ -229,7 +250,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
   async function getGuardedMany(
     records: readonly { readonly index: string; readonly id: string }[],
   ): Promise<(Guarded<unknown> | null)[]> {
-    const hits = await Promise.all(records.map((record) => lookUp({ ...record, withVectors: false })));
+    const hits = await Promise.all(records.map((record) => lookUpOne({ ...record, withVectors: false })));
     return hits.map(guardedOf);
   }
 
@@ -334,7 +355,7 @@ export async function openOpenSearchContext(options: OpenSearchDocumentStoreOpti
     const found = new Map<string, S>();
     const unique = [...new Set(ids)];
     // Coalesced with other callers' lookups (at most MGET_BATCH ids a request).
-    const docs = await Promise.all(unique.map((id) => lookUp({ index, id, withVectors: false })));
+    const docs = await Promise.all(unique.map((id) => lookUpOne({ index, id, withVectors: false })));
     for (const doc of docs as SourceHit<S>[]) {
       if (doc.found === true && doc._source !== undefined) found.set(doc._id, doc._source);
     }

@@ -29,6 +29,8 @@ export interface SourceHit<S> {
   readonly _primary_term?: number;
   readonly sort?: readonly unknown[];
   readonly found?: boolean;
+  /** An `_mget` entry that could not be read (its shard unavailable, say): neither found nor absent. */
+  readonly error?: { readonly type?: string; readonly reason?: string };
 }
 
 export interface SearchBody<S> {
