@@ -53,12 +53,21 @@ export function createDocumentWritesService(
   const freeing = deps.freeing ?? (<T>(write: () => Promise<T>) => write());
   const writer = createVersionWriter(deps);
 
-  /** Runs a write of a staged file; when it fails, the staged file goes too. */
-  async function discardingOnFailure<T>(staged: StagedUpload, write: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a write of a staged file; when it fails, the staged file goes too, unless the write had
+   * recorded a version of it by then (it calls `referenced`): that version still needs its file.
+   */
+  async function discardingOnFailure<T>(
+    staged: StagedUpload,
+    write: (referenced: () => void) => Promise<T>,
+  ): Promise<T> {
+    let kept = false;
     try {
-      return await write();
+      return await write(() => {
+        kept = true;
+      });
     } catch (error) {
-      await objects.delete(staged.storageKey).catch(() => {});
+      if (!kept) await objects.delete(staged.storageKey).catch(() => {});
       throw error;
     }
   }
@@ -110,6 +119,7 @@ export function createDocumentWritesService(
     ctx: RequestContext,
     documentId: string,
     { staged, metadata, changeReason }: Parameters<DocumentWritesService['replaceContent']>[2],
+    referenced: () => void,
   ): Promise<DocumentView> {
     await loadDocument(documents, ctx, documentId);
     let before: VersionRecord | null = null;
@@ -117,6 +127,9 @@ export function createDocumentWritesService(
       before = latest;
       return newVersionFrom(staged, ctx, { metadata: metadata ?? latest.metadata, changeReason });
     });
+    // Recorded: should the event not be published now, the version keeps its file and is queued
+    // again by the check for versions left pending without their event.
+    referenced();
     await writer.publishUploaded(ctx, created);
     await writer.audit(ctx, 'update', documentId, created.version, before, created, changeReason);
     return viewAt(ctx, documentId, created.version);
@@ -126,7 +139,7 @@ export function createDocumentWritesService(
     create: (ctx, input) => discardingOnFailure(input.staged, () => createDocument(ctx, input)),
 
     replaceContent: (ctx, documentId, input) =>
-      discardingOnFailure(input.staged, () => replaceContent(ctx, documentId, input)),
+      discardingOnFailure(input.staged, (referenced) => replaceContent(ctx, documentId, input, referenced)),
 
     async patchMetadata(ctx, documentId, { metadata, changeReason }) {
       await loadDocument(documents, ctx, documentId);
