@@ -133,6 +133,9 @@ export async function checkDocuments(options: {
       if (v.status === 'failed') {
         const code = v.error?.code ?? 'unknown';
         checks.failedVersions[code] = (checks.failedVersions[code] ?? 0) + 1;
+        if (code !== 'superseded') {
+          note(`${id} v${v.version} failed in ${v.error?.stage}: ${code} ${v.error?.message?.slice(0, 160) ?? ''}`);
+        }
       }
       if (acknowledged !== null && !acknowledged.includes(v.version)) {
         checks.unacknowledgedVersions++;

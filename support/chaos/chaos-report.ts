@@ -29,7 +29,7 @@ export function formatChaosResult(result: ChaosResult): string {
       : `verdict: ${violations.length} problem(s):`,
     ...violations.map((v) => `  - ${v}`),
   ];
-  if (c.samples.length > 0) lines.push('first problems found:', ...c.samples.slice(0, 15).map((l) => `  ${l}`));
+  if (c.samples.length > 0) lines.push('first problems found:', ...c.samples.slice(0, 25).map((l) => `  ${l}`));
   if (result.deadLetters.samples.length > 0)
     lines.push('dead letters:', ...result.deadLetters.samples.map((l) => `  ${l}`));
   if (result.writeProblems.length > 0) lines.push('writes:', ...result.writeProblems.slice(0, 10).map((l) => `  ${l}`));

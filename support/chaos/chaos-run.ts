@@ -8,6 +8,7 @@
  * service serves. `npm run bench -- --only chaos` and `tests/integration/chaos.distributed.test.ts`
  * run it.
  */
+import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Config } from '../../core/config/config.ts';
 import type { Logger } from '../../core/model/logger.model.ts';
@@ -124,12 +125,13 @@ async function drain(runtime: Runtime, deadline: number): Promise<boolean> {
 
 /** Sends the same create twice with one key: does the API answer the second with the first's document? */
 async function probeIdempotency(url: string, key: string): Promise<boolean | null> {
+  const idempotencyKey = randomUUID();
   const create = async () => {
     const body = new FormData();
     body.append('file', new Blob(['# Probe\n\nIdempotency probe.\n'], { type: 'text/markdown' }), 'probe.md');
     const response = await fetch(`${url}/api/v1/documents`, {
       method: 'POST',
-      headers: { 'X-API-Key': key, 'Idempotency-Key': `chaos-probe-${Date.now()}` },
+      headers: { 'X-API-Key': key, 'Idempotency-Key': idempotencyKey },
       body,
     });
     return ((await response.json()) as { document_id?: string }).document_id ?? null;
