@@ -12,11 +12,13 @@ import { loadConfig } from '../core/config/config.ts';
 import { describeModel } from '../core/ports/embedding/model-catalog.ts';
 import { createEmbeddingProvider } from '../core/runtime/create-embedding-provider.ts';
 import { serviceVersion } from '../core/runtime/runtime.ts';
+import { ALL_FAULTS, type ChaosFault } from '../support/chaos/chaos-run.ts';
 import { DEFAULT_SEED, parseSize, sizeLabel, summarize as summarizeCorpus, writeCorpus } from './corpus.ts';
 import type { BenchContext, BenchOptions } from './lib/context.ts';
 import { createRow, goals, machine, type Row, renderMarkdown, renderTable, writeResults } from './lib/report.ts';
 import { distributedTarget, embeddedTarget, firstLine, type Target } from './lib/target.ts';
 import { apiOverhead } from './scenarios/api-overhead.scenario.ts';
+import { type ChaosBenchOptions, chaosScenario } from './scenarios/chaos.scenario.ts';
 import { cliHelp } from './scenarios/cli-help.scenario.ts';
 import { compareEmbeddingServer, ingestEmbeddingServer } from './scenarios/embedding-server.scenario.ts';
 import { fairnessScenario } from './scenarios/fairness.scenario.ts';
@@ -43,7 +45,10 @@ const SCENARIOS = [
   'notifications',
   'streams',
   'scale-out',
+  'chaos',
 ] as const;
+/** Scenarios run only when named with `--only`: chaos stops and starts the shared engines. */
+const ON_REQUEST: readonly string[] = ['chaos'];
 
 const USAGE = `Usage: npm run bench -- [options]
 
@@ -55,7 +60,7 @@ when unset, from deploy/native/env (it is skipped when its engines are not up).
 
 Options:
   --quick                 smoke run, embedded only, under two minutes
-  --only <list>           scenarios, comma-separated: ${SCENARIOS.join(', ')} (default: all)
+  --only <list>           scenarios, comma-separated: ${SCENARIOS.join(', ')} (default: all but chaos)
   --runtime <name>        embedded | distributed | both (default: both; with --quick: embedded)
   --size <list>           pipeline-overhead corpus size(s): 200, 1k (default), 10k, or a list "1k,10k"
   --search-sizes <list>   search corpus sizes in chunks (default 10k,100k; 300k or 1m for more)
@@ -64,11 +69,18 @@ Options:
   --api-docs <n>          documents the API-overhead row lists (default 1000)
   --source-files <n>      files of the folder the sources row syncs (default 10000; with --quick: 500)
   --seed <n>              seed of the synthetic corpora
+  --chaos-docs <n>        chaos: documents the clients create (default 400)
+  --chaos-clients <n>     chaos: clients writing at once (default 4)
+  --chaos-seconds <n>     chaos: the uploads and faults are spread over this long (default 150)
+  --chaos-faults <list>   chaos: ${ALL_FAULTS.join(', ')} (default: all); "workers,api" leaves the engines alone
+  --native-dir <path>     chaos: the deploy/native scripts of the checkout that started the engines
+                          (default: KB_CHAOS_NATIVE_DIR, else this checkout's deploy/native)
   -h, --help              this text
 
 Examples:
   npm run bench -- --only search,api --runtime embedded
   npm run bench -- --only vector-index --search-sizes 10k,100k,1m
+  npm run bench -- --only chaos --chaos-docs 100 --chaos-seconds 60 --chaos-faults workers,api,kafka
 `;
 type Scenario = (typeof SCENARIOS)[number];
 
@@ -89,11 +101,24 @@ function sizes(value: string): number[] {
   return value.split(',').map((s) => parseSize(s));
 }
 
-function readOptions(): { options: BenchOptions; only: Scenario[]; runtimes: string } | 'help' {
+function chaosFaults(value: string | undefined): ChaosFault[] {
+  if (value === undefined || value === 'all') return [...ALL_FAULTS];
+  const faults = value.split(',').map((s) => s.trim());
+  const unknown = faults.filter((f) => !ALL_FAULTS.includes(f as ChaosFault));
+  if (unknown.length > 0)
+    throw new Error(`--chaos-faults: unknown ${unknown.join(', ')}; choose from ${ALL_FAULTS.join(', ')}`);
+  return faults as ChaosFault[];
+}
+
+function readOptions():
+  | { options: BenchOptions; only: Scenario[]; runtimes: string; chaos: ChaosBenchOptions }
+  | 'help' {
   const { values } = parseOptions();
   if (values.help) return 'help';
   const quick = values.quick ?? false;
-  const only = (values.only ?? SCENARIOS.join(',')).split(',').map((s) => s.trim()) as Scenario[];
+  const only = (values.only ?? SCENARIOS.filter((s) => !ON_REQUEST.includes(s)).join(','))
+    .split(',')
+    .map((s) => s.trim()) as Scenario[];
   const unknown = only.filter((s) => !SCENARIOS.includes(s));
   if (unknown.length > 0)
     throw new Error(`Unknown scenario ${unknown.join(', ')}; choose from ${SCENARIOS.join(', ')}`);
@@ -115,7 +140,15 @@ function readOptions(): { options: BenchOptions; only: Scenario[]; runtimes: str
   const runtimes = values.runtime ?? (quick ? 'embedded' : 'both');
   if (!['embedded', 'distributed', 'both'].includes(runtimes))
     throw new Error('--runtime: embedded | distributed | both');
-  return { options, only, runtimes };
+  const nativeDir = values['native-dir'] ?? process.env.KB_CHAOS_NATIVE_DIR;
+  const chaos: ChaosBenchOptions = {
+    documents: count('chaos-docs', values['chaos-docs'], 400),
+    clients: count('chaos-clients', values['chaos-clients'], 4),
+    seconds: count('chaos-seconds', values['chaos-seconds'], 150),
+    faults: chaosFaults(values['chaos-faults']),
+    ...(nativeDir ? { nativeDir } : {}),
+  };
+  return { options, only, runtimes, chaos };
 }
 
 function parseOptions() {
@@ -131,6 +164,11 @@ function parseOptions() {
       'api-docs': { type: 'string' },
       'source-files': { type: 'string' },
       seed: { type: 'string' },
+      'chaos-docs': { type: 'string' },
+      'chaos-clients': { type: 'string' },
+      'chaos-seconds': { type: 'string' },
+      'chaos-faults': { type: 'string' },
+      'native-dir': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -152,7 +190,7 @@ async function main(): Promise<void> {
     process.stdout.write(USAGE);
     return;
   }
-  const { options, only, runtimes } = read;
+  const { options, only, runtimes, chaos } = read;
   const progress = (message: string) =>
     process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${message}\n`);
   const config = loadConfig();
@@ -286,8 +324,12 @@ async function main(): Promise<void> {
     if (only.includes('scale-out') && distributed) {
       await attempt('scale-out', 'distributed', `${options.localDocs} docs`, () => scaleOut(base, distributed));
     }
+    if (only.includes('chaos') && distributed) {
+      await attempt('chaos', 'distributed', `${chaos.documents} docs`, () => chaosScenario(base, distributed, chaos));
+    }
     for (const reason of unavailable) {
-      for (const scenario of ['all scenarios', ...(only.includes('scale-out') ? ['scale-out'] : [])]) {
+      const distributedOnly = only.filter((s) => s === 'scale-out' || s === 'chaos');
+      for (const scenario of ['all scenarios', ...distributedOnly]) {
         const row = createRow(scenario, 'distributed', '–');
         row.skipped = reason;
         rows.push(row);

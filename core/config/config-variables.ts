@@ -160,6 +160,23 @@ export const CONFIG_VARIABLES = [
     { min: 0 },
   ),
   v(
+    'KB_STRANDED_CHECK_MS',
+    'integer',
+    '60000',
+    'How often a process running the parse stage looks for versions left `pending` without the event that starts their ingestion ' +
+      '(a process killed between recording a write and publishing its event): while the parse stage has nothing left to handle, ' +
+      'a version pending for longer than KB_STRANDED_AFTER_MS is queued again. 0 turns it off.',
+    { min: 0 },
+  ),
+  v(
+    'KB_STRANDED_AFTER_MS',
+    'integer',
+    '120000',
+    'How long a version may stay `pending`, with the parse stage caught up, before it counts as left without its event ' +
+      '(longer than a write takes from recording the version to publishing its event).',
+    { min: 1000 },
+  ),
+  v(
     'KB_MAX_CONCURRENT_UPLOADS',
     'integer',
     '8',
@@ -314,11 +331,11 @@ export const CONFIG_VARIABLES = [
   v(
     'KB_AUDIT_FLUSH_MS',
     'integer',
-    '5000',
-    'How long audit entries wait to be inserted into ClickHouse in one insert (or until 1,000 wait; distributed). ' +
-      'The same process lists them at once and SIGTERM writes them; other processes see them up to this late, ' +
-      'and a killed process loses at most this long of them.',
-    { min: 100, max: 60000 },
+    '25',
+    'How long an audit entry waits for others to share its insert into ClickHouse (or until 1,000 wait; distributed). ' +
+      'A write is answered once its entry is written, so this adds to every write: a killed process loses none. ' +
+      'While ClickHouse is unavailable, entries are held and written when it is back (a process killed before then loses them).',
+    { min: 0, max: 5000 },
   ),
   v(
     'KB_EMBEDDING_PROVIDER',

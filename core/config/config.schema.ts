@@ -27,6 +27,10 @@ const sharedProperties = {
   requestTimeoutMs: Type.Integer(),
   /** How often the object store is swept for leftovers of crashes (0: only at start-up). */
   sweepIntervalMs: Type.Integer(),
+  /** How often a process running the parse stage looks for versions left pending without their event (0: never). */
+  strandedCheckMs: Type.Integer(),
+  /** How long a version stays pending, with the parse stage caught up, before it counts as left without its event. */
+  strandedAfterMs: Type.Integer(),
   /** Uploads (POST/PUT with a file) one API key may have in progress at once in one API process. */
   maxConcurrentUploads: Type.Integer(),
   /** Sources of synchronisation. */

@@ -69,6 +69,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     requestTimeoutMs: int('KB_REQUEST_TIMEOUT_MS'),
     maxConcurrentUploads: int('KB_MAX_CONCURRENT_UPLOADS'),
     sweepIntervalMs: int('KB_SWEEP_INTERVAL_MS'),
+    strandedCheckMs: int('KB_STRANDED_CHECK_MS'),
+    strandedAfterMs: int('KB_STRANDED_AFTER_MS'),
     sources: {
       folderRoots: (() => {
         const read = parseFolderRoots(str('KB_SOURCE_FOLDER_ROOTS'));

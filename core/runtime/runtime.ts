@@ -29,6 +29,7 @@ import { createReindexService } from '../services/reindex.service.ts';
 import { createRetentionService } from '../services/retention.service.ts';
 import { createSearchService } from '../services/search.service.ts';
 import type { Services } from '../services/services.ts';
+import { createStrandedVersionsService } from '../services/stranded-versions.service.ts';
 import { createUploadStagingService } from '../services/upload-staging.service.ts';
 import { createUsageService } from '../services/usage.service.ts';
 import { createVersionsService } from '../services/versions.service.ts';
@@ -282,6 +283,31 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       );
       stageNames.push(stage.name);
     }
+    if (fresh.includes('parse')) watchStrandedVersions();
+  };
+
+  // A process running the parse stage queues again the versions a killed process left pending
+  // without their event (see `stranded-versions.service.ts`).
+  let strandedTimer: NodeJS.Timeout | undefined;
+  let strandedCheck: Promise<unknown> = Promise.resolve();
+  const watchStrandedVersions = () => {
+    if (config.strandedCheckMs <= 0 || strandedTimer !== undefined) return;
+    const stranded = createStrandedVersionsService({
+      documents: ports.documents,
+      log: ports.log,
+      logAdmin: ports.logAdmin,
+      topics,
+      olderThanMs: config.strandedAfterMs,
+      logger,
+    });
+    strandedTimer = setInterval(() => {
+      strandedCheck = strandedCheck
+        .then(() => stranded.requeue())
+        .catch((error: unknown) =>
+          logger.warn({ err: String(error) }, 'the check for versions left without their event failed; next time'),
+        );
+    }, config.strandedCheckMs);
+    strandedTimer.unref();
   };
   const requested = options.stages ?? 'none';
   const initial = requested === 'all' ? STAGE_NAMES : requested === 'none' ? [] : requested;
@@ -348,6 +374,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     stages: stageNames,
     startStages,
     stopIngestion() {
+      clearInterval(strandedTimer);
       ingestionStopped ??= Promise.allSettled([...running.map((s) => s.stop()), dispatcher?.stop()]).then(() => {});
       return ingestionStopped;
     },
@@ -359,6 +386,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await sourceParts.close();
       await stopping;
       await sweeping;
+      await strandedCheck;
       await services.events.close();
       await rateLimiter.close();
       await keys.close();

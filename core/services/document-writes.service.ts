@@ -53,12 +53,21 @@ export function createDocumentWritesService(
   const freeing = deps.freeing ?? (<T>(write: () => Promise<T>) => write());
   const writer = createVersionWriter(deps);
 
-  /** Runs a write of a staged file; when it fails, the staged file goes too. */
-  async function discardingOnFailure<T>(staged: StagedUpload, write: () => Promise<T>): Promise<T> {
+  /**
+   * Runs a write of a staged file; when it fails, the staged file goes too, unless the write had
+   * recorded a version of it by then (it calls `referenced`): that version still needs its file.
+   */
+  async function discardingOnFailure<T>(
+    staged: StagedUpload,
+    write: (referenced: () => void) => Promise<T>,
+  ): Promise<T> {
+    let kept = false;
     try {
-      return await write();
+      return await write(() => {
+        kept = true;
+      });
     } catch (error) {
-      await objects.delete(staged.storageKey).catch(() => {});
+      if (!kept) await objects.delete(staged.storageKey).catch(() => {});
       throw error;
     }
   }
@@ -110,6 +119,7 @@ export function createDocumentWritesService(
     ctx: RequestContext,
     documentId: string,
     { staged, metadata, changeReason }: Parameters<DocumentWritesService['replaceContent']>[2],
+    referenced: () => void,
   ): Promise<DocumentView> {
     await loadDocument(documents, ctx, documentId);
     let before: VersionRecord | null = null;
@@ -117,6 +127,9 @@ export function createDocumentWritesService(
       before = latest;
       return newVersionFrom(staged, ctx, { metadata: metadata ?? latest.metadata, changeReason });
     });
+    // Recorded: should the event not be published now, the version keeps its file and is queued
+    // again by the check for versions left pending without their event.
+    referenced();
     await writer.publishUploaded(ctx, created);
     await writer.audit(ctx, 'update', documentId, created.version, before, created, changeReason);
     return viewAt(ctx, documentId, created.version);
@@ -126,7 +139,7 @@ export function createDocumentWritesService(
     create: (ctx, input) => discardingOnFailure(input.staged, () => createDocument(ctx, input)),
 
     replaceContent: (ctx, documentId, input) =>
-      discardingOnFailure(input.staged, () => replaceContent(ctx, documentId, input)),
+      discardingOnFailure(input.staged, (referenced) => replaceContent(ctx, documentId, input, referenced)),
 
     async patchMetadata(ctx, documentId, { metadata, changeReason }) {
       await loadDocument(documents, ctx, documentId);
@@ -145,8 +158,8 @@ export function createDocumentWritesService(
 
     async remove(ctx, documentId, { purge }) {
       if (!isDocumentId(documentId)) throw documentNotFound(documentId);
-      const doc = await documents.getDocument(ctx.workspaceId, documentId);
       if (purge) {
+        const doc = await documents.getDocument(ctx.workspaceId, documentId);
         const versions = await documents.listVersions(ctx.workspaceId, documentId);
         const removed = await freeing(() => documents.purge(ctx.workspaceId, documentId));
         if (!removed) throw documentNotFound(documentId);
@@ -164,14 +177,30 @@ export function createDocumentWritesService(
         );
         return;
       }
-      if (!doc) throw documentNotFound(documentId);
-      const deleted = await freeing(() => documents.softDelete(ctx.workspaceId, documentId, isoNow()));
-      if (!deleted) throw documentNotFound(documentId);
-      await freeing(() => writer.audit(ctx, 'delete', documentId, doc.latestVersion, doc.latest, null, null));
+      const now = isoNow();
+      const deleted = await freeing(() => documents.softDelete(ctx.workspaceId, documentId, now));
+      if (!deleted?.deletedAt) throw documentNotFound(documentId);
+      const once = { at: deleted.deletedAt };
+      const audit = () =>
+        freeing(() => writer.audit(ctx, 'delete', documentId, deleted.latestVersion, deleted.latest, null, null, once));
+      if (Date.parse(deleted.deletedAt) !== Date.parse(now)) {
+        // Deleted before. A deletion interrupted before its audit entry (its process killed) was
+        // finished by the store just now; its entry is written here, under the id the deletion
+        // itself would have used, so a race between two of these leaves one.
+        const entries = await deps.accountStore.listAudit({
+          workspaceId: ctx.workspaceId,
+          documentId,
+          action: 'delete',
+          limit: 1,
+        });
+        if (entries.entries.length === 0) await audit();
+        throw documentNotFound(documentId);
+      }
+      await audit();
       await publishNotification(
         deps.log,
         deps.topics.notification,
-        documentNotification('document.deleted', deleted, deleted.latest, deleted.deletedAt ?? undefined),
+        documentNotification('document.deleted', deleted, deleted.latest, deleted.deletedAt),
       );
     },
 

@@ -3,6 +3,7 @@
  * that starts its ingestion, the audit entry, and serving a version from an existing one's
  * chunks and vectors when its content did not change.
  */
+import { createHash } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import type { DocumentUploaded, Topics } from '../events/events.ts';
 import { notifyVersionCompleted } from '../events/notify-version.ts';
@@ -16,6 +17,40 @@ import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import { storageKeys } from '../util/storage-keys.ts';
 import { isoNow } from '../util/time.ts';
 import type { RequestContext } from './request-context.ts';
+
+/**
+ * The audit entry id of one change: a UUIDv7 whose time is the change's instant (entries list in id
+ * order) and whose other bits come from the change itself, so the same change always gets the same id.
+ */
+export function changeAuditId(at: string, documentId: string, action: AuditAction, version: number | null): string {
+  const bytes = Buffer.alloc(16);
+  bytes.writeUIntBE(Date.parse(at), 0, 6);
+  createHash('sha256')
+    .update(`${documentId}\u0000${action}\u0000${version ?? ''}`)
+    .digest()
+    .copy(bytes, 6, 0, 10);
+  bytes[6] = ((bytes[6] as number) & 0x0f) | 0x70; // version 7
+  bytes[8] = ((bytes[8] as number) & 0x3f) | 0x80; // RFC 4122 variant
+  const hex = bytes.toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The `uploaded` event that sends version `v` through ingestion. */
+export function uploadedEvent(v: VersionRecord, traceId: string): DocumentUploaded {
+  return {
+    event_id: uuidv7(),
+    occurred_at: isoNow(),
+    trace_id: traceId,
+    document_id: v.documentId,
+    workspace_id: v.workspaceId,
+    version: v.version,
+    storage_key: v.storageKey,
+    mime_type: v.mimeType,
+    size_bytes: v.sizeBytes,
+    content_hash: v.contentHash,
+    name: v.name,
+  };
+}
 
 /** The stored file a version points at: a staged upload, or an existing version's. */
 export type VersionContent = Pick<NewVersion, 'name' | 'mimeType' | 'sizeBytes' | 'contentHash' | 'storageKey'>;
@@ -49,7 +84,11 @@ export interface VersionWriterDeps {
 }
 
 export interface VersionWriter {
-  /** Appends an audit entry for a change of `documentId` by the caller. */
+  /**
+   * Appends an audit entry for a change of `documentId` by the caller, now; or, with `once`, at the
+   * change's own instant under an id derived from it, so that appending it again (a retry that
+   * finishes an interrupted change) leaves one entry.
+   */
   audit(
     ctx: RequestContext,
     action: AuditAction,
@@ -58,6 +97,7 @@ export interface VersionWriter {
     before: VersionRecord | null,
     after: VersionRecord | null,
     changeReason: string | null,
+    once?: { readonly at: string },
   ): Promise<void>;
   /** Publishes the `uploaded` event that sends the version through ingestion. */
   publishUploaded(ctx: RequestContext, version: VersionRecord): Promise<void>;
@@ -76,14 +116,14 @@ export interface VersionWriter {
 export function createVersionWriter(deps: VersionWriterDeps): VersionWriter {
   const { documents, objects, accountStore, log, topics } = deps;
   return {
-    async audit(ctx, action, documentId, version, before, after, changeReason) {
+    async audit(ctx, action, documentId, version, before, after, changeReason, once) {
       await accountStore.appendAudit({
-        id: uuidv7(),
+        id: once ? changeAuditId(once.at, documentId, action, version) : uuidv7(),
         action,
         workspaceId: ctx.workspaceId,
         documentId,
         actor: { type: ctx.actorType ?? 'api_key', id: ctx.keyId },
-        timestamp: isoNow(),
+        timestamp: once?.at ?? isoNow(),
         version,
         before: before ? { version: before.version, metadata: before.metadata } : null,
         after: after ? { version: after.version, metadata: after.metadata } : null,
@@ -93,20 +133,7 @@ export function createVersionWriter(deps: VersionWriterDeps): VersionWriter {
     },
 
     async publishUploaded(ctx, v) {
-      const event: DocumentUploaded = {
-        event_id: uuidv7(),
-        occurred_at: isoNow(),
-        trace_id: ctx.traceId,
-        document_id: v.documentId,
-        workspace_id: v.workspaceId,
-        version: v.version,
-        storage_key: v.storageKey,
-        mime_type: v.mimeType,
-        size_bytes: v.sizeBytes,
-        content_hash: v.contentHash,
-        name: v.name,
-      };
-      await publishEvent(log, topics.uploaded, v.documentId, event);
+      await publishEvent(log, topics.uploaded, v.documentId, uploadedEvent(v, ctx.traceId));
     },
 
     async completeFromExisting(source, target) {

@@ -6,6 +6,7 @@ import { documentsAspect } from './document-store/documents.aspect.ts';
 import { MODEL } from './document-store/fixtures.ts';
 import { indexModelAspect } from './document-store/index-model.aspect.ts';
 import { keywordSearchAspect } from './document-store/keyword-search.aspect.ts';
+import { pendingVersionsAspect } from './document-store/pending-versions.aspect.ts';
 import { retentionAspect } from './document-store/retention.aspect.ts';
 import { servedSetAspect } from './document-store/served-set.aspect.ts';
 import { vectorCacheAspect } from './document-store/vector-cache.aspect.ts';
@@ -49,6 +50,7 @@ export function describeDocumentStoreContract(
     vectorSearchAspect(context);
     deletionAspect(context);
     retentionAspect(context);
+    pendingVersionsAspect(context);
     options.additionalTests?.(context);
   });
 

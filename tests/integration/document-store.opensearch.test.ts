@@ -180,6 +180,24 @@ function openSearchOnlyTests(): void {
       expect(hits.map((hit) => hit.chunk.id)).toEqual([`${doc.id}:1:0`]);
     });
 
+    it('answers a record its index cannot read now (shards recovering after a restart) with a retriable error, not as absent', async () => {
+      const ownPrefix = `kbtest-${randomUUID()}`;
+      const own = await open(ownPrefix);
+      const workspaceId = `ws-${randomUUID()}`;
+      const doc = await createPlainDocument(own, workspaceId);
+      // A closed index answers `_mget` with an error per record, as one whose shards are not allocated yet does.
+      await raw('POST', `/${indexNames(ownPrefix).versions}/_close`);
+      try {
+        await expect(own.getVersion(doc.id, 1)).rejects.toMatchObject({ code: 'engine-unavailable', retriable: true });
+        await expect(own.getDocumentAndVersion(workspaceId, doc.id, 1)).rejects.toMatchObject({
+          code: 'engine-unavailable',
+        });
+      } finally {
+        await raw('POST', `/${indexNames(ownPrefix).versions}/_open?wait_for_active_shards=1`);
+      }
+      expect(await own.getVersion(doc.id, 1)).toMatchObject({ documentId: doc.id, version: 1 });
+    });
+
     it('gives appends from two stores on the same indexes distinct, gap-free numbers', async () => {
       const workspaceId = `ws-${randomUUID()}`;
       const second = await open(prefix);

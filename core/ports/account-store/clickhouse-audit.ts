@@ -9,12 +9,13 @@ const AUDIT_COLUMNS =
 /** How audit entries are buffered before they are inserted (see `createInsertBuffer`). */
 export type AuditBufferOptions = Omit<InsertBufferOptions, 'onRefused'>;
 
-export const DEFAULT_AUDIT_BUFFER: AuditBufferOptions = { flushMs: 1_000, maxRows: 1_000, maxHeldRows: 100_000 };
+export const DEFAULT_AUDIT_BUFFER: AuditBufferOptions = { flushMs: 25, maxRows: 1_000, maxHeldRows: 100_000 };
 
 /**
  * The audit-log part of the ClickHouse account store (see `createClickHouseAccountStore`).
- * Entries are inserted in batches: one insert a flush interval (or per 1,000 entries) carries every entry
- * appended meanwhile, instead of one insert (a part for ClickHouse to write and merge) per upload.
+ * Entries appended at about the same time share one insert (a part for ClickHouse to write and
+ * merge): a flush interval after the first, or at 1,000 entries. `appendAudit` resolves once its
+ * entry is written, or, while ClickHouse is unavailable, held to be written when it is back.
  * `listAudit` writes what this store holds first, so it sees every entry appended before it;
  * `close` writes what is held.
  */

@@ -11,8 +11,8 @@ export interface ClickHouseAccountStoreOptions {
   /** Database holding the account-store tables; created if missing. */
   readonly database: string;
   /**
-   * How audit entries are buffered before they are inserted; each field absent takes its default
-   * (a second, or 1,000 entries; at most 100,000 held).
+   * How audit entries are gathered into one insert; each field absent takes its default (25 ms,
+   * or 1,000 entries; at most 100,000 held while ClickHouse is unavailable).
    */
   readonly auditBuffer?: {
     readonly flushMs?: number;

@@ -34,12 +34,13 @@ export type { ClickHouseAccountStoreOptions } from './clickhouse-context.ts';
  *   generated-password mark; the latest change overrides both in `users`. Sessions are ranked rows like keys, read with `FINAL`, so a sign-out is
  *   visible to the next read.
  * - Audit entries are immutable rows ordered by `(workspace_id, id)`; re-appending an id collapses
- *   under `FINAL`. `appendAudit` resolves once the entry is buffered; the buffer is inserted a
- *   flush interval after its first entry (`auditBuffer.flushMs`, a second unless set; the
- *   runtime sets KB_AUDIT_FLUSH_MS) or at 1,000 entries, in one insert, kept and tried again while
- *   ClickHouse is unavailable, and written by `close` (SIGTERM) and before this store's
- *   `listAudit`. Other processes see an entry within that interval; a process killed without
- *   `close` loses what it held. `listAudit` reads the page and the total in two queries: an entry appended in
+ *   under `FINAL`. Entries appended at about the same time go out in one insert, a flush interval
+ *   after the first (`auditBuffer.flushMs`, 25 ms unless set; the runtime sets KB_AUDIT_FLUSH_MS)
+ *   or at 1,000 entries. `appendAudit` resolves once its entry is written, so a process killed
+ *   after answering a write keeps its entry; while ClickHouse is unavailable it resolves after the
+ *   failed insert and the entry is held and tried again every second (a process killed before
+ *   ClickHouse is back loses what it held), and written by `close` (SIGTERM) and before this
+ *   store's `listAudit`. `listAudit` reads the page and the total in two queries: an entry appended in
  *   between may be counted but not listed, or the reverse.
  * - Usage: each (instance, key, second) is one row; a re-send replaces it. `readUsage` sums over
  *   instances from `rate_usage FINAL`. Rows expire a day after they were recorded, and the view

@@ -179,6 +179,12 @@ export interface VersionStore {
    */
   completeVersion(documentId: string, version: number, result: CompletionResult): Promise<CompletionOutcome>;
 
+  /**
+   * Marks the document deleted at `at` (it stops being served then) and answers it. A document
+   * deleted before is answered as it was deleted, with its own `deletedAt`, once what an interrupted
+   * deletion left undone is finished: a caller tells a deletion it made (`deletedAt` is `at`) from
+   * an earlier one. Null when the document does not exist in the workspace.
+   */
   softDelete(workspaceId: string, documentId: string, at: string): Promise<DocumentRecord | null>;
   purge(workspaceId: string, documentId: string): Promise<boolean>;
 
@@ -268,6 +274,18 @@ export interface RetentionStore {
   listWorkspaces(): Promise<string[]>;
 }
 
+/**
+ * Versions whose ingestion has not started: what a process killed between recording a version and
+ * publishing its event leaves behind (see `core/services/stranded-versions.service.ts`).
+ *
+ * Contract: `listPendingVersions` answers versions with status `pending` created before
+ * `createdBefore`, of every workspace and document (deleted ones too), oldest first (then document
+ * id and version), at most `limit`.
+ */
+export interface PendingVersions {
+  listPendingVersions(createdBefore: string, limit: number): Promise<VersionRecord[]>;
+}
+
 /** The connection every role of one store shares: which engine, whether it answers, and closing it. */
 export interface StoreConnection {
   readonly kind: string;
@@ -291,7 +309,8 @@ export interface DocumentStore
     ChunkIndex,
     IndexModelStore,
     VectorCache,
-    RetentionStore {
+    RetentionStore,
+    PendingVersions {
   /**
    * Writes a version's chunks and completes it: the outcome of `putChunks(chunks)` followed by
    * `completeVersion(documentId, version, result)`, with both contracts, in one call so that an

@@ -5,6 +5,7 @@ import { createOpenSearchChunkIndex } from './opensearch/opensearch-chunks.ts';
 import { type OpenSearchDocumentStoreOptions, openOpenSearchContext } from './opensearch/opensearch-context.ts';
 import { OPENSEARCH } from './opensearch/opensearch-http.ts';
 import { createOpenSearchIndexModelStore } from './opensearch/opensearch-index-model.ts';
+import { createOpenSearchPendingVersions } from './opensearch/opensearch-pending-versions.ts';
 import { createOpenSearchRetentionStore } from './opensearch/opensearch-retention.ts';
 import { createOpenSearchVectorCache } from './opensearch/opensearch-vector-cache.ts';
 import { createOpenSearchVersionStore } from './opensearch/opensearch-versions.ts';
@@ -79,6 +80,7 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
     ...createOpenSearchIndexModelStore(context),
     ...createOpenSearchVectorCache(context),
     ...createOpenSearchRetentionStore(context),
+    ...createOpenSearchPendingVersions(context),
 
     async ping() {
       // Not only the node: the store's own indexes must be usable. A red index (a primary shard

@@ -2,6 +2,7 @@ import type { DocumentStore } from './document-store.port.ts';
 import { createSqliteChunkIndex } from './sqlite/sqlite-chunks.ts';
 import { openSqliteContext, type SqliteDocumentStoreOptions } from './sqlite/sqlite-context.ts';
 import { createSqliteIndexModelStore } from './sqlite/sqlite-index-model.ts';
+import { createSqlitePendingVersions } from './sqlite/sqlite-pending-versions.ts';
 import { createSqliteRetentionStore } from './sqlite/sqlite-retention.ts';
 import { createSqliteVectorCache } from './sqlite/sqlite-vector-cache.ts';
 import { createSqliteVersionStore } from './sqlite/sqlite-versions.ts';
@@ -49,6 +50,7 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
     ...createSqliteIndexModelStore(context),
     ...createSqliteVectorCache(context),
     ...createSqliteRetentionStore(context),
+    ...createSqlitePendingVersions(context),
 
     async ping() {
       context.run(() => context.statements.ping.get());

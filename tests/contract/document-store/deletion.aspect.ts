@@ -28,7 +28,9 @@ export function deletionAspect(suite: ContractContext): void {
 
       expect((await store.getVersion(doc.id, 1))?.servedUntil).toBe(at(20));
       expect((await store.listVersions(workspaceId, doc.id)).map((version) => version.version)).toEqual([1]);
-      expect(await store.softDelete(workspaceId, doc.id, at(30))).toBeNull();
+      // A second deletion answers the first one (its time), and changes nothing.
+      expect(await store.softDelete(workspaceId, doc.id, at(30))).toMatchObject({ id: doc.id, deletedAt: at(20) });
+      expect(await store.getDocument(workspaceId, doc.id)).toBeNull();
       expect((await store.getVersion(doc.id, 1))?.servedUntil).toBe(at(20));
     });
 

@@ -147,6 +147,20 @@ describe('document writes', () => {
     expect(await audited(first.documentId)).toEqual(['create', 'update']);
   });
 
+  it('keeps the file of a new version recorded before its event could not be published', async () => {
+    const s = services();
+    const first = await stage('first text');
+    await s.writes.create(ctx, { staged: first, metadata: {}, source: 'upload', changeReason: null });
+    const second = await stage('second text', first.documentId);
+    publishFails = true;
+    await expect(
+      s.writes.replaceContent(ctx, first.documentId, { staged: second, changeReason: null }),
+    ).rejects.toThrow('the log is down');
+    // Version 2 is recorded and pending: its file stays for the check that queues it again.
+    expect((await documents.getVersion(first.documentId, 2))?.status).toBe('pending');
+    expect(await stored()).toContain(second.storageKey);
+  });
+
   it('discards the staged file when the new content is for an unknown document', async () => {
     const staged = await stage('orphan text', '0190a3b4-0000-7000-8000-000000000000');
     await expect(

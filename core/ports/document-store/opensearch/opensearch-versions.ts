@@ -401,9 +401,10 @@ export function createOpenSearchVersionStore(
         const document = await getDocument(documentId);
         if (document === null || document.source.workspace_id !== workspaceId) return null;
         if (document.source.deleted_at !== null) {
-          // Finishes an interrupted deletion (the copies are idempotent), then answers as absent.
+          // Finishes an interrupted deletion (the copies are idempotent), then answers it as it was deleted.
           await propagate(document.source, lastServed(document.source));
-          return null;
+          const latest = await getVersionSource(documentId, document.source.latest_version);
+          return latest === null ? null : toDocumentRecord(document.source, latest);
         }
         const next: DocumentSource = {
           ...document.source,

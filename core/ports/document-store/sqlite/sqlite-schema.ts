@@ -142,4 +142,11 @@ export const DOCUMENT_STORE_MIGRATIONS: readonly { readonly name: string; readon
         END`,
     ],
   },
+  {
+    // Versions whose ingestion has not started, oldest first (`listPendingVersions`).
+    name: 'document-store-005-pending-versions',
+    statements: [
+      "CREATE INDEX versions_pending ON versions (created_at, document_id, version) WHERE status = 'pending'",
+    ],
+  },
 ];

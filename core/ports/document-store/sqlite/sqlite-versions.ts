@@ -323,9 +323,10 @@ export function createSqliteVersionStore(context: SqliteContext): VersionStore {
       const when = canonicalTime(at, 'at');
       return write(() => {
         const document = statements.documentMeta.get(documentId);
-        if (document === undefined || document.workspace_id !== workspaceId || document.deleted_at !== null) {
-          return null;
-        }
+        if (document === undefined || document.workspace_id !== workspaceId) return null;
+        // Deleted before, in one transaction: nothing was left undone.
+        if (document.deleted_at !== null)
+          return toDocumentRecord(statements.documentById.get(documentId, workspaceId)!);
         if (document.served_version !== null) {
           const served = versionRow(documentId, document.served_version);
           statements.endServing.run({
