@@ -42,9 +42,7 @@ export async function chaosScenario(ctx: BenchContext, target: Target, options: 
     addFigure(row, 'writes acknowledged', 'writes', [result.writes.acknowledged]);
     addFigure(row, 'writes retried', 'writes', [result.writes.retried]);
     addFigure(row, 'documents acknowledged', 'docs', [c.documents]);
-    const lost = addFigure(row, 'documents lost, stranded or not served at their version', 'docs', [
-      c.missing + c.notCompleted + c.wrongVersion + c.searchMisses,
-    ]);
+    const lost = addFigure(row, 'documents lost, stranded or not served as last written', 'docs', [c.affected.size]);
     judge(lost, { atMost: 0 });
     addFigure(row, 'versions left pending or processing', 'versions', [c.unfinishedVersions]);
     addFigure(row, 'chunks duplicated or miscounted (API, OpenSearch)', 'docs', [

@@ -35,6 +35,8 @@ export interface DocumentChecks {
   auditExtra: number;
   /** Documents that exist but no client was answered for. */
   orphans: number;
+  /** Acknowledged documents with any of the problems above (each counted once). */
+  readonly affected: Set<string>;
   /** Failed versions by error code (superseded versions and the like included). */
   readonly failedVersions: Record<string, number>;
   /** Every version's completion instant (epoch ms), for the recovery times. */
@@ -105,6 +107,7 @@ export async function checkDocuments(options: {
     auditMissing: 0,
     auditExtra: 0,
     orphans: 0,
+    affected: new Set(),
     failedVersions: {},
     completions: [],
     samples: [],
@@ -149,16 +152,19 @@ export async function checkDocuments(options: {
     const read = await http.read<DocumentBody>(`/api/v1/documents/${doc.id}`);
     if (read?.status !== 200) {
       checks.missing++;
+      checks.affected.add(doc.id);
       note(`${doc.id} answered ${read?.status ?? 'nothing'}, acknowledged up to v${latest}`);
       return;
     }
     const body = read.body;
     if (body.status !== 'completed') {
       checks.notCompleted++;
+      checks.affected.add(doc.id);
       note(`${doc.id} is ${body.status} at v${body.version} (acknowledged v${latest})`);
     }
     if (body.version !== latest || body.served_version !== latest) {
       checks.wrongVersion++;
+      checks.affected.add(doc.id);
       note(`${doc.id}: latest v${body.version}, served v${body.served_version}, acknowledged v${latest}`);
     }
     const chunks = await http.read<{ version: number; chunks: Array<{ id: string; index: number }> }>(
@@ -176,6 +182,7 @@ export async function checkDocuments(options: {
       list.length === 0
     ) {
       checks.chunkProblems++;
+      checks.affected.add(doc.id);
       note(
         `${doc.id}: ${list.length} chunks (${indexes.size} indexes, ${badIds} odd ids), stats say ${body.stats?.chunks}`,
       );
@@ -183,12 +190,14 @@ export async function checkDocuments(options: {
     const hits = await search(doc.token);
     if (hits.length !== 1 || hits[0]?.document_id !== doc.id || hits[0]?.version !== latest) {
       checks.searchMisses++;
+      checks.affected.add(doc.id);
       note(`search ${doc.token} (${doc.id} v${latest}) found ${JSON.stringify(hits.map((h) => h.chunk_id))}`);
     }
     for (const token of doc.replacedTokens) {
       const stale = await search(token);
       if (stale.length > 0) {
         checks.staleHits++;
+        checks.affected.add(doc.id);
         note(`replaced token ${token} of ${doc.id} still found: ${JSON.stringify(stale.map((h) => h.chunk_id))}`);
       }
     }
@@ -202,6 +211,7 @@ export async function checkDocuments(options: {
     }
     if (visible) {
       checks.deletedVisible++;
+      checks.affected.add(doc.id);
       note(`deleted ${doc.id} still visible (GET ${read?.status ?? 'nothing'} or found by its token)`);
     }
   }
@@ -223,6 +233,7 @@ export async function checkDocuments(options: {
         await checkVersions(listed.id, null);
       } else if (known.deleted) {
         checks.deletedVisible++;
+        checks.affected.add(listed.id);
         note(`deleted ${listed.id} still listed`);
       }
     }

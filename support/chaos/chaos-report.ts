@@ -11,7 +11,7 @@ export function formatChaosResult(result: ChaosResult): string {
     `writes: ${w.acknowledged} acknowledged, ${w.retried} retried, ${w.unanswered} attempts unanswered (${w.ambiguous} writes), ` +
       `${w.failedAnswers} attempts answered 5xx, ${w.refused} refused, ${w.gaveUp} given up; ` +
       `the API ${result.idempotencyHonoured === null ? 'was not asked about' : result.idempotencyHonoured ? 'honours' : 'ignores'} Idempotency-Key`,
-    `documents: ${c.documents} acknowledged (${c.deleted} deleted); missing ${c.missing}, not completed ${c.notCompleted}, ` +
+    `documents: ${c.documents} acknowledged (${c.deleted} deleted), ${c.affected.size} with a problem: missing ${c.missing}, not completed ${c.notCompleted}, ` +
       `wrong version ${c.wrongVersion}, chunk problems ${c.chunkProblems}, search misses ${c.searchMisses}, ` +
       `replaced content found ${c.staleHits}, deleted but visible ${c.deletedVisible}`,
     `versions: unfinished ${c.unfinishedVersions}, unacknowledged ${c.unacknowledgedVersions}, failed ${JSON.stringify(c.failedVersions)}; ` +
