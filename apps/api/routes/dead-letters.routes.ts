@@ -59,7 +59,7 @@ const deadLettersRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, 
   app.post(
     '/admin/dead-letters/replay',
     {
-      config: { permission: 'write' },
+      config: { permission: 'write', idempotent: 'body' },
       schema: {
         tags,
         operationId: 'replayDeadLetters',

@@ -4099,7 +4099,13 @@ export interface operations {
     replayDeadLetters: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description Makes the write safe to send again: the same key with the same request (method, path, query and body; for an upload the file and form fields) within `KB_IDEMPOTENCY_TTL_HOURS` (24 h) answers the first answer again (same status and body, with `Idempotent-Replayed: true`) without writing again. The same key with another request is 422; while the first request with the key is still running, a retry waits for it briefly, then is 409 with `Retry-After`. Keys belong to the API key that sends them. Answers of 5xx and of refused requests (400, 413, 422, 429) are not kept: send again with the same key. A UUID per logical write is a good key.
+                 * @example 8e03978e-40d5-43e8-bc93-6894a57f9324
+                 */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4121,6 +4127,7 @@ export interface operations {
                     "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
                     "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
                     "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4161,6 +4168,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];

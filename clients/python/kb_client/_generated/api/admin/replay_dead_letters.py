@@ -8,14 +8,17 @@ from ...client import AuthenticatedClient, Client
 from ...models.dead_letter_replay_request import DeadLetterReplayRequest
 from ...models.dead_letter_replay_result import DeadLetterReplayResult
 from ...models.problem import Problem
-from ...types import Response
+from ...types import UNSET, Response, Unset
 
 
 def _get_kwargs(
     *,
     body: DeadLetterReplayRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> dict[str, Any]:
     headers: dict[str, Any] = {}
+    if not isinstance(idempotency_key, Unset):
+        headers["Idempotency-Key"] = idempotency_key
 
     _kwargs: dict[str, Any] = {
         "method": "post",
@@ -53,6 +56,11 @@ def _parse_response(
 
         return response_403
 
+    if response.status_code == 409:
+        response_409 = Problem.from_dict(response.json())
+
+        return response_409
+
     if response.status_code == 422:
         response_422 = Problem.from_dict(response.json())
 
@@ -89,6 +97,7 @@ def sync_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: DeadLetterReplayRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[DeadLetterReplayResult | Problem]:
     """Replay dead letters
 
@@ -98,6 +107,7 @@ def sync_detailed(
     version completed meanwhile or is gone is recorded as `skipped`.
 
     Args:
+        idempotency_key (str | Unset):
         body (DeadLetterReplayRequest):
 
     Raises:
@@ -110,6 +120,7 @@ def sync_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = client.get_httpx_client().request(
@@ -123,6 +134,7 @@ def sync(
     *,
     client: AuthenticatedClient | Client,
     body: DeadLetterReplayRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> DeadLetterReplayResult | Problem | None:
     """Replay dead letters
 
@@ -132,6 +144,7 @@ def sync(
     version completed meanwhile or is gone is recorded as `skipped`.
 
     Args:
+        idempotency_key (str | Unset):
         body (DeadLetterReplayRequest):
 
     Raises:
@@ -145,6 +158,7 @@ def sync(
     return sync_detailed(
         client=client,
         body=body,
+        idempotency_key=idempotency_key,
     ).parsed
 
 
@@ -152,6 +166,7 @@ async def asyncio_detailed(
     *,
     client: AuthenticatedClient | Client,
     body: DeadLetterReplayRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> Response[DeadLetterReplayResult | Problem]:
     """Replay dead letters
 
@@ -161,6 +176,7 @@ async def asyncio_detailed(
     version completed meanwhile or is gone is recorded as `skipped`.
 
     Args:
+        idempotency_key (str | Unset):
         body (DeadLetterReplayRequest):
 
     Raises:
@@ -173,6 +189,7 @@ async def asyncio_detailed(
 
     kwargs = _get_kwargs(
         body=body,
+        idempotency_key=idempotency_key,
     )
 
     response = await client.get_async_httpx_client().request(**kwargs)
@@ -184,6 +201,7 @@ async def asyncio(
     *,
     client: AuthenticatedClient | Client,
     body: DeadLetterReplayRequest,
+    idempotency_key: str | Unset = UNSET,
 ) -> DeadLetterReplayResult | Problem | None:
     """Replay dead letters
 
@@ -193,6 +211,7 @@ async def asyncio(
     version completed meanwhile or is gone is recorded as `skipped`.
 
     Args:
+        idempotency_key (str | Unset):
         body (DeadLetterReplayRequest):
 
     Raises:
@@ -207,5 +226,6 @@ async def asyncio(
         await asyncio_detailed(
             client=client,
             body=body,
+            idempotency_key=idempotency_key,
         )
     ).parsed
