@@ -176,6 +176,6 @@ describe.skipIf(!binary)('Prometheus scraping kb serve and kb worker', () => {
       },
     );
     expect(checked.status, checked.stdout + checked.stderr).toBe(0);
-    expect(checked.stdout).toContain('SUCCESS: 4 rules found');
+    expect(checked.stdout).toContain('SUCCESS: 5 rules found');
   });
 });
