@@ -28,6 +28,13 @@ const ROUTINE = [
 
 const REBALANCE_RESPONSE = /The group is rebalancing, so a rejoin is needed/;
 
+/**
+ * Responses kafkajs retries by itself while a partition's leadership settles (right after a
+ * topic is created, or while a broker restarts); a call that still fails after its retries
+ * throws, and that error is reported where it is caught.
+ */
+const LEADERSHIP_RESPONSE = /not the leader for that topic-partition|no leader for this topic-partition/;
+
 /** Fields of a kafkajs log entry worth keeping (never the whole entry: it can carry payloads). */
 const KEPT_FIELDS = [
   'groupId',
@@ -54,6 +61,7 @@ export function quietLogCreator(sink: KafkaLogSink): logCreator {
       if (ROUTINE.some((pattern) => pattern.test(message))) return;
       // Responses that ask a member to re-join are how a rebalance starts, not failures.
       if (REBALANCE_RESPONSE.test(String(extra.error ?? ''))) return;
+      if (LEADERSHIP_RESPONSE.test(String(extra.error ?? ''))) return;
       const fields: Record<string, unknown> = { component: 'kafkajs', namespace };
       for (const key of KEPT_FIELDS) if (extra[key] !== undefined) fields[key] = extra[key];
       if (level === logLevel.ERROR) sink.error(fields, message);
