@@ -197,6 +197,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const documentWrites = createDocumentWritesService({
     ...writeDeps,
     ...(disk ? { freeing: disk.freeing } : {}),
+    logger,
   });
   const outbound: OutboundPolicy = options.resolveHost
     ? { ...config.outbound, resolve: options.resolveHost }

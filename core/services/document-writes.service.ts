@@ -1,14 +1,25 @@
-import { documentNotification, publishNotification } from '../events/notifications.ts';
+import { documentNotification, type Notification, publishNotification } from '../events/notifications.ts';
 import type { DocumentRecord, Metadata, VersionRecord } from '../model/document-records.model.ts';
+import type { Logger } from '../model/logger.model.ts';
+import { silentLogger } from '../model/logger.model.ts';
 import type { DocumentView, UploadView } from '../model/response-views.model.ts';
 import { storageKeys } from '../util/storage-keys.ts';
 import { isoNow } from '../util/time.ts';
 import { documentNotFound, isDocumentId, loadDocument } from './document-access.ts';
 import { documentView } from './document-views.ts';
+import type { WriteKey } from './idempotency.service.ts';
 import type { RequestContext } from './request-context.ts';
 import type { StagedUpload } from './upload-staging.service.ts';
 import { createVersionWriter, newVersionFrom, type VersionWriterDeps } from './version-writes.ts';
 
+/**
+ * Every write but reprocess takes the {@link WriteKey} of a request sent with an
+ * `Idempotency-Key`: what it writes carries the key, and a write that resumes a request cut off
+ * before it stored its answer first looks for what that request wrote; found, it finishes what
+ * may have been left undone (the audit entry; a version's event is queued again by the check for
+ * versions left pending) and answers as that request would have, writing nothing new (a staged
+ * file is discarded).
+ */
 export interface DocumentWritesService {
   /**
    * A new document whose version 1 is the staged file, queued for ingestion. Whatever fails, the
@@ -17,6 +28,7 @@ export interface DocumentWritesService {
   create(
     ctx: RequestContext,
     input: { staged: StagedUpload; metadata: Metadata; source: string; changeReason: string | null },
+    write?: WriteKey,
   ): Promise<UploadView>;
   /**
    * PUT: new content → version M+1, re-ingested. `metadata` undefined keeps the current metadata.
@@ -26,14 +38,22 @@ export interface DocumentWritesService {
     ctx: RequestContext,
     documentId: string,
     input: { staged: StagedUpload; metadata?: Metadata; changeReason: string | null },
+    write?: WriteKey,
   ): Promise<DocumentView>;
   /** PATCH: same content, new metadata → version M+1 without re-embedding. */
   patchMetadata(
     ctx: RequestContext,
     documentId: string,
     input: { metadata: Metadata; changeReason: string | null },
+    write?: WriteKey,
   ): Promise<DocumentView>;
-  remove(ctx: RequestContext, documentId: string, options: { purge: boolean }): Promise<void>;
+  /**
+   * Deletes the document (or purges it). Once the deletion is written the answer is a success: the
+   * `document.deleted` notification that follows is published again until the log takes it, not
+   * failed with the request. A document already deleted is `not-found`, unless this request's key
+   * deleted it (an earlier request with the key cut off, or answered a failure, after the deletion).
+   */
+  remove(ctx: RequestContext, documentId: string, options: { purge: boolean }, write?: WriteKey): Promise<void>;
   reprocess(ctx: RequestContext, documentId: string): Promise<DocumentView>;
 }
 
@@ -47,9 +67,46 @@ export function createDocumentWritesService(
   deps: VersionWriterDeps & {
     /** Runs a write that frees space so that it succeeds on a full disk too (the embedded runtime's reserve). */
     readonly freeing?: <T>(write: () => Promise<T>) => Promise<T>;
+    /** Where a notification published again after a failure is reported. */
+    readonly logger?: Logger;
+    /** The first pause before a notification is published again, doubling up to 30 s (default 1 s). */
+    readonly notifyRetryMs?: number;
   },
 ): DocumentWritesService {
   const { documents, objects } = deps;
+  const logger = deps.logger ?? silentLogger;
+  const firstRetryMs = deps.notifyRetryMs ?? 1000;
+
+  /**
+   * Publishes a notification of a change already written. A failure (the log down) does not fail
+   * the write: the notification is published again, in the background, until the log takes it
+   * (lost only if this process ends first).
+   */
+  async function notifyWritten(notification: Notification): Promise<void> {
+    try {
+      await publishNotification(deps.log, deps.topics.notification, notification);
+      return;
+    } catch (error) {
+      logger.warn(
+        { err: String(error), type: notification.payload.type, document_id: notification.subject },
+        'could not publish the notification of a change written; publishing it again in the background',
+      );
+    }
+    const again = (pauseMs: number) => {
+      const timer = setTimeout(() => {
+        publishNotification(deps.log, deps.topics.notification, notification).then(
+          () =>
+            logger.info(
+              { type: notification.payload.type, document_id: notification.subject },
+              'published the notification of a change written, after a failure',
+            ),
+          () => again(Math.min(30_000, pauseMs * 2)),
+        );
+      }, pauseMs);
+      timer.unref();
+    };
+    again(firstRetryMs);
+  }
   const freeing = deps.freeing ?? (<T>(write: () => Promise<T>) => write());
   const writer = createVersionWriter(deps);
 
@@ -82,15 +139,56 @@ export function createDocumentWritesService(
     return documentView(record ? { ...doc, latestVersion: version, latest: record } : doc, objects);
   }
 
+  async function isDeletionOf(ctx: RequestContext, writeKey: string, documentId: string): Promise<boolean> {
+    const found = await documents.findWrite(ctx.workspaceId, writeKey);
+    return found?.kind === 'deletion' && found.documentId === documentId;
+  }
+
+  /** The answer of a creation: the new document's version 1, queued. */
+  function uploadView(doc: DocumentRecord, first: VersionRecord): UploadView {
+    return {
+      document_id: doc.id,
+      name: first.name,
+      workspace_id: doc.workspaceId,
+      storage_url: objects.url(first.storageKey),
+      mime_type: first.mimeType,
+      size_bytes: first.sizeBytes,
+      content_hash: first.contentHash,
+      status: 'pending',
+      version: 1,
+      message: 'Document uploaded and queued for processing.',
+    };
+  }
+
+  /**
+   * The answer of a creation an earlier request with the key made, its audit entry written if it
+   * was not; null when there is none (or its document is gone since).
+   */
+  async function resumedCreation(ctx: RequestContext, write: WriteKey | undefined): Promise<UploadView | null> {
+    const found = await writer.findResumed(ctx, write, 'version');
+    if (found === null) return null;
+    const doc = await documents.getDocument(ctx.workspaceId, found.documentId);
+    const first = await documents.getVersion(found.documentId, 1);
+    if (doc === null || first === null) return null;
+    await writer.auditVersion(ctx, 'create', first, null, first.changeReason);
+    return uploadView(doc, first);
+  }
+
   async function createDocument(
     ctx: RequestContext,
     { staged, metadata, source, changeReason }: Parameters<DocumentWritesService['create']>[1],
+    write: WriteKey | undefined,
   ): Promise<UploadView> {
+    const resumed = await resumedCreation(ctx, write);
+    if (resumed !== null) {
+      await objects.delete(staged.storageKey);
+      return resumed;
+    }
     const doc: DocumentRecord = await documents.createDocument({
       id: staged.documentId,
       workspaceId: ctx.workspaceId,
       source,
-      firstVersion: newVersionFrom(staged, ctx, { metadata, changeReason }),
+      firstVersion: newVersionFrom(staged, ctx, { metadata, changeReason }, write),
     });
     try {
       await writer.publishUploaded(ctx, doc.latest);
@@ -100,19 +198,26 @@ export function createDocumentWritesService(
       await objects.deletePrefix(storageKeys.documentPrefix(ctx.workspaceId, doc.id)).catch(() => {});
       throw error;
     }
-    await writer.audit(ctx, 'create', doc.id, 1, null, doc.latest, changeReason);
-    return {
-      document_id: doc.id,
-      name: doc.latest.name,
-      workspace_id: doc.workspaceId,
-      storage_url: objects.url(staged.storageKey),
-      mime_type: doc.latest.mimeType,
-      size_bytes: doc.latest.sizeBytes,
-      content_hash: doc.latest.contentHash,
-      status: 'pending',
-      version: 1,
-      message: 'Document uploaded and queued for processing.',
-    };
+    await writer.auditVersion(ctx, 'create', doc.latest, null, changeReason);
+    return uploadView(doc, doc.latest);
+  }
+
+  /**
+   * The answer of a new version of `documentId` an earlier request with the key made, its audit
+   * entry written if it was not; null when there is none.
+   */
+  async function resumedVersion(
+    ctx: RequestContext,
+    documentId: string,
+    write: WriteKey | undefined,
+  ): Promise<DocumentView | null> {
+    const found = await writer.findResumed(ctx, write, 'version', documentId);
+    if (found === null) return null;
+    const created = await documents.getVersion(documentId, found.version);
+    if (created === null) return null;
+    const before = await documents.getVersion(documentId, found.version - 1);
+    await writer.auditVersion(ctx, 'update', created, before, created.changeReason);
+    return viewAt(ctx, documentId, created.version);
   }
 
   async function replaceContent(
@@ -120,43 +225,51 @@ export function createDocumentWritesService(
     documentId: string,
     { staged, metadata, changeReason }: Parameters<DocumentWritesService['replaceContent']>[2],
     referenced: () => void,
+    write: WriteKey | undefined,
   ): Promise<DocumentView> {
     await loadDocument(documents, ctx, documentId);
+    const resumed = await resumedVersion(ctx, documentId, write);
+    if (resumed !== null) {
+      await objects.delete(staged.storageKey);
+      return resumed;
+    }
     let before: VersionRecord | null = null;
     const created = await documents.appendVersion(ctx.workspaceId, documentId, (latest) => {
       before = latest;
-      return newVersionFrom(staged, ctx, { metadata: metadata ?? latest.metadata, changeReason });
+      return newVersionFrom(staged, ctx, { metadata: metadata ?? latest.metadata, changeReason }, write);
     });
     // Recorded: should the event not be published now, the version keeps its file and is queued
     // again by the check for versions left pending without their event.
     referenced();
     await writer.publishUploaded(ctx, created);
-    await writer.audit(ctx, 'update', documentId, created.version, before, created, changeReason);
+    await writer.auditVersion(ctx, 'update', created, before, changeReason);
     return viewAt(ctx, documentId, created.version);
   }
 
   return {
-    create: (ctx, input) => discardingOnFailure(input.staged, () => createDocument(ctx, input)),
+    create: (ctx, input, write) => discardingOnFailure(input.staged, () => createDocument(ctx, input, write)),
 
-    replaceContent: (ctx, documentId, input) =>
-      discardingOnFailure(input.staged, (referenced) => replaceContent(ctx, documentId, input, referenced)),
+    replaceContent: (ctx, documentId, input, write) =>
+      discardingOnFailure(input.staged, (referenced) => replaceContent(ctx, documentId, input, referenced, write)),
 
-    async patchMetadata(ctx, documentId, { metadata, changeReason }) {
+    async patchMetadata(ctx, documentId, { metadata, changeReason }, write) {
       await loadDocument(documents, ctx, documentId);
+      const resumed = await resumedVersion(ctx, documentId, write);
+      if (resumed !== null) return resumed;
       let before: VersionRecord | null = null;
       const created = await documents.appendVersion(ctx.workspaceId, documentId, (latest) => {
         before = latest;
-        return newVersionFrom(latest, ctx, { metadata, changeReason });
+        return newVersionFrom(latest, ctx, { metadata, changeReason }, write);
       });
       const source = before as VersionRecord | null;
       if (!source || !(await writer.completeFromExisting(source, created))) {
         await writer.publishUploaded(ctx, created);
       }
-      await writer.audit(ctx, 'update', documentId, created.version, source, created, changeReason);
+      await writer.auditVersion(ctx, 'update', created, source, changeReason);
       return viewAt(ctx, documentId, created.version);
     },
 
-    async remove(ctx, documentId, { purge }) {
+    async remove(ctx, documentId, { purge }, write) {
       if (!isDocumentId(documentId)) throw documentNotFound(documentId);
       if (purge) {
         const doc = await documents.getDocument(ctx.workspaceId, documentId);
@@ -166,9 +279,7 @@ export function createDocumentWritesService(
         await objects.deletePrefix(storageKeys.documentPrefix(ctx.workspaceId, documentId));
         const latest = doc?.latest ?? versions[0] ?? null;
         await freeing(() => writer.audit(ctx, 'purge', documentId, latest?.version ?? null, latest, null, null));
-        await publishNotification(
-          deps.log,
-          deps.topics.notification,
+        await notifyWritten(
           documentNotification(
             'document.purged',
             { id: documentId, workspaceId: ctx.workspaceId, source: doc?.source ?? '' },
@@ -178,12 +289,18 @@ export function createDocumentWritesService(
         return;
       }
       const now = isoNow();
-      const deleted = await freeing(() => documents.softDelete(ctx.workspaceId, documentId, now));
+      const deleted = await freeing(() => documents.softDelete(ctx.workspaceId, documentId, now, write?.key));
       if (!deleted?.deletedAt) throw documentNotFound(documentId);
       const once = { at: deleted.deletedAt };
       const audit = () =>
         freeing(() => writer.audit(ctx, 'delete', documentId, deleted.latestVersion, deleted.latest, null, null, once));
-      if (Date.parse(deleted.deletedAt) !== Date.parse(now)) {
+      // Deleted before, by this request's key: an earlier request with it was cut off, or answered a
+      // failure, after the deletion. Its work is finished here and answered as it would have been.
+      const ours =
+        Date.parse(deleted.deletedAt) !== Date.parse(now) &&
+        write !== undefined &&
+        (await isDeletionOf(ctx, write.key, documentId));
+      if (!ours && Date.parse(deleted.deletedAt) !== Date.parse(now)) {
         // Deleted before. A deletion interrupted before its audit entry (its process killed) was
         // finished by the store just now; its entry is written here, under the id the deletion
         // itself would have used, so a race between two of these leaves one.
@@ -197,11 +314,7 @@ export function createDocumentWritesService(
         throw documentNotFound(documentId);
       }
       await audit();
-      await publishNotification(
-        deps.log,
-        deps.topics.notification,
-        documentNotification('document.deleted', deleted, deleted.latest, deleted.deletedAt),
-      );
+      await notifyWritten(documentNotification('document.deleted', deleted, deleted.latest, deleted.deletedAt));
     },
 
     async reprocess(ctx, documentId) {

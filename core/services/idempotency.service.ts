@@ -9,15 +9,36 @@ export type { StoredResponse } from '../ports/idempotency-store/idempotency-stor
 /** Longest accepted key, in characters. */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 255;
 
+/**
+ * What a write sent with an `Idempotency-Key` stores with its records (the document store's
+ * `writeKey`), so that a later request with the key can find the write once it happened, whether or
+ * not the request that made it lived to store its answer.
+ */
+export interface WriteKey {
+  /** A digest of the key's scope, the key and the request's fingerprint: one request's writes share it, no other's. */
+  readonly key: string;
+  /**
+   * An earlier request with this key and this request ended without a stored answer (its process
+   * died, or it failed): what it wrote may be there already, so the write looks for it first
+   * (`VersionStore.findWrite`) and, when it finds it, answers as that request would have.
+   */
+  readonly resumed: boolean;
+}
+
 /** A request that holds its key: it runs, then stores its answer or gives the key back. */
 export interface HeldKey {
   readonly replay: null;
+  /** The key the write stores with what it writes. */
+  readonly write: WriteKey;
   /**
    * Stores the answer, to be sent again to every retry within the retention time. False when the
    * claim had lapsed and another request took the key over (nothing is stored then).
    */
   complete(response: StoredResponse): Promise<boolean>;
-  /** Gives the key back without an answer: the next request with it runs (after a 5xx or a refused request). */
+  /**
+   * Gives the key back without an answer: the next request with it runs (after a 5xx or a refused
+   * request), looking first for what this one may have written.
+   */
   release(): Promise<void>;
 }
 
@@ -40,8 +61,15 @@ export interface IdempotencyService {
    * finished or not.
    */
   begin(ctx: RequestContext, key: string, fingerprint: string): Promise<IdempotentStart>;
-  /** Removes expired keys; returns how many. */
+  /** Removes keys expired for longer than the answers' retention time; returns how many. */
   sweep(): Promise<number>;
+}
+
+/** The {@link WriteKey} digest of a request: scope, key and fingerprint, unambiguously joined. */
+export function writeKeyOf(scope: string, key: string, fingerprint: string): string {
+  return createHash('sha256')
+    .update(JSON.stringify([scope, key, fingerprint]))
+    .digest('hex');
 }
 
 /** SHA-256 of the canonical JSON of `value` (object members in code-point order), as `sha256:<hex>`. */
@@ -92,7 +120,9 @@ const MOST_POLL_MS = 250;
  * and runs; its answer is kept for `ttlMs` and given again to any retry of the same request.
  * Keys belong to the workspace and the API key (or account) that sent them, so two clients never
  * share one. A claim whose process died before answering lapses after `leaseMs`; then a retry
- * runs again.
+ * runs again, told that it resumes (a {@link WriteKey} `resumed`), as is a retry after a failure.
+ * The sweep keeps expired keys for another `ttlMs`, so that a retry within that time still learns
+ * that it resumes a claim that ended without an answer.
  */
 export function createIdempotencyService(deps: {
   readonly store: IdempotencyStore;
@@ -139,11 +169,16 @@ export function createIdempotencyService(deps: {
           expiresAtMs: at + deps.leaseMs,
         });
         if (outcome.claimed) {
+          const { replaced } = outcome;
           return {
             replay: null,
+            write: {
+              key: writeKeyOf(scope, key, fingerprint),
+              resumed: replaced?.state === 'in-progress' && replaced.fingerprint === fingerprint,
+            },
             complete: (response) => store.complete(scope, key, token, response, now() + deps.ttlMs),
             async release() {
-              await store.release(scope, key, token);
+              await store.release(scope, key, token, now());
             },
           };
         }
@@ -167,6 +202,6 @@ export function createIdempotencyService(deps: {
       }
     },
 
-    sweep: () => store.sweep(now()),
+    sweep: () => store.sweep(now() - deps.ttlMs),
   };
 }

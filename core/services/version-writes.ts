@@ -11,11 +11,12 @@ import { publishEvent } from '../events/publish-event.ts';
 import type { AuditAction } from '../model/account-records.model.ts';
 import type { Metadata, VersionRecord } from '../model/document-records.model.ts';
 import type { AccountStore } from '../ports/account-store/account-store.port.ts';
-import type { DocumentStore, NewVersion } from '../ports/document-store/document-store.port.ts';
+import type { DocumentStore, NewVersion, RecordedWrite } from '../ports/document-store/document-store.port.ts';
 import type { MessageLog } from '../ports/message-log/message-log.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import { storageKeys } from '../util/storage-keys.ts';
 import { isoNow } from '../util/time.ts';
+import type { WriteKey } from './idempotency.service.ts';
 import type { RequestContext } from './request-context.ts';
 
 /**
@@ -55,13 +56,15 @@ export function uploadedEvent(v: VersionRecord, traceId: string): DocumentUpload
 /** The stored file a version points at: a staged upload, or an existing version's. */
 export type VersionContent = Pick<NewVersion, 'name' | 'mimeType' | 'sizeBytes' | 'contentHash' | 'storageKey'>;
 
-/** A new version of `content`, created now by the caller. */
+/** A new version of `content`, created now by the caller (with the key of its request, if any). */
 export function newVersionFrom(
   content: VersionContent,
   ctx: RequestContext,
   change: { metadata: Metadata; changeReason: string | null; restoredFrom?: number },
+  write?: WriteKey,
 ): NewVersion {
   return {
+    ...(write ? { writeKey: write.key } : {}),
     name: content.name,
     mimeType: content.mimeType,
     sizeBytes: content.sizeBytes,
@@ -99,6 +102,29 @@ export interface VersionWriter {
     changeReason: string | null,
     once?: { readonly at: string },
   ): Promise<void>;
+  /**
+   * What an earlier request with the write's key (one cut off before it stored its answer)
+   * already wrote, when the write resumes one: a version of `documentId` (of any document when
+   * undefined: a creation), or a deletion of it. Null when the write does not resume one or
+   * nothing was written.
+   */
+  findResumed(
+    ctx: RequestContext,
+    write: WriteKey | undefined,
+    kind: RecordedWrite['kind'],
+    documentId?: string,
+  ): Promise<RecordedWrite | null>;
+  /**
+   * The audit entry of a new version, at its creation instant under an id derived from it: a
+   * request that resumes one cut off writes it again and leaves one.
+   */
+  auditVersion(
+    ctx: RequestContext,
+    action: AuditAction,
+    created: VersionRecord,
+    before: VersionRecord | null,
+    changeReason: string | null,
+  ): Promise<void>;
   /** Publishes the `uploaded` event that sends the version through ingestion. */
   publishUploaded(ctx: RequestContext, version: VersionRecord): Promise<void>;
   /**
@@ -115,7 +141,7 @@ export interface VersionWriter {
  */
 export function createVersionWriter(deps: VersionWriterDeps): VersionWriter {
   const { documents, objects, accountStore, log, topics } = deps;
-  return {
+  const writer: VersionWriter = {
     async audit(ctx, action, documentId, version, before, after, changeReason, once) {
       await accountStore.appendAudit({
         id: once ? changeAuditId(once.at, documentId, action, version) : uuidv7(),
@@ -131,6 +157,18 @@ export function createVersionWriter(deps: VersionWriterDeps): VersionWriter {
         traceId: ctx.traceId,
       });
     },
+
+    async findResumed(ctx, write, kind, documentId) {
+      if (!write?.resumed) return null;
+      const found = await documents.findWrite(ctx.workspaceId, write.key);
+      if (found === null || found.kind !== kind) return null;
+      return documentId === undefined || found.documentId === documentId ? found : null;
+    },
+
+    auditVersion: (ctx, action, created, before, changeReason) =>
+      writer.audit(ctx, action, created.documentId, created.version, before, created, changeReason, {
+        at: created.createdAt,
+      }),
 
     async publishUploaded(ctx, v) {
       await publishEvent(log, topics.uploaded, v.documentId, uploadedEvent(v, ctx.traceId));
@@ -161,4 +199,5 @@ export function createVersionWriter(deps: VersionWriterDeps): VersionWriter {
       return true;
     },
   };
+  return writer;
 }

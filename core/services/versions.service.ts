@@ -4,6 +4,7 @@ import type { CompareView, RollbackView, VersionDetailView, VersionView } from '
 import { diffChunks } from './chunk-diff.ts';
 import { allChunks, loadDocument, loadVersion } from './document-access.ts';
 import { versionDetailView, versionView } from './document-views.ts';
+import type { WriteKey } from './idempotency.service.ts';
 import type { RequestContext } from './request-context.ts';
 import { createVersionWriter, newVersionFrom, type VersionWriterDeps } from './version-writes.ts';
 
@@ -12,7 +13,12 @@ export interface VersionsService {
   history(ctx: RequestContext, documentId: string): Promise<{ document_id: string; versions: VersionView[] }>;
   version(ctx: RequestContext, documentId: string, version: number): Promise<VersionDetailView>;
   compare(ctx: RequestContext, documentId: string, from: number, to: number): Promise<CompareView>;
-  rollback(ctx: RequestContext, documentId: string, targetVersion: number): Promise<RollbackView>;
+  /**
+   * With the {@link WriteKey} of a request sent with an `Idempotency-Key`, the new version carries
+   * it, and a rollback that resumes a request cut off before it stored its answer answers with the
+   * version that request created, if it did, instead of creating another.
+   */
+  rollback(ctx: RequestContext, documentId: string, targetVersion: number, write?: WriteKey): Promise<RollbackView>;
 }
 
 /**
@@ -66,21 +72,38 @@ export function createVersionsService(deps: VersionWriterDeps): VersionsService 
       };
     },
 
-    async rollback(ctx, documentId, targetVersion) {
+    async rollback(ctx, documentId, targetVersion, write) {
       const doc = await loadDocument(documents, ctx, documentId);
+      const changeReason = `rollback to version ${targetVersion}`;
+      const resumed = await writer.findResumed(ctx, write, 'version', documentId);
+      const earlier = resumed === null ? null : await documents.getVersion(documentId, resumed.version);
+      if (earlier !== null) {
+        const before = await documents.getVersion(documentId, earlier.version - 1);
+        await writer.auditVersion(ctx, 'rollback', earlier, before, changeReason);
+        return {
+          document_id: documentId,
+          version: earlier.version,
+          restored_from: earlier.restoredFrom ?? targetVersion,
+          status: earlier.status,
+        };
+      }
       const target = await loadVersion(documents, ctx, documentId, targetVersion);
       const current = () => new KbError('conflict', `Version ${targetVersion} is already the current version.`);
       if (targetVersion === doc.latestVersion) throw current();
       let before: VersionRecord | null = null;
-      const changeReason = `rollback to version ${targetVersion}`;
       const created = await documents.appendVersion(ctx.workspaceId, documentId, (latest) => {
         if (latest.version === targetVersion) throw current();
         before = latest;
-        return newVersionFrom(target, ctx, { metadata: target.metadata, changeReason, restoredFrom: targetVersion });
+        return newVersionFrom(
+          target,
+          ctx,
+          { metadata: target.metadata, changeReason, restoredFrom: targetVersion },
+          write,
+        );
       });
       const completed = await writer.completeFromExisting(target, created);
       if (!completed) await writer.publishUploaded(ctx, created);
-      await writer.audit(ctx, 'rollback', documentId, created.version, before, created, changeReason);
+      await writer.auditVersion(ctx, 'rollback', created, before, changeReason);
       const now = await documents.getVersion(documentId, created.version);
       return {
         document_id: documentId,

@@ -7,6 +7,7 @@ import { MODEL } from './document-store/fixtures.ts';
 import { indexModelAspect } from './document-store/index-model.aspect.ts';
 import { keywordSearchAspect } from './document-store/keyword-search.aspect.ts';
 import { pendingVersionsAspect } from './document-store/pending-versions.aspect.ts';
+import { recordedWritesAspect } from './document-store/recorded-writes.aspect.ts';
 import { retentionAspect } from './document-store/retention.aspect.ts';
 import { servedSetAspect } from './document-store/served-set.aspect.ts';
 import { vectorCacheAspect } from './document-store/vector-cache.aspect.ts';
@@ -51,6 +52,7 @@ export function describeDocumentStoreContract(
     deletionAspect(context);
     retentionAspect(context);
     pendingVersionsAspect(context);
+    recordedWritesAspect(context);
     options.additionalTests?.(context);
   });
 

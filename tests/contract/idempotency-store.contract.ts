@@ -64,6 +64,7 @@ export function describeIdempotencyStoreContract(name: string, open: () => Promi
         expiresAtMs: NOW + MINUTE,
         response: null,
       });
+      expect(outcome.claimed && outcome.replaced).toBeNull();
       const second = await store.claim({ ...first, token: randomUUID(), fingerprint: 'other', nowMs: NOW + 1000 });
       expect(second).toEqual({ claimed: false, record: outcome.record });
       expect(await store.lookup(first.scope, first.key, NOW + 1000)).toEqual(outcome.record);
@@ -84,36 +85,44 @@ export function describeIdempotencyStoreContract(name: string, open: () => Promi
       const first = claimRequest();
       await store.claim(first);
       expect(await store.complete(first.scope, first.key, 'another-token', created, NOW + DAY)).toBe(false);
-      expect(await store.release(first.scope, first.key, 'another-token')).toBe(false);
+      expect(await store.release(first.scope, first.key, 'another-token', NOW)).toBe(false);
       expect((await store.lookup(first.scope, first.key, NOW))?.state).toBe('in-progress');
 
       expect(await store.complete(first.scope, first.key, first.token, created, NOW + DAY)).toBe(true);
       expect(await store.complete(first.scope, first.key, first.token, created, NOW + DAY)).toBe(false);
-      expect(await store.release(first.scope, first.key, first.token)).toBe(false);
+      expect(await store.release(first.scope, first.key, first.token, NOW)).toBe(false);
       expect((await store.lookup(first.scope, first.key, NOW))?.response).toEqual(created);
     });
 
-    it('frees a released key at once for the next claim, whatever that one’s fingerprint', async () => {
+    it('frees a released key at once for the next claim, whatever that one’s fingerprint, and tells it what it replaced', async () => {
       const first = claimRequest();
-      await store.claim(first);
-      expect(await store.release(first.scope, first.key, first.token)).toBe(true);
-      expect(await store.lookup(first.scope, first.key, NOW)).toBeNull();
-      expect(await store.release(first.scope, first.key, first.token)).toBe(false);
-      const next = await store.claim({ ...first, token: randomUUID(), fingerprint: 'PATCH /documents/x' });
+      const { record } = await store.claim(first);
+      expect(await store.release(first.scope, first.key, first.token, NOW + 1000)).toBe(true);
+      expect(await store.lookup(first.scope, first.key, NOW + 1000)).toBeNull();
+      expect(await store.release(first.scope, first.key, first.token, NOW + 1000)).toBe(false);
+      const next = await store.claim({
+        ...first,
+        token: randomUUID(),
+        fingerprint: 'PATCH /documents/x',
+        nowMs: NOW + 2000,
+      });
       expect(next.claimed).toBe(true);
       expect(next.record.fingerprint).toBe('PATCH /documents/x');
+      // The released claim, as it was but lapsed at the release.
+      expect(next.claimed && next.replaced).toEqual({ ...record, expiresAtMs: NOW + 1000 });
       expect(await store.complete(first.scope, first.key, first.token, created, NOW + DAY)).toBe(false);
     });
 
-    it('lets a lapsed claim be taken over, and refuses the lapsed holder’s completion', async () => {
+    it('lets a lapsed claim be taken over, tells the taker what it replaced, and refuses the lapsed holder’s completion', async () => {
       const first = claimRequest();
-      await store.claim(first);
+      const { record } = await store.claim(first);
       const taker = { ...first, token: randomUUID(), nowMs: NOW + MINUTE, expiresAtMs: NOW + 2 * MINUTE };
       const outcome = await store.claim(taker);
       expect(outcome.claimed).toBe(true);
       expect(outcome.record.token).toBe(taker.token);
+      expect(outcome.claimed && outcome.replaced).toEqual(record);
       expect(await store.complete(first.scope, first.key, first.token, created, NOW + DAY)).toBe(false);
-      expect(await store.release(first.scope, first.key, first.token)).toBe(false);
+      expect(await store.release(first.scope, first.key, first.token, NOW + MINUTE)).toBe(false);
       expect(await store.complete(first.scope, first.key, taker.token, created, NOW + DAY)).toBe(true);
     });
 
@@ -125,6 +134,11 @@ export function describeIdempotencyStoreContract(name: string, open: () => Promi
       const again = await store.claim({ ...first, token: randomUUID(), nowMs: NOW + DAY, expiresAtMs: NOW + DAY + 1 });
       expect(again.claimed).toBe(true);
       expect(again.record.state).toBe('in-progress');
+      expect(again.claimed && again.replaced).toMatchObject({
+        state: 'completed',
+        token: first.token,
+        response: created,
+      });
     });
 
     it('keeps keys apart by scope, and compares keys exactly', async () => {
@@ -193,18 +207,23 @@ export function describeIdempotencyStoreContract(name: string, open: () => Promi
       }
     });
 
-    it('sweeps expired records of either state, and only those', async () => {
+    it('sweeps expired records of either state, released ones too, and only those', async () => {
       const lapsed = claimRequest({ expiresAtMs: NOW + 10 });
       const answered = claimRequest();
+      const released = claimRequest({ expiresAtMs: NOW + DAY });
       const live = claimRequest({ expiresAtMs: NOW + DAY });
       const liveAnswered = claimRequest();
-      for (const request of [lapsed, answered, live, liveAnswered]) await store.claim(request);
+      for (const request of [lapsed, answered, released, live, liveAnswered]) await store.claim(request);
       await store.complete(answered.scope, answered.key, answered.token, created, NOW + 20);
+      await store.release(released.scope, released.key, released.token, NOW + 15);
       await store.complete(liveAnswered.scope, liveAnswered.key, liveAnswered.token, created, NOW + DAY);
       // Other tests' records lapse too; those of this one are certainly among the removed.
-      expect(await store.sweep(NOW + 20)).toBeGreaterThanOrEqual(2);
+      expect(await store.sweep(NOW + 20)).toBeGreaterThanOrEqual(3);
       expect(await store.lookup(lapsed.scope, lapsed.key, NOW)).toBeNull();
       expect(await store.lookup(answered.scope, answered.key, NOW)).toBeNull();
+      // Gone, not only lapsed: a claim now replaces nothing.
+      const after = await store.claim({ ...released, token: randomUUID(), nowMs: NOW + 30 });
+      expect(after.claimed && after.replaced).toBeNull();
       expect((await store.lookup(live.scope, live.key, NOW))?.token).toBe(live.token);
       expect((await store.lookup(liveAnswered.scope, liveAnswered.key, NOW))?.response).toEqual(created);
       expect(await store.sweep(NOW + 20)).toBe(0);

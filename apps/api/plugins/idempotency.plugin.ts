@@ -18,6 +18,11 @@
  * Which answers are stored: everything below 500 except those that refuse the request as sent or
  * ask to come back later (400, 408, 413, 422, 429) — the request did nothing, so the key is given
  * back and a corrected request may use it. A 5xx is not stored either: the retry runs again.
+ *
+ * A write stores the key with what it writes (`writeKeyOf`, the services' `WriteKey`): a request
+ * that takes over a claim that lapsed (its process died before storing the answer) or was given
+ * back after a 5xx looks for what that request wrote first, and, found, answers as it would have
+ * (the same status and body shape) instead of writing again; that answer is then stored.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
@@ -26,6 +31,7 @@ import {
   type HeldKey,
   type IdempotencyService,
   type StoredResponse,
+  type WriteKey,
 } from '../../../core/services/idempotency.service.ts';
 import type { Services } from '../../../core/services/services.ts';
 import { requestContext } from './auth.plugin.ts';
@@ -75,6 +81,14 @@ export async function claimIdempotencyKey(
   if (start.replay !== null) return start.replay;
   idempotency.held = start;
   return null;
+}
+
+/**
+ * The key a write sent with an `Idempotency-Key` stores with what it writes, and whether it
+ * resumes a request with the key cut off before it stored its answer; undefined without a key.
+ */
+export function writeKeyOf(request: FastifyRequest): WriteKey | undefined {
+  return request.idempotency?.held?.write;
 }
 
 /** Sends a stored answer again: its status, body and content type, with `Idempotent-Replayed: true`. */

@@ -10,7 +10,7 @@ import { type MetadataInput, readMetadataInput } from '../lib/metadata-input.ts'
 import { stringField, type UploadedFile, withUploadedFile } from '../lib/upload-form.ts';
 import type { UploadSlots } from '../lib/upload-slots.ts';
 import { requestContext } from '../plugins/auth.plugin.ts';
-import { claimIdempotencyKey, sendReplay } from '../plugins/idempotency.plugin.ts';
+import { claimIdempotencyKey, sendReplay, writeKeyOf } from '../plugins/idempotency.plugin.ts';
 import { isUuid } from '../plugins/request-id.plugin.ts';
 import { AUTHENTICATED_ERRORS, DocumentIdParams, problemResponses } from '../schemas/common.schema.ts';
 import {
@@ -127,7 +127,11 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
       if (await replayedUpload(request, reply, uploaded)) return reply;
       const { staged, fields } = uploaded;
       const { source, metadata, changeReason } = fields;
-      const view = await documentWrites.create(ctx, { staged, metadata: metadata ?? {}, source, changeReason });
+      const view = await documentWrites.create(
+        ctx,
+        { staged, metadata: metadata ?? {}, source, changeReason },
+        writeKeyOf(request),
+      );
       return reply.code(201).send(view);
     },
   );
@@ -238,11 +242,12 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
       if (await replayedUpload(request, reply, uploaded)) return reply;
       const { staged, fields } = uploaded;
       const { metadata, changeReason } = fields;
-      return documentWrites.replaceContent(ctx, documentId, {
-        staged,
-        ...(metadata !== undefined ? { metadata } : {}),
-        changeReason,
-      });
+      return documentWrites.replaceContent(
+        ctx,
+        documentId,
+        { staged, ...(metadata !== undefined ? { metadata } : {}), changeReason },
+        writeKeyOf(request),
+      );
     },
   );
 
@@ -267,10 +272,12 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
         metadata: request.body.metadata,
         changeReason: request.body.change_reason,
       });
-      return documentWrites.patchMetadata(requestContext(request), documentId, {
-        metadata: metadata ?? {},
-        changeReason,
-      });
+      return documentWrites.patchMetadata(
+        requestContext(request),
+        documentId,
+        { metadata: metadata ?? {}, changeReason },
+        writeKeyOf(request),
+      );
     },
   );
 
@@ -294,7 +301,12 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
     },
     async (request, reply) => {
       const documentId = documentIdOf(request.params.id);
-      await documentWrites.remove(requestContext(request), documentId, { purge: request.query.purge === true });
+      await documentWrites.remove(
+        requestContext(request),
+        documentId,
+        { purge: request.query.purge === true },
+        writeKeyOf(request),
+      );
       return reply.code(204).send(null);
     },
   );

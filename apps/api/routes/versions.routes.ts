@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { requestContext } from '../plugins/auth.plugin.ts';
+import { writeKeyOf } from '../plugins/idempotency.plugin.ts';
 import { AUTHENTICATED_ERRORS, DocumentIdParams, problemResponses } from '../schemas/common.schema.ts';
 import {
   CompareQuery,
@@ -86,6 +87,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
         requestContext(request),
         documentIdOf(request.params.id),
         request.body.target_version,
+        writeKeyOf(request),
       );
       return reply.code(201).send(view);
     },

@@ -10,8 +10,11 @@ import type {
 } from '../../model/document-records.model.ts';
 import type { SearchFilters } from '../../model/search-filters.model.ts';
 
-/** Fields of a new version; the store sets `version`, `status: pending` and the derived fields. */
-export type NewVersion = Pick<
+/**
+ * Fields of a new version; the store sets `version`, `status: pending` and the derived fields.
+ * `writeKey` (not part of the record) names the request that writes it, for {@link VersionStore.findWrite}.
+ */
+export type NewVersion = { readonly writeKey?: string } & Pick<
   VersionRecord,
   | 'name'
   | 'mimeType'
@@ -24,6 +27,17 @@ export type NewVersion = Pick<
   | 'createdBy'
   | 'createdAt'
 >;
+
+/**
+ * A change found by the key its request stored with it ({@link VersionStore.findWrite}): the
+ * version a `createDocument` or `appendVersion` created, or a document's deletion.
+ */
+export interface RecordedWrite {
+  readonly kind: 'version' | 'deletion';
+  readonly documentId: string;
+  /** The version created; for a deletion, the document's latest version when it was deleted. */
+  readonly version: number;
+}
 
 export interface NewDocument {
   readonly id: string;
@@ -180,12 +194,26 @@ export interface VersionStore {
   completeVersion(documentId: string, version: number, result: CompletionResult): Promise<CompletionOutcome>;
 
   /**
-   * Marks the document deleted at `at` (it stops being served then) and answers it. A document
-   * deleted before is answered as it was deleted, with its own `deletedAt`, once what an interrupted
-   * deletion left undone is finished: a caller tells a deletion it made (`deletedAt` is `at`) from
-   * an earlier one. Null when the document does not exist in the workspace.
+   * Marks the document deleted at `at` (it stops being served then) and answers it; `writeKey`,
+   * when given, is stored with the deletion in the same write (see `findWrite`). A document
+   * deleted before is answered as it was deleted, with its own `deletedAt` (and keeps its own
+   * key), once what an interrupted deletion left undone is finished: a caller tells a deletion it
+   * made (`deletedAt` is `at`) from an earlier one. Null when the document does not exist in the
+   * workspace.
    */
-  softDelete(workspaceId: string, documentId: string, at: string): Promise<DocumentRecord | null>;
+  softDelete(workspaceId: string, documentId: string, at: string, writeKey?: string): Promise<DocumentRecord | null>;
+  /**
+   * The change of the workspace stored with `writeKey`: the version `createDocument` or
+   * `appendVersion` created with it (`NewVersion.writeKey`), or the deletion `softDelete` made
+   * with it; null when there is none (or only in another workspace). The key is written in the
+   * same write as the change itself, so the change is found once it happened, whether or not its
+   * caller lived to see its promise resolve. What is found is whole: a version found is its
+   * document's (`getDocument` shows it as the latest when nothing was appended after it; an append
+   * cut off before the document counted it is finished first), and a version whose document was
+   * never recorded (a `createDocument` cut off half-way) or was purged is not found. Of several
+   * changes stored with one key, the latest.
+   */
+  findWrite(workspaceId: string, writeKey: string): Promise<RecordedWrite | null>;
   purge(workspaceId: string, documentId: string): Promise<boolean>;
 
   /** Documents not deleted, by their latest version's status, over every workspace (for metrics). */

@@ -46,9 +46,12 @@ export interface ClaimRequest {
   readonly expiresAtMs: number;
 }
 
-/** The outcome of a claim: the key is the caller's now, or it is held (or answered) already. */
+/**
+ * The outcome of a claim: the key is the caller's now (with the expired record the claim replaced,
+ * if any), or it is held (or answered) already.
+ */
 export type ClaimOutcome =
-  | { readonly claimed: true; readonly record: IdempotencyRecord }
+  | { readonly claimed: true; readonly record: IdempotencyRecord; readonly replaced: IdempotencyRecord | null }
   | { readonly claimed: false; readonly record: IdempotencyRecord };
 
 /**
@@ -59,16 +62,20 @@ export type ClaimOutcome =
  *   `claim` and `lookup`, whatever its state.
  * - `claim` is atomic across every process sharing the store: when the key of the scope has no
  *   live record it stores a new `in-progress` record with the request's fingerprint, token and
- *   expiry and answers `claimed: true` with it (an expired record is replaced); otherwise it
+ *   expiry and answers `claimed: true` with it and `replaced`: the expired record it replaced, as
+ *   it was (an `in-progress` one is a claim that lapsed or was released without an answer), or
+ *   null when the key had no record; otherwise it
  *   changes nothing and answers `claimed: false` with the live record, whatever its fingerprint
  *   (comparing fingerprints is the caller's decision). Of any number of simultaneous claims of one
  *   key, from any processes, exactly one answers `claimed: true`.
  * - `complete` turns the `in-progress` record held by `token` into `completed` with the response
  *   and the new expiry, and answers true; it answers false and changes nothing when the record is
- *   gone, completed, or held by another token (the claim lapsed and was taken over).
- * - `release` removes the `in-progress` record held by `token` (the key is free at once) and
- *   answers true; false, changing nothing, for a record that is gone, completed or held by another
- *   token.
+ *   gone, completed, or held by another token (the claim lapsed, or was released, and was taken
+ *   over).
+ * - `release` ends the live `in-progress` claim held by `token` without an answer: the record
+ *   stays, lapsed at `nowMs` (`expiresAtMs` becomes `nowMs`, so the key is free at once and the
+ *   next claim answers it as `replaced`), and answers true; false, changing nothing, for a record
+ *   that is gone, completed, lapsed already, or held by another token.
  * - `lookup` returns the live record of the key, or null.
  * - `sweep` removes every record that expired at or before `nowMs` and answers how many it
  *   removed; a record claimed, completed or taken over again meanwhile is kept.
@@ -84,7 +91,7 @@ export interface IdempotencyStore {
   readonly kind: string;
   claim(request: ClaimRequest): Promise<ClaimOutcome>;
   complete(scope: string, key: string, token: string, response: StoredResponse, expiresAtMs: number): Promise<boolean>;
-  release(scope: string, key: string, token: string): Promise<boolean>;
+  release(scope: string, key: string, token: string, nowMs: number): Promise<boolean>;
   lookup(scope: string, key: string, nowMs: number): Promise<IdempotencyRecord | null>;
   sweep(nowMs: number): Promise<number>;
   close(): Promise<void>;

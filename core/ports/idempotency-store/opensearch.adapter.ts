@@ -46,9 +46,9 @@ const body = (record: IdempotencyRecord): KeyDoc => ({ expires_at_ms: record.exp
  * (scope, key), read by id (real time, no refresh needed). A claim creates the record with
  * `op_type=create` (exactly one of simultaneous creators succeeds; the others read the winner's
  * record); an expired record is replaced only with `if_seq_no`/`if_primary_term` of the version
- * read, so of simultaneous takers-over one wins. Completion and release are guarded the same way
- * and check the token first; of a claim this process made they are one write, guarded by the
- * version its claim wrote (read again only when that guard fails). A write the client sent again after a lost answer (its transport
+ * read, so of simultaneous takers-over one wins. Completion and release (which keeps the record,
+ * lapsed) are guarded the same way and check the token first; of a claim this process made they
+ * are one write, guarded by the version its claim wrote (read again only when that guard fails). A write the client sent again after a lost answer (its transport
  * retries) is recognised by the token it left. The sweep is a `_delete_by_query` on the expiry
  * with `conflicts=proceed`: a record changed since the sweep read it is kept.
  */
@@ -143,21 +143,27 @@ export async function createOpenSearchIdempotencyStore(
         expiresAtMs: request.expiresAtMs,
         response: null,
       };
+      /**
+       * The record the last takeover tried to replace: when this claim's own record is found after
+       * a lost answer, that takeover is what wrote it (or a create, when there was none).
+       */
+      let tried: IdempotencyRecord | null = null;
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         const created = await put(id, record, 'create');
         if (created) {
           remember(id, created);
-          return { claimed: true, record };
+          return { claimed: true, record, replaced: null };
         }
         const found = await get(id);
         if (!found) continue;
         // This claim's own write, sent again by the transport after its answer was lost.
-        if (found.record.token === request.token) return { claimed: true, record: found.record };
+        if (found.record.token === request.token) return { claimed: true, record: found.record, replaced: tried };
         if (found.record.expiresAtMs > request.nowMs) return { claimed: false, record: found.record };
+        tried = found.record;
         const taken = await put(id, record, found);
         if (taken) {
           remember(id, taken);
-          return { claimed: true, record };
+          return { claimed: true, record, replaced: found.record };
         }
       }
       throw new KbError('conflict', `The idempotency key kept changing while it was claimed; try again.`);
@@ -178,19 +184,17 @@ export async function createOpenSearchIdempotencyStore(
       throw new KbError('conflict', `The idempotency key kept changing while it was completed; try again.`);
     },
 
-    async release(scope, key, token) {
+    async release(scope, key, token, nowMs) {
       const id = docId(scope, key);
       let wrote = false;
       let found = await current(id, token);
       for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
         if (!found) return wrote;
         if (found.record.token !== token || found.record.state !== 'in-progress') return false;
+        // Lapsed already: by this call's own write (sent again after a lost answer), or before it.
+        if (found.record.expiresAtMs <= nowMs) return wrote;
         wrote = true;
-        const response = await http.request('DELETE', docPath(id), undefined, {
-          query: { if_seq_no: found.seqNo, if_primary_term: found.primaryTerm },
-          allow: [404, 409],
-        });
-        if (response.status !== 409) return response.status !== 404;
+        if (await put(id, { ...found.record, expiresAtMs: nowMs }, found)) return true;
         found = await get(id);
       }
       throw new KbError('conflict', `The idempotency key kept changing while it was released; try again.`);

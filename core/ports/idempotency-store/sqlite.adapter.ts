@@ -52,7 +52,7 @@ const toRecord = (r: KeyRow): IdempotencyRecord => ({
  * The idempotency store in one SQLite file (the embedded runtime's `idempotency.db`). A claim is
  * one write transaction (`BEGIN IMMEDIATE`: read the key, then insert or replace an expired
  * record), so it is atomic across processes sharing the file; completion and release are single
- * statements guarded by the token.
+ * statements guarded by the token (a release keeps the record, lapsed).
  */
 export function createSqliteIdempotencyStore(options: SqliteIdempotencyStoreOptions): IdempotencyStore {
   const db: Database = openDatabase(options.file);
@@ -67,8 +67,9 @@ export function createSqliteIdempotencyStore(options: SqliteIdempotencyStoreOpti
     `UPDATE idempotency_keys SET state = 'completed', response_json = ?, expires_at_ms = ?
      WHERE scope = ? AND key = ? AND token = ? AND state = 'in-progress'`,
   );
-  const releaseHeld = db.prepare<[string, string, string]>(
-    `DELETE FROM idempotency_keys WHERE scope = ? AND key = ? AND token = ? AND state = 'in-progress'`,
+  const releaseHeld = db.prepare<[number, string, string, string, number]>(
+    `UPDATE idempotency_keys SET expires_at_ms = ?
+     WHERE scope = ? AND key = ? AND token = ? AND state = 'in-progress' AND expires_at_ms > ?`,
   );
   const removeExpired = db.prepare<[number]>('DELETE FROM idempotency_keys WHERE expires_at_ms <= ?');
 
@@ -76,6 +77,7 @@ export function createSqliteIdempotencyStore(options: SqliteIdempotencyStoreOpti
     (request: Parameters<IdempotencyStore['claim']>[0]): Awaited<ReturnType<IdempotencyStore['claim']>> => {
       const row = byKey.get(request.scope, request.key);
       if (row && row.expires_at_ms > request.nowMs) return { claimed: false, record: toRecord(row) };
+      const replaced = row ? toRecord(row) : null;
       const record: IdempotencyRecord = {
         scope: request.scope,
         key: request.key,
@@ -94,7 +96,7 @@ export function createSqliteIdempotencyStore(options: SqliteIdempotencyStoreOpti
         created_at_ms: record.createdAtMs,
         expires_at_ms: record.expiresAtMs,
       });
-      return { claimed: true, record };
+      return { claimed: true, record, replaced };
     },
   );
 
@@ -106,8 +108,8 @@ export function createSqliteIdempotencyStore(options: SqliteIdempotencyStoreOpti
     async complete(scope, key, token, response, expiresAtMs) {
       return completeHeld.run(JSON.stringify(response), expiresAtMs, scope, key, token).changes === 1;
     },
-    async release(scope, key, token) {
-      return releaseHeld.run(scope, key, token).changes === 1;
+    async release(scope, key, token, nowMs) {
+      return releaseHeld.run(nowMs, scope, key, token, nowMs).changes === 1;
     },
     async lookup(scope, key, nowMs) {
       const row = byKey.get(scope, key);

@@ -124,8 +124,38 @@ describe('idempotency service: claims', () => {
     clock.now += 24 * HOUR - 1;
     expect(await service.begin(ctx, 'k', 'f')).toEqual({ replay: created });
     clock.now += 1;
+    // Kept another retention time (counted absent), then swept.
+    expect(await service.sweep()).toBe(0);
+    clock.now += 24 * HOUR;
     expect(await service.sweep()).toBe(1);
-    expect((await service.begin(ctx, 'k', 'other')).replay).toBeNull();
+    const next = held(await service.begin(ctx, 'k', 'f'));
+    expect(next.write.resumed).toBe(false);
+  });
+
+  it('tells a request that resumes a claim of the same request ended without an answer, and no other', async () => {
+    const { service, clock } = setup({ leaseMs: 60_000 });
+    const first = held(await service.begin(ctx, 'k', 'f'));
+    expect(first.write.resumed).toBe(false);
+    // Its holder gone: the retry resumes it, under the same write key.
+    clock.now += 60_000;
+    const retry = held(await service.begin(ctx, 'k', 'f'));
+    expect(retry.write).toEqual({ key: first.write.key, resumed: true });
+    // Given back after a failure: the next one resumes it too.
+    await retry.release();
+    const afterFailure = held(await service.begin(ctx, 'k', 'f'));
+    expect(afterFailure.write).toEqual({ key: first.write.key, resumed: true });
+    // Another request with the key (once it is free) resumes nothing, and writes under another key.
+    await afterFailure.release();
+    const other = held(await service.begin(ctx, 'k', 'g'));
+    expect(other.write.resumed).toBe(false);
+    expect(other.write.key).not.toBe(first.write.key);
+    await other.complete(created);
+    // An answer forgotten after the retention time is not resumed either.
+    clock.now += 24 * HOUR;
+    expect(held(await service.begin(ctx, 'k', 'g')).write.resumed).toBe(false);
+    // Write keys belong to their scope.
+    const elsewhere = held(await service.begin({ ...ctx, keyId: 'key-2' }, 'k', 'f'));
+    expect(elsewhere.write.key).not.toBe(first.write.key);
   });
 
   it('keeps the keys of each API key, workspace and account apart', async () => {

@@ -94,6 +94,7 @@ const DOCUMENT_PROPERTIES = {
   status: KEYWORD,
   rev: { type: 'long' },
   served: OPAQUE,
+  deleted_by: KEYWORD,
 };
 
 const VERSION_PROPERTIES = {
@@ -121,6 +122,7 @@ const VERSION_PROPERTIES = {
   error: OPAQUE,
   progress: OPAQUE,
   archived_at: DATE,
+  write_key: KEYWORD,
 };
 
 const CHUNK_PROPERTIES = {

@@ -36,11 +36,18 @@ export interface DocumentSource {
   readonly status: VersionStatus;
   readonly rev: number;
   readonly served: readonly ServedEntry[];
+  /** The write key of the request that deleted it (absent on documents stored before keys were). */
+  readonly deleted_by?: string | null;
 }
 
-/** `_source` of a version: its stored fields and the `rev` of the document its served interval was copied at. */
+/**
+ * `_source` of a version: its stored fields, the `rev` of the document its served interval was
+ * copied at, and the write key of the request that created it.
+ */
 export interface VersionSource extends StoredVersionFields {
   readonly served_rev: number;
+  /** Absent on versions stored before keys were. */
+  readonly write_key?: string | null;
 }
 
 /** The fields a chunk copies from its version and document (see {@link derivedChunkFields}). */
@@ -175,6 +182,7 @@ export function newVersionSource(
     restored_from: input.restoredFrom,
     created_by: input.createdBy,
     created_at: canonicalTime(input.createdAt, 'createdAt'),
+    write_key: input.writeKey ?? null,
     completed_at: null,
     served_from: null,
     served_until: null,

@@ -13,6 +13,7 @@ import type {
   DocumentListQuery,
   DocumentStore,
   NewDocument,
+  RecordedWrite,
   VersionPatch,
   VersionStore,
 } from '../document-store.port.ts';
@@ -395,7 +396,7 @@ export function createOpenSearchVersionStore(
 
     completeVersionWithChunks: (documentId, version, chunks, result) => complete(documentId, version, result, chunks),
 
-    async softDelete(workspaceId, documentId, at) {
+    async softDelete(workspaceId, documentId, at, writeKey) {
       const when = canonicalTime(at, 'at');
       for (let attempt = 0; ; attempt += 1) {
         const document = await getDocument(documentId);
@@ -411,6 +412,7 @@ export function createOpenSearchVersionStore(
           deleted_at: when,
           updated_at: when,
           served_version: null,
+          deleted_by: writeKey ?? null,
           rev: document.source.rev + 1,
         };
         if (!(await put(names.documents, documentId, next, document))) {
@@ -421,6 +423,39 @@ export function createOpenSearchVersionStore(
         const latest = await getVersionSource(documentId, next.latest_version);
         return latest === null ? null : toDocumentRecord(next, latest);
       }
+    },
+
+    async findWrite(workspaceId, writeKey): Promise<RecordedWrite | null> {
+      // Searches, so both indexes are refreshed first (the records are written without a refresh):
+      // only a request that resumes one cut off asks, which is rare.
+      await refreshIndexes([names.documents, names.versions]);
+      const byKey = (field: string) => ({
+        bool: { filter: [{ term: { [field]: writeKey } }, { term: { workspace_id: workspaceId } }] },
+      });
+      const deletions = await search<DocumentSource>(names.documents, {
+        size: 1,
+        query: byKey('deleted_by'),
+        sort: [{ deleted_at: 'desc' }, { id: 'desc' }],
+      });
+      const deletion = deletions.hits.hits[0]?._source;
+      if (deletion !== undefined)
+        return { kind: 'deletion', documentId: deletion.id, version: deletion.latest_version };
+      const versions = await search<VersionSource>(names.versions, {
+        size: 10,
+        query: byKey('write_key'),
+        sort: [{ created_at: 'desc' }, { version: 'desc' }],
+      });
+      for (const hit of versions.hits.hits) {
+        const source = hit._source;
+        if (source === undefined) continue;
+        // A version 1 whose document was never recorded (a creation cut off half-way) is no write.
+        const document = await getDocument(source.document_id);
+        if (document === null || document.source.workspace_id !== workspaceId) continue;
+        // An append cut off before it advanced the document: finished, as the next append would.
+        if (document.source.latest_version < source.version) await advanceLatest(source.document_id, source);
+        return { kind: 'version', documentId: source.document_id, version: source.version };
+      }
+      return null;
     },
 
     async purge(workspaceId, documentId) {

@@ -1,9 +1,10 @@
 /**
  * Schema of the SQLite document store, applied through `migrate` under the names below.
  *
- * - `documents`: one row per document; `status`/`name` mirror the latest version for list filters.
+ * - `documents`: one row per document; `status`/`name` mirror the latest version for list filters;
+ *   `deleted_by` is the write key of its deletion.
  * - `versions`: one row per (document, version) with every `VersionRecord` field (JSON for
- *   `metadata`, `error` and `progress`).
+ *   `metadata`, `error` and `progress`) and the write key of the request that created it.
  * - `chunks`: one row per chunk; `seq` is the rowid the FTS5 index points at, `id` is the public
  *   `<document_id>:<version>:<index>`; `vector` is a float32 BLOB of the index model or NULL.
  * - `chunks_fts`: FTS5 external-content index over `chunks.content`, kept in sync by triggers.
@@ -147,6 +148,16 @@ export const DOCUMENT_STORE_MIGRATIONS: readonly { readonly name: string; readon
     name: 'document-store-005-pending-versions',
     statements: [
       "CREATE INDEX versions_pending ON versions (created_at, document_id, version) WHERE status = 'pending'",
+    ],
+  },
+  {
+    // The write keys of the requests that created a version or deleted a document (`findWrite`).
+    name: 'document-store-006-write-keys',
+    statements: [
+      'ALTER TABLE versions ADD COLUMN write_key TEXT',
+      'ALTER TABLE documents ADD COLUMN deleted_by TEXT',
+      'CREATE INDEX versions_by_write_key ON versions (write_key) WHERE write_key IS NOT NULL',
+      'CREATE INDEX documents_by_deletion_key ON documents (deleted_by) WHERE deleted_by IS NOT NULL',
     ],
   },
 ];

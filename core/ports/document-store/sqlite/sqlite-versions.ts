@@ -2,7 +2,14 @@ import type { Statement } from 'better-sqlite3';
 import { KbError } from '../../../errors/kb-error.ts';
 import type { DocumentRecord, VersionRecord, VersionStatus } from '../../../model/document-records.model.ts';
 import { VERSION_STATUSES } from '../../../model/document-records.model.ts';
-import type { DocumentListQuery, NewDocument, NewVersion, VersionPatch, VersionStore } from '../document-store.port.ts';
+import type {
+  DocumentListQuery,
+  NewDocument,
+  NewVersion,
+  RecordedWrite,
+  VersionPatch,
+  VersionStore,
+} from '../document-store.port.ts';
 import { canonicalTime, toStoredProgress } from '../stored-records.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import {
@@ -32,6 +39,7 @@ function versionParams(documentId: string, workspaceId: string, version: number,
     restored_from: input.restoredFrom,
     created_by: input.createdBy,
     created_at: canonicalTime(input.createdAt, 'createdAt'),
+    write_key: input.writeKey ?? null,
   };
 }
 
@@ -65,9 +73,9 @@ export function createSqliteVersionStore(context: SqliteContext): VersionStore {
     ),
     insertVersion: db.prepare(
       `INSERT INTO versions (document_id, version, workspace_id, status, name, mime_type, size_bytes, content_hash,
-         storage_key, metadata, change_reason, restored_from, created_by, created_at)
+         storage_key, metadata, change_reason, restored_from, created_by, created_at, write_key)
        VALUES (@document_id, @version, @workspace_id, 'pending', @name, @mime_type, @size_bytes, @content_hash,
-         @storage_key, @metadata, @change_reason, @restored_from, @created_by, @created_at)`,
+         @storage_key, @metadata, @change_reason, @restored_from, @created_by, @created_at, @write_key)`,
     ),
     bumpLatest: db.prepare(
       `UPDATE documents SET latest_version = @version, status = 'pending', name = @name, updated_at = @at
@@ -92,7 +100,16 @@ export function createSqliteVersionStore(context: SqliteContext): VersionStore {
     ),
     setServedVersion: db.prepare('UPDATE documents SET served_version = @version WHERE id = @id'),
     softDelete: db.prepare(
-      'UPDATE documents SET deleted_at = @at, updated_at = @at, served_version = NULL WHERE id = @id',
+      `UPDATE documents SET deleted_at = @at, updated_at = @at, served_version = NULL, deleted_by = @write_key
+       WHERE id = @id`,
+    ),
+    deletionByKey: db.prepare<[string, string], { id: string; latest_version: number }>(
+      `SELECT id, latest_version FROM documents WHERE deleted_by = ? AND workspace_id = ?
+       ORDER BY deleted_at DESC, id DESC LIMIT 1`,
+    ),
+    versionByKey: db.prepare<[string, string], { document_id: string; version: number }>(
+      `SELECT v.document_id, v.version FROM versions v JOIN documents d ON d.id = v.document_id
+       WHERE v.write_key = ? AND v.workspace_id = ? ORDER BY v.created_at DESC, v.version DESC LIMIT 1`,
     ),
     purgeChunks: db.prepare('DELETE FROM chunks WHERE document_id = ?'),
     purgeVersions: db.prepare('DELETE FROM versions WHERE document_id = ?'),
@@ -319,7 +336,7 @@ export function createSqliteVersionStore(context: SqliteContext): VersionStore {
       });
     },
 
-    async softDelete(workspaceId, documentId, at) {
+    async softDelete(workspaceId, documentId, at, writeKey) {
       const when = canonicalTime(at, 'at');
       return write(() => {
         const document = statements.documentMeta.get(documentId);
@@ -335,8 +352,22 @@ export function createSqliteVersionStore(context: SqliteContext): VersionStore {
             at: later(when, served?.served_from ?? null),
           });
         }
-        statements.softDelete.run({ id: documentId, at: when });
+        statements.softDelete.run({ id: documentId, at: when, write_key: writeKey ?? null });
         return toDocumentRecord(statements.documentById.get(documentId, workspaceId)!);
+      });
+    },
+
+    async findWrite(workspaceId, writeKey) {
+      // The version and its document are written in one transaction: a version found is whole.
+      return run((): RecordedWrite | null => {
+        const deletion = statements.deletionByKey.get(writeKey, workspaceId);
+        if (deletion !== undefined) {
+          return { kind: 'deletion', documentId: deletion.id, version: deletion.latest_version };
+        }
+        const version = statements.versionByKey.get(writeKey, workspaceId);
+        return version === undefined
+          ? null
+          : { kind: 'version', documentId: version.document_id, version: version.version };
       });
     },
 
