@@ -177,6 +177,9 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     documents: ports.documents,
     topics,
     logger,
+    claims: ports.idempotency,
+    leaseMs: config.requestTimeoutMs,
+    keepMs: config.idempotency.ttlMs,
   });
   const health = createHealthService({
     version: serviceVersion(),

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { v7 as uuidv7 } from 'uuid';
 import { KbError } from '../errors/kb-error.ts';
 import {
@@ -11,6 +12,7 @@ import {
 import { publishEvent } from '../events/publish-event.ts';
 import type { Logger } from '../model/logger.model.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
+import type { IdempotencyStore } from '../ports/idempotency-store/idempotency-store.port.ts';
 import type { MessageLog, MessageLogAdmin } from '../ports/message-log/message-log.port.ts';
 import { isoNow } from '../util/time.ts';
 
@@ -76,7 +78,12 @@ export interface DeadLettersService {
    * Re-drives every pending dead letter matching the filter, oldest first: a failed version goes
    * back to `processing` (error cleared), the event goes back to its stage's input topic, and the
    * replay is recorded, so the dead letter is never replayed twice. A dead letter whose version
-   * completed meanwhile or is gone is recorded as `skipped`. Replays run one at a time in a process.
+   * completed meanwhile or is gone is recorded as `skipped`. Replays run one at a time in a process;
+   * across processes each dead letter is claimed first (in the idempotency store every process
+   * shares), so of replays running at once exactly one handles it, and the others leave it out of
+   * their answer. A claim whose process died before it recorded the replay lapses after `leaseMs`,
+   * and a later replay takes the dead letter over (its event may then be re-driven twice, which its
+   * stage handles as any redelivery).
    */
   replay(filter: Omit<DeadLetterFilter, 'state'>, replayedBy: string): Promise<DeadLetterReplayView>;
   /**
@@ -97,6 +104,9 @@ interface Snapshot {
 }
 
 const DEFAULT_MAX_AGE_MS = 15_000;
+
+/** The idempotency store's scope of dead-letter claims (apart from every client's, which name a workspace). */
+const REPLAY_SCOPE = 'kb:dead-letter-replays';
 
 function parsePayload(payload: string): Record<string, unknown> | null {
   try {
@@ -134,6 +144,12 @@ export function createDeadLettersService(deps: {
   documents: DocumentStore;
   topics: Topics;
   logger: Logger;
+  /** Where each dead letter is claimed before it is replayed (shared by every process). */
+  claims: IdempotencyStore;
+  /** How long a claim holds a dead letter before another replay may take it over. */
+  leaseMs: number;
+  /** How long a handled dead letter's claim is kept (its replay record says the rest). */
+  keepMs: number;
 }): DeadLettersService {
   const { topics } = deps;
   let snapshot: Snapshot | null = null;
@@ -210,6 +226,39 @@ export function createDeadLettersService(deps: {
     return readShared();
   }
 
+  /**
+   * Claims a dead letter for this replay: null when another replay holds it or handled it (the
+   * records this replay read may predate that one's record).
+   */
+  async function claimLetter(id: string) {
+    const token = randomUUID();
+    const nowMs = Date.now();
+    const outcome = await deps.claims.claim({
+      scope: REPLAY_SCOPE,
+      key: id,
+      fingerprint: 'replay',
+      token,
+      nowMs,
+      expiresAtMs: nowMs + deps.leaseMs,
+    });
+    if (!outcome.claimed) return null;
+    return {
+      complete: (done: DeadLetterReplay) =>
+        deps.claims
+          .complete(
+            REPLAY_SCOPE,
+            id,
+            token,
+            { status: 200, headers: {}, body: JSON.stringify(done) },
+            Date.now() + deps.keepMs,
+          )
+          .catch((error: unknown) =>
+            deps.logger.warn({ err: String(error), dead_letter_id: id }, 'could not record the claim of a replay'),
+          ),
+      release: () => deps.claims.release(REPLAY_SCOPE, id, token, Date.now()).catch(() => false),
+    };
+  }
+
   /** Re-drives one dead letter; returns the replay record written. */
   async function replayOne(letter: DeadLetterView, event: { key: string; payload: string }, by: string) {
     const record = (outcome: 'replayed' | 'skipped', detail: string): DeadLetterReplay => ({
@@ -273,8 +322,14 @@ export function createDeadLettersService(deps: {
           for (const letter of letters.filter((l) => matches(l, { ...filter, state: 'pending' }))) {
             const event = payloads.get(letter.id);
             if (!event) continue;
-            const done = await replayOne(letter, event, replayedBy);
+            const claim = await claimLetter(letter.id);
+            if (claim === null) continue;
+            const done = await replayOne(letter, event, replayedBy).catch(async (error: unknown) => {
+              await claim.release();
+              throw error;
+            });
             await publishEvent(deps.log, topics.deadLetterReplays, letter.id, done);
+            await claim.complete(done);
             if (done.outcome === 'replayed') replayed += 1;
             else skipped += 1;
             handled.push({
