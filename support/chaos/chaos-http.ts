@@ -32,7 +32,10 @@ export interface WriteOutcome {
 }
 
 export interface ChaosHttp {
-  /** Sends a write until it is answered with anything but 5xx, 408 or 429, or `giveUpMs` passed. */
+  /**
+   * Sends a write until it is answered with anything but 5xx, 408, 429 or a 409 with Retry-After
+   * (`idempotency-key-in-use`), or `giveUpMs` passed.
+   */
   write(request: WriteRequest): Promise<WriteOutcome>;
   /** One read; null when it got no answer (the API is down, say). */
   read<T = Record<string, unknown>>(path: string, json?: unknown): Promise<{ status: number; body: T } | null>;
@@ -101,7 +104,10 @@ export function createChaosHttp(options: {
             signal: AbortSignal.timeout(timeoutMs),
           });
           last = { status: response.status, body: await parse(response) };
-          const retriable = response.status >= 500 || response.status === 408 || response.status === 429;
+          // A 409 with Retry-After: the key's first request is still running (or its process died
+          // and its claim has not lapsed yet); the answer comes to a later attempt.
+          const inUse = response.status === 409 && response.headers.has('retry-after');
+          const retriable = response.status >= 500 || response.status === 408 || response.status === 429 || inUse;
           if (!retriable) return { ...last, attempts, unanswered, failedAnswers, idempotencyKey };
           if (response.status >= 500) failedAnswers++;
         } catch (error) {

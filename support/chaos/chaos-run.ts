@@ -179,6 +179,9 @@ export async function runChaos(instance: ChaosInstance, settings: ChaosSettings)
     // (instead of a few minutes), so the drain after the last fault stays short.
     KB_STRANDED_CHECK_MS: '5000',
     KB_STRANDED_AFTER_MS: '20000',
+    // The Idempotency-Key claim of a request whose API was killed lapses after this (default two
+    // minutes), and the client's retry, answered 409 until then, finds what that request wrote.
+    KB_REQUEST_TIMEOUT_MS: '30000',
   };
   const engines = createEngineControl(settings.nativeDir ?? path.join(REPO_ROOT, 'deploy', 'native'), progress);
   let fleet: Fleet | null = null;
