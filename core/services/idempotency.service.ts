@@ -119,8 +119,8 @@ const MOST_POLL_MS = 250;
  * `Idempotency-Key` handling for the writes of the API: the first request with a key claims it
  * and runs; its answer is kept for `ttlMs` and given again to any retry of the same request.
  * Keys belong to the workspace and the API key (or account) that sent them, so two clients never
- * share one. A claim whose process died before answering lapses after `leaseMs`; then a retry
- * runs again, told that it resumes (a {@link WriteKey} `resumed`), as is a retry after a failure.
+ * share one. A claim is renewed while its request runs; one whose process died before answering
+ * lapses after `leaseMs`; then a retry runs again, told that it resumes (a {@link WriteKey} `resumed`), as is a retry after a failure.
  * The sweep keeps expired keys for another `ttlMs`, so that a retry within that time still learns
  * that it resumes a claim that ended without an answer.
  */
@@ -128,7 +128,10 @@ export function createIdempotencyService(deps: {
   readonly store: IdempotencyStore;
   /** How long an answer is kept. */
   readonly ttlMs: number;
-  /** How long a claim holds without an answer before another request may take the key over. */
+  /**
+   * How long a claim holds without an answer before another request may take the key over; the
+   * request holding it renews it every third of that while it runs.
+   */
   readonly leaseMs: number;
   /** How long a request waits for a first request with its key that is still running. */
   readonly waitMs: number;
@@ -136,6 +139,7 @@ export function createIdempotencyService(deps: {
 }): IdempotencyService {
   const { store } = deps;
   const now = deps.now ?? Date.now;
+  const renewEveryMs = Math.max(100, Math.floor(deps.leaseMs / 3));
 
   const scopeOf = (ctx: RequestContext) => `${ctx.workspaceId}/${ctx.actorType ?? 'api_key'}:${ctx.keyId}`;
 
@@ -170,14 +174,29 @@ export function createIdempotencyService(deps: {
         });
         if (outcome.claimed) {
           const { replaced } = outcome;
+          // While the request runs, its claim is renewed, so that only a claim whose process is
+          // gone lapses (a request held up by an engine longer than the lease is not taken over).
+          const renewal = setInterval(() => {
+            store.renew(scope, key, token, now(), now() + deps.leaseMs).then(
+              (held) => {
+                if (!held) clearInterval(renewal);
+              },
+              () => undefined,
+            );
+          }, renewEveryMs);
+          renewal.unref();
           return {
             replay: null,
             write: {
               key: writeKeyOf(scope, key, fingerprint),
               resumed: replaced?.state === 'in-progress' && replaced.fingerprint === fingerprint,
             },
-            complete: (response) => store.complete(scope, key, token, response, now() + deps.ttlMs),
+            complete(response) {
+              clearInterval(renewal);
+              return store.complete(scope, key, token, response, now() + deps.ttlMs);
+            },
             async release() {
+              clearInterval(renewal);
               await store.release(scope, key, token, now());
             },
           };

@@ -126,6 +126,23 @@ export function describeIdempotencyStoreContract(name: string, open: () => Promi
       expect(await store.complete(first.scope, first.key, taker.token, created, NOW + DAY)).toBe(true);
     });
 
+    it('renews a live claim for its holder only, so that it lapses later', async () => {
+      const first = claimRequest();
+      await store.claim(first);
+      expect(await store.renew(first.scope, first.key, 'another-token', NOW + 1000, NOW + 3 * MINUTE)).toBe(false);
+      expect(await store.renew(first.scope, first.key, first.token, NOW + 1000, NOW + 3 * MINUTE)).toBe(true);
+      // Past the first expiry, the claim still holds.
+      const during = await store.claim({ ...first, token: randomUUID(), nowMs: NOW + 2 * MINUTE });
+      expect(during).toMatchObject({ claimed: false, record: { token: first.token, expiresAtMs: NOW + 3 * MINUTE } });
+      // A lapsed claim is not renewed, nor a completed one.
+      expect(await store.renew(first.scope, first.key, first.token, NOW + 3 * MINUTE, NOW + 4 * MINUTE)).toBe(false);
+      const other = claimRequest();
+      await store.claim(other);
+      await store.complete(other.scope, other.key, other.token, created, NOW + DAY);
+      expect(await store.renew(other.scope, other.key, other.token, NOW, NOW + 2 * MINUTE)).toBe(false);
+      expect((await store.lookup(other.scope, other.key, NOW))?.expiresAtMs).toBe(NOW + DAY);
+    });
+
     it('forgets a completed answer once it expires', async () => {
       const first = claimRequest();
       await store.claim(first);

@@ -76,6 +76,9 @@ export type ClaimOutcome =
  *   stays, lapsed at `nowMs` (`expiresAtMs` becomes `nowMs`, so the key is free at once and the
  *   next claim answers it as `replaced`), and answers true; false, changing nothing, for a record
  *   that is gone, completed, lapsed already, or held by another token.
+ * - `renew` moves the expiry of the live `in-progress` claim held by `token` to `expiresAtMs` (its
+ *   holder still runs) and answers true; false, changing nothing, for a record that is gone,
+ *   completed, lapsed at `nowMs`, or held by another token.
  * - `lookup` returns the live record of the key, or null.
  * - `sweep` removes every record that expired at or before `nowMs` and answers how many it
  *   removed; a record claimed, completed or taken over again meanwhile is kept.
@@ -92,6 +95,7 @@ export interface IdempotencyStore {
   claim(request: ClaimRequest): Promise<ClaimOutcome>;
   complete(scope: string, key: string, token: string, response: StoredResponse, expiresAtMs: number): Promise<boolean>;
   release(scope: string, key: string, token: string, nowMs: number): Promise<boolean>;
+  renew(scope: string, key: string, token: string, nowMs: number, expiresAtMs: number): Promise<boolean>;
   lookup(scope: string, key: string, nowMs: number): Promise<IdempotencyRecord | null>;
   sweep(nowMs: number): Promise<number>;
   close(): Promise<void>;

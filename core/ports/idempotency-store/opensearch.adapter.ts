@@ -200,6 +200,24 @@ export async function createOpenSearchIdempotencyStore(
       throw new KbError('conflict', `The idempotency key kept changing while it was released; try again.`);
     },
 
+    async renew(scope, key, token, nowMs, expiresAtMs) {
+      const id = docId(scope, key);
+      let found = await current(id, token);
+      for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+        if (!found || found.record.token !== token || found.record.state !== 'in-progress') return false;
+        // This call's own write, sent again after a lost answer.
+        if (found.record.expiresAtMs === expiresAtMs) return true;
+        if (found.record.expiresAtMs <= nowMs) return false;
+        const renewed = await put(id, { ...found.record, expiresAtMs }, found);
+        if (renewed) {
+          remember(id, renewed);
+          return true;
+        }
+        found = await get(id);
+      }
+      throw new KbError('conflict', `The idempotency key kept changing while it was renewed; try again.`);
+    },
+
     async lookup(scope, key, nowMs) {
       const found = await get(docId(scope, key));
       return found && found.record.expiresAtMs > nowMs ? found.record : null;

@@ -71,6 +71,10 @@ export function createSqliteIdempotencyStore(options: SqliteIdempotencyStoreOpti
     `UPDATE idempotency_keys SET expires_at_ms = ?
      WHERE scope = ? AND key = ? AND token = ? AND state = 'in-progress' AND expires_at_ms > ?`,
   );
+  const renewHeld = db.prepare<[number, string, string, string, number]>(
+    `UPDATE idempotency_keys SET expires_at_ms = ?
+     WHERE scope = ? AND key = ? AND token = ? AND state = 'in-progress' AND expires_at_ms > ?`,
+  );
   const removeExpired = db.prepare<[number]>('DELETE FROM idempotency_keys WHERE expires_at_ms <= ?');
 
   const claim = db.transaction(
@@ -110,6 +114,9 @@ export function createSqliteIdempotencyStore(options: SqliteIdempotencyStoreOpti
     },
     async release(scope, key, token, nowMs) {
       return releaseHeld.run(nowMs, scope, key, token, nowMs).changes === 1;
+    },
+    async renew(scope, key, token, nowMs, expiresAtMs) {
+      return renewHeld.run(expiresAtMs, scope, key, token, nowMs).changes === 1;
     },
     async lookup(scope, key, nowMs) {
       const row = byKey.get(scope, key);

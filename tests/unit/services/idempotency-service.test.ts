@@ -132,6 +132,19 @@ describe('idempotency service: claims', () => {
     expect(next.write.resumed).toBe(false);
   });
 
+  it('renews the claim of a request still running, so that a retry is not let in before it answers', async () => {
+    const store = createSqliteIdempotencyStore({ file: ':memory:' });
+    stores.push(store);
+    // The real clock: the request holds its key three leases long.
+    const service = createIdempotencyService({ store, ttlMs: 24 * HOUR, leaseMs: 300, waitMs: 0 });
+    const running = held(await service.begin(ctx, 'k', 'f'));
+    await new Promise((resolve) => setTimeout(resolve, 900));
+    const retry = await refusal(service.begin(ctx, 'k', 'f'));
+    expect(retry.code).toBe('idempotency-key-in-use');
+    expect(await running.complete(created)).toBe(true);
+    expect(await service.begin(ctx, 'k', 'f')).toEqual({ replay: created });
+  });
+
   it('tells a request that resumes a claim of the same request ended without an answer, and no other', async () => {
     const { service, clock } = setup({ leaseMs: 60_000 });
     const first = held(await service.begin(ctx, 'k', 'f'));
