@@ -198,8 +198,16 @@ interface PlannedFault {
   perform(): Promise<number>;
 }
 
-/** The faults to make, interleaved: worker changes, engine restarts and the API kill take turns. */
-function plan(faults: readonly ChaosFault[], fleet: Fleet, engines: EngineControl): PlannedFault[] {
+/**
+ * The faults to make, interleaved: worker changes (`workerRounds` times a worker added and one
+ * killed), engine restarts and the API kill take turns.
+ */
+function plan(
+  faults: readonly ChaosFault[],
+  fleet: Fleet,
+  engines: EngineControl,
+  workerRounds: number,
+): PlannedFault[] {
   const workerSteps: PlannedFault[] = [];
   if (faults.includes('workers')) {
     const add: PlannedFault = {
@@ -212,7 +220,7 @@ function plan(faults: readonly ChaosFault[], fleet: Fleet, engines: EngineContro
       action: 'kill -9 a worker',
       perform: () => fleet.killWorker().then(() => Date.now()),
     };
-    workerSteps.push(add, kill, add, kill);
+    for (let round = 0; round < workerRounds; round++) workerSteps.push(add, kill);
   }
   const engineSteps: PlannedFault[] = ENGINE_FAULTS.filter((e) => faults.includes(e)).map((engine) => ({
     fault: engine,
@@ -249,11 +257,13 @@ export async function runFaults(options: {
   readonly engines: EngineControl;
   readonly spreadMs: number;
   readonly minGapMs: number;
+  /** How many times a worker is added and one killed, with `workers` among the faults (default 2). */
+  readonly workerRounds?: number;
   readonly progress: (message: string) => void;
   /** Told how many faults there will be, then each time one starts (so the clients can keep pace). */
   readonly onStep?: (started: number, total: number) => void;
 }): Promise<FaultRecord[]> {
-  const steps = plan(options.faults, options.fleet, options.engines);
+  const steps = plan(options.faults, options.fleet, options.engines, options.workerRounds ?? 2);
   options.onStep?.(0, steps.length);
   const records: FaultRecord[] = [];
   const started = Date.now();

@@ -53,6 +53,8 @@ export interface ChaosSettings {
   readonly faults: readonly ChaosFault[];
   /** Workers at the start (each runs every stage). */
   readonly workers?: number;
+  /** With `workers` among the faults: how many times a worker is added and one killed (default 2). */
+  readonly workerRounds?: number;
   /** The native engine scripts of the checkout that started the engines (`down`, `up`). */
   readonly nativeDir?: string;
   /** How long the pipeline may take to drain after the last fault and write. */
@@ -209,6 +211,7 @@ export async function runChaos(instance: ChaosInstance, settings: ChaosSettings)
       engines,
       spreadMs: settings.spreadMs,
       minGapMs: 5000,
+      ...(settings.workerRounds === undefined ? {} : { workerRounds: settings.workerRounds }),
       progress,
       onStep: (started, total) => Object.assign(steps, { started, total }),
     }).finally(() => {

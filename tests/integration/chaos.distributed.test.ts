@@ -27,7 +27,12 @@ import { distributedEnv } from '../support/distributed-env.ts';
 const withEngines = process.env.KB_CHAOS_ENGINES === '1';
 const nativeDir = process.env.KB_CHAOS_NATIVE_DIR || undefined;
 
-async function chaos(faults: readonly ChaosFault[], documents: number, spreadMs: number): Promise<ChaosResult> {
+async function chaos(
+  faults: readonly ChaosFault[],
+  documents: number,
+  spreadMs: number,
+  workerRounds: number,
+): Promise<ChaosResult> {
   const setup = distributedEnv();
   const started = Date.now();
   try {
@@ -36,6 +41,7 @@ async function chaos(faults: readonly ChaosFault[], documents: number, spreadMs:
       documents,
       spreadMs,
       faults,
+      workerRounds,
       drainTimeoutMs: 90_000,
       ...(nativeDir ? { nativeDir } : {}),
       progress: (message) => console.log(`[${Math.round((Date.now() - started) / 1000)} s] ${message}`),
@@ -67,7 +73,8 @@ describe('the distributed runtime under faults', () => {
   }, 600_000);
 
   it('loses nothing and applies nothing twice while workers are added and killed -9 and the API is killed -9', async () => {
-    const result = await chaos(PROCESS_FAULTS, 60, 40_000);
+    // Short, for the suite: a worker added and one killed, and the API killed.
+    const result = await chaos(PROCESS_FAULTS, 40, 30_000, 1);
     expectNothingLost(result, PROCESS_FAULTS);
   }, 900_000);
 
@@ -75,7 +82,7 @@ describe('the distributed runtime under faults', () => {
     'loses nothing and applies nothing twice while Kafka, OpenSearch, MinIO and ClickHouse restart',
     async () => {
       const faults = [...PROCESS_FAULTS, ...ENGINE_FAULTS];
-      const result = await chaos(faults, 60, 60_000);
+      const result = await chaos(faults, 60, 60_000, 2);
       expectNothingLost(result, faults);
     },
     1_200_000,
