@@ -265,6 +265,28 @@ function openSearchOnlyTests(): void {
       expect((await store.getDocument(workspaceId, doc.id))?.latestVersion).toBe(3);
     });
 
+    it('finds the version of an append cut off before it advanced the document by its key, and finishes the append', async () => {
+      const workspaceId = `ws-${randomUUID()}`;
+      const doc = await createPlainDocument(store, workspaceId);
+      const first = (await raw('GET', `/${prefix}-versions/_doc/${doc.id}:1`))._source as Record<string, unknown>;
+      await raw('PUT', `/${prefix}-versions/_doc/${doc.id}:2`, { ...first, version: 2, write_key: 'cut-off' });
+      expect(await store.findWrite(workspaceId, 'cut-off')).toEqual({
+        kind: 'version',
+        documentId: doc.id,
+        version: 2,
+      });
+      expect((await store.getDocument(workspaceId, doc.id))?.latestVersion).toBe(2);
+    });
+
+    it('finds no write of a creation cut off before its document was recorded', async () => {
+      const workspaceId = `ws-${randomUUID()}`;
+      const doc = await createPlainDocument(store, workspaceId);
+      const first = (await raw('GET', `/${prefix}-versions/_doc/${doc.id}:1`))._source as Record<string, unknown>;
+      const lonely = randomUUID();
+      await raw('PUT', `/${prefix}-versions/_doc/${lonely}:1`, { ...first, document_id: lonely, write_key: 'half' });
+      expect(await store.findWrite(workspaceId, 'half')).toBeNull();
+    });
+
     it('finishes an interrupted completion when it is retried', async () => {
       const workspaceId = `ws-${randomUUID()}`;
       const doc = await served(workspaceId, 'osprey original');
