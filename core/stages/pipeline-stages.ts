@@ -92,6 +92,20 @@ async function writeJson(deps: Pick<StageDeps, 'objects' | 'recent'>, key: strin
   deps.recent?.remember(key, bytes);
 }
 
+/**
+ * Texts from this many characters on record the chunk stage's progress as it starts: their chunking
+ * takes long enough (about a second a few megabytes) for a client to see it. A shorter text is
+ * chunked in milliseconds, and its version shows the parse stage's progress until the embed stage's.
+ */
+const CHUNK_PROGRESS_CHARACTERS = 1_000_000;
+
+/**
+ * Versions of this many chunks on record the index stage's progress as it starts: writing their
+ * chunks takes long enough for a client to see it. A smaller one completes a moment later, so its
+ * version shows the embed stage's progress until it says `completed`.
+ */
+const INDEX_PROGRESS_CHUNKS = 500;
+
 /** Records how far a version's ingestion is; a failure to record it never fails the stage. */
 async function recordProgress(
   deps: StageDeps,
@@ -219,7 +233,7 @@ export function createParseStage(deps: StageDeps): StageDefinition<DocumentUploa
 
 export function createChunkStage(deps: StageDeps): StageDefinition<DocumentParsed> {
   return versionStage<DocumentParsed>(deps, 'chunk', deps.topics.parsed, async (event) => {
-    await recordProgress(deps, event, 'chunk', 0, 0);
+    if (event.characters >= CHUNK_PROGRESS_CHARACTERS) await recordProgress(deps, event, 'chunk', 0, 0);
     const parsed = await readJson<ParsedDocument>(deps, event.text_ref);
     const parser = await deps.getParser();
     const { chunks, tokens } = await parser.chunk(parsed, deps.chunking, event.workspace_id);
@@ -341,7 +355,10 @@ export function createIndexStage(deps: StageDeps): StageDefinition<DocumentEmbed
     deps.topics.embedded,
     async (event, _version, _checkpoint, { chunks, vectors, tail }) => {
       // The progress lands before the completion (the store keeps the order of writes).
-      const progress = recordProgress(deps, event, 'index', event.chunk_count, event.chunk_count);
+      const progress =
+        event.chunk_count >= INDEX_PROGRESS_CHUNKS
+          ? recordProgress(deps, event, 'index', event.chunk_count, event.chunk_count)
+          : undefined;
       await Promise.all([useIndexModel(deps.documents, event.model, event.dimensions), progress]);
       const inputs: ChunkInput[] = chunks.map((chunk) => {
         const vector = vectors.get(chunk.contentHash);
