@@ -16,7 +16,7 @@ import { ALL_FAULTS, type ChaosFault } from '../support/chaos/chaos-run.ts';
 import { DEFAULT_SEED, parseSize, sizeLabel, summarize as summarizeCorpus, writeCorpus } from './corpus.ts';
 import type { BenchContext, BenchOptions } from './lib/context.ts';
 import { createRow, goals, machine, type Row, renderMarkdown, renderTable, writeResults } from './lib/report.ts';
-import { distributedTarget, embeddedTarget, firstLine, type Target } from './lib/target.ts';
+import { distributedTarget, embeddedTarget, firstLine, REPO_ROOT, type Target } from './lib/target.ts';
 import { apiOverhead } from './scenarios/api-overhead.scenario.ts';
 import { type ChaosBenchOptions, chaosScenario } from './scenarios/chaos.scenario.ts';
 import { cliHelp } from './scenarios/cli-help.scenario.ts';
@@ -73,7 +73,8 @@ Options:
   --chaos-clients <n>     chaos: clients writing at once (default 4)
   --chaos-seconds <n>     chaos: the uploads and faults are spread over this long (default 150)
   --chaos-faults <list>   chaos: ${ALL_FAULTS.join(', ')} (default: all); "workers,api" leaves the engines alone
-  --native-dir <path>     chaos: the deploy/native scripts of the checkout that started the engines
+  --native-dir <path>     chaos, and the engines' CPU in the overhead row: the deploy/native scripts of
+                          the checkout that started the engines (its .run/pids)
                           (default: KB_CHAOS_NATIVE_DIR, else this checkout's deploy/native)
   -h, --help              this text
 
@@ -136,6 +137,7 @@ function readOptions():
     apiDocuments: count('api-docs', values['api-docs'], 1000),
     sourceFiles: count('source-files', values['source-files'], quick ? 500 : 10_000),
     seed: count('seed', values.seed, DEFAULT_SEED),
+    enginePids: path.join(values['native-dir'] ?? process.env.KB_CHAOS_NATIVE_DIR ?? NATIVE_DIR, '.run/pids'),
   };
   const runtimes = values.runtime ?? (quick ? 'embedded' : 'both');
   if (!['embedded', 'distributed', 'both'].includes(runtimes))
@@ -150,6 +152,9 @@ function readOptions():
   };
   return { options, only, runtimes, chaos };
 }
+
+/** This checkout's `deploy/native/`. */
+const NATIVE_DIR = path.join(REPO_ROOT, 'deploy/native');
 
 function parseOptions() {
   return parseArgs({

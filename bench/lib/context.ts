@@ -28,6 +28,11 @@ export interface BenchOptions {
   /** Files of the folder the sources row syncs. */
   readonly sourceFiles: number;
   readonly seed: number;
+  /**
+   * Where the engines' pid files are (`.run/pids` of the `deploy/native/` that started them, from
+   * `--native-dir`): the overhead row counts their CPU by process tree.
+   */
+  readonly enginePids: string;
 }
 
 export interface Corpus {

@@ -16,7 +16,7 @@ import type { Subscription } from '../../core/ports/message-log/message-log.port
 import { createRuntime, type Runtime, stageDependencies } from '../../core/runtime/runtime.ts';
 import { createStages } from '../../core/stages/pipeline-stages.ts';
 import { runStage } from '../../core/stages/stage-runner.ts';
-import { countedApart } from '../../core/util/engine-requests.ts';
+import { countedApart, countedUnder } from '../../core/util/engine-requests.ts';
 import type { Instance } from './target.ts';
 
 /** A logger that keeps the pipeline's warnings and errors for the report instead of printing them. */
@@ -140,7 +140,7 @@ export async function startTimedStages(
       async handle(event: EventBase, attempt: number, signal: AbortSignal) {
         const started = performance.now();
         try {
-          await stage.handle(event, attempt, signal);
+          await countedUnder(stage.name, () => stage.handle(event, attempt, signal));
         } finally {
           busyMs[stage.name] += performance.now() - started;
           handled[stage.name] += 1;

@@ -13,8 +13,17 @@ export interface EmbedMissingOptions {
   readonly beforeBatch?: () => Promise<void>;
   /** Embed every text again, as if the cache held none of them (the new vectors replace the cached ones). */
   readonly ignoreCache?: boolean;
-  /** Called after each batch with how many of `chunks` now have a cached vector. */
+  /**
+   * Called with each batch's write of its vectors to the cache, with how many of `chunks` have a
+   * cached vector once that write is done; both are awaited before the next batch (sent together,
+   * a store that combines concurrent writes sends them in one request).
+   */
   readonly afterBatch?: (chunksDone: number) => Promise<void>;
+  /**
+   * The cache's vectors of these chunks as the caller read them just before (by content hash), so
+   * the call need not look them up again. Default: looked up here.
+   */
+  readonly cachedVectors?: ReadonlyMap<string, Float32Array>;
   /** Wraps each provider call (e.g. to wait for a turn of a shared gate). Default: called directly. */
   readonly aroundCall?: (call: () => Promise<Float32Array[]>) => Promise<Float32Array[]>;
 }
@@ -52,7 +61,7 @@ export async function embedMissing(
   }
   const have = options.ignoreCache
     ? new Map<string, Float32Array>()
-    : await documents.getCachedVectors(provider.model, [...unique.keys()]);
+    : new Map(options.cachedVectors ?? (await documents.getCachedVectors(provider.model, [...unique.keys()])));
   const missing = [...unique].filter(([hash]) => !have.has(hash));
   let done = 0;
   for (const hash of have.keys()) done += uses.get(hash) ?? 0;
@@ -73,13 +82,12 @@ export async function embedMissing(
     const vectors = await (options.aroundCall ? options.aroundCall(call) : call());
     sent += batch.length;
     const embedded = new Map(batch.map(([hash], j) => [hash, vectors[j] as Float32Array]));
-    await documents.putCachedVectors(provider.model, embedded);
     for (const [hash, vector] of embedded) {
       have.set(hash, vector);
       fresh.add(hash);
       done += uses.get(hash) ?? 0;
     }
-    await options.afterBatch?.(done);
+    await Promise.all([documents.putCachedVectors(provider.model, embedded), options.afterBatch?.(done)]);
   }
   return { embedded: sent, cached, remaining: missing.length - sent, vectors: have, fresh };
 }

@@ -92,6 +92,20 @@ async function writeJson(deps: Pick<StageDeps, 'objects' | 'recent'>, key: strin
   deps.recent?.remember(key, bytes);
 }
 
+/**
+ * Texts from this many characters on record the chunk stage's progress as it starts: their chunking
+ * takes long enough (about a second a few megabytes) for a client to see it. A shorter text is
+ * chunked in milliseconds, and its version shows the parse stage's progress until the embed stage's.
+ */
+const CHUNK_PROGRESS_CHARACTERS = 1_000_000;
+
+/**
+ * Versions of this many chunks on record the index stage's progress as it starts: writing their
+ * chunks takes long enough for a client to see it. A smaller one completes a moment later, so its
+ * version shows the embed stage's progress until it says `completed`.
+ */
+const INDEX_PROGRESS_CHUNKS = 500;
+
 /** Records how far a version's ingestion is; a failure to record it never fails the stage. */
 async function recordProgress(
   deps: StageDeps,
@@ -141,12 +155,19 @@ async function settleCancelled(deps: StageDeps, event: EventBase, stage: StageNa
  * or its document deleted) or superseded by a newer version is not worked on; `checkpoint`, called
  * by long handlers between batches, stops the work there when that happens meanwhile, and throws
  * while the process shuts down so that the event is delivered again after a restart.
+ *
+ * `prefetch`, when given, runs alongside the lookup of the version's standing and hands `handle`
+ * what it read: the stage's own lookups go to the store together with the standing's (one round
+ * trip where the store combines concurrent lookups, as OpenSearch's `_mget` does, instead of one
+ * after the other). It must only read: what it read is dropped when the version is no longer
+ * wanted, and a failure of it fails the event only when the version is.
  */
-function versionStage<E extends EventBase>(
+function versionStage<E extends EventBase, P = undefined>(
   deps: StageDeps,
   name: StageName,
   inputTopic: string,
-  handle: (event: E, version: VersionRecord, checkpoint: () => Promise<void>) => Promise<void>,
+  handle: (event: E, version: VersionRecord, checkpoint: () => Promise<void>, prefetched: P) => Promise<void>,
+  prefetch?: (event: E) => Promise<P>,
 ): StageDefinition<E> {
   return {
     name,
@@ -164,10 +185,13 @@ function versionStage<E extends EventBase>(
         const { standing } = await standingOf(deps.documents, event);
         if (standing !== 'current') throw new IngestionCancelled(standing);
       };
+      const read = prefetch ? prefetch(event) : Promise.resolve(undefined as P);
+      // Settled here so that a failed read of a version no longer wanted is not left unhandled.
+      read.catch(() => undefined);
       const { standing, version } = await standingOf(deps.documents, event);
       try {
         if (standing !== 'current') throw new IngestionCancelled(standing);
-        await handle(event, version as VersionRecord, checkpoint);
+        await handle(event, version as VersionRecord, checkpoint, await read);
       } catch (error) {
         if (!(error instanceof IngestionCancelled)) throw error;
         await settleCancelled(deps, event, name, error.standing);
@@ -209,7 +233,7 @@ export function createParseStage(deps: StageDeps): StageDefinition<DocumentUploa
 
 export function createChunkStage(deps: StageDeps): StageDefinition<DocumentParsed> {
   return versionStage<DocumentParsed>(deps, 'chunk', deps.topics.parsed, async (event) => {
-    await recordProgress(deps, event, 'chunk', 0, 0);
+    if (event.characters >= CHUNK_PROGRESS_CHARACTERS) await recordProgress(deps, event, 'chunk', 0, 0);
     const parsed = await readJson<ParsedDocument>(deps, event.text_ref);
     const parser = await deps.getParser();
     const { chunks, tokens } = await parser.chunk(parsed, deps.chunking, event.workspace_id);
@@ -237,41 +261,69 @@ export function createChunkStage(deps: StageDeps): StageDefinition<DocumentParse
  * process is shutting down.
  */
 export function createEmbedStage(deps: StageDeps): StageDefinition<DocumentChunked> {
-  return versionStage<DocumentChunked>(deps, 'embed', deps.topics.chunked, async (event, _version, checkpoint) => {
-    const chunks = await readJson<StoredChunk[]>(deps, event.chunks_ref);
-    const provider = await deps.getEmbeddings();
-    const gate = deps.embeddingGate;
-    const { embedded, cached, remaining } = await embedMissing(
-      deps.documents,
-      provider,
-      chunks,
-      deps.embeddingBatchSize,
-      {
-        limit: deps.embedSliceChunks,
-        ...(deps.embedSliceMs === undefined ? {} : { yieldAfterMs: deps.embedSliceMs }),
-        ...(gate ? { aroundCall: (call) => gate.run(event.workspace_id, call) } : {}),
-        beforeBatch: checkpoint,
-        afterBatch: (done) => recordProgress(deps, event, 'embed', done, chunks.length),
-      },
-    );
-    if (remaining > 0) {
-      await publishNext<DocumentChunked>(deps, deps.topics.chunked, event, {
+  return versionStage<DocumentChunked, EmbedInput>(
+    deps,
+    'embed',
+    deps.topics.chunked,
+    async (event, _version, checkpoint, { chunks, provider, cachedVectors }) => {
+      const gate = deps.embeddingGate;
+      const { embedded, cached, remaining } = await embedMissing(
+        deps.documents,
+        provider,
+        chunks,
+        deps.embeddingBatchSize,
+        {
+          limit: deps.embedSliceChunks,
+          cachedVectors,
+          ...(deps.embedSliceMs === undefined ? {} : { yieldAfterMs: deps.embedSliceMs }),
+          ...(gate ? { aroundCall: (call) => gate.run(event.workspace_id, call) } : {}),
+          beforeBatch: checkpoint,
+          afterBatch: (done) => recordProgress(deps, event, 'embed', done, chunks.length),
+        },
+      );
+      if (remaining > 0) {
+        await publishNext<DocumentChunked>(deps, deps.topics.chunked, event, {
+          chunks_ref: event.chunks_ref,
+          chunk_count: event.chunk_count,
+          tokens: event.tokens,
+        });
+        return;
+      }
+      await publishNext<DocumentEmbedded>(deps, deps.topics.embedded, event, {
         chunks_ref: event.chunks_ref,
         chunk_count: event.chunk_count,
         tokens: event.tokens,
+        model: provider.model,
+        dimensions: provider.dimensions,
+        embedded_count: embedded,
+        cached_count: cached,
       });
-      return;
-    }
-    await publishNext<DocumentEmbedded>(deps, deps.topics.embedded, event, {
-      chunks_ref: event.chunks_ref,
-      chunk_count: event.chunk_count,
-      tokens: event.tokens,
-      model: provider.model,
-      dimensions: provider.dimensions,
-      embedded_count: embedded,
-      cached_count: cached,
-    });
-  });
+    },
+    // The chunk batch and the cache's vectors of its texts, read with the standing.
+    async (event) => {
+      const chunks = await readJson<StoredChunk[]>(deps, event.chunks_ref);
+      const provider = await deps.getEmbeddings();
+      const cachedVectors = await deps.documents.getCachedVectors(provider.model, [
+        ...new Set(chunks.map((c) => c.contentHash)),
+      ]);
+      return { chunks, provider, cachedVectors };
+    },
+  );
+}
+
+/** What the embed stage reads alongside the standing. */
+interface EmbedInput {
+  readonly chunks: StoredChunk[];
+  readonly provider: EmbeddingProvider;
+  readonly cachedVectors: ReadonlyMap<string, Float32Array>;
+}
+
+/** What the index stage reads alongside the standing. */
+interface IndexInput {
+  readonly chunks: StoredChunk[];
+  readonly vectors: ReadonlyMap<string, Float32Array>;
+  /** The chunk numbered past the batch's last, left by an older chunking of the version, if any. */
+  readonly tail: unknown;
 }
 
 /**
@@ -297,70 +349,81 @@ async function useIndexModel(documents: DocumentStore, model: string, dimensions
 }
 
 export function createIndexStage(deps: StageDeps): StageDefinition<DocumentEmbedded> {
-  return versionStage<DocumentEmbedded>(deps, 'index', deps.topics.embedded, async (event) => {
-    // The progress write and the reads below go to the store together (one round trip where the
-    // store combines concurrent requests); the progress lands before the completion.
-    const progress = recordProgress(deps, event, 'index', event.chunk_count, event.chunk_count);
-    const chunks = await readJson<StoredChunk[]>(deps, event.chunks_ref);
-    // A version indexed before into more chunks (reprocessed after the chunking settings
-    // changed) must not keep its old tail: upserts alone would leave it searchable. Its chunks
-    // were numbered from 0 too, so the tail exists if the chunk numbered `chunks.length` does (a
-    // lookup by id: real-time on every store, where a list may lag the engine's refresh).
-    const [vectors, tail] = await Promise.all([
-      deps.documents.getCachedVectors(event.model, [...new Set(chunks.map((c) => c.contentHash))]),
-      deps.documents.getChunk(`${event.document_id}:${event.version}:${chunks.length}`),
-      progress,
-    ]);
-    await useIndexModel(deps.documents, event.model, event.dimensions);
-    const inputs: ChunkInput[] = chunks.map((chunk) => {
-      const vector = vectors.get(chunk.contentHash);
-      if (!vector) {
-        throw new KbError('embedding-failed', `The vector of chunk ${chunk.index} is missing from the cache.`, {
-          retriable: true,
-        });
-      }
-      return {
-        id: `${event.document_id}:${event.version}:${chunk.index}`,
-        documentId: event.document_id,
-        workspaceId: event.workspace_id,
-        version: event.version,
-        index: chunk.index,
-        content: chunk.content,
-        contentHash: chunk.contentHash,
-        tokens: chunk.tokens,
-        startOffset: chunk.startOffset,
-        endOffset: chunk.endOffset,
-        page: chunk.page,
-        metadata: chunk.metadata,
-        vector,
-      };
-    });
-    if (tail !== null) await deps.documents.deleteChunks(event.document_id, event.version);
-    const { served, completed } = await deps.documents.completeVersionWithChunks(
-      event.document_id,
-      event.version,
-      inputs,
-      {
-        at: isoNow(),
-        chunkCount: chunks.length,
+  return versionStage<DocumentEmbedded, IndexInput>(
+    deps,
+    'index',
+    deps.topics.embedded,
+    async (event, _version, _checkpoint, { chunks, vectors, tail }) => {
+      // The progress lands before the completion (the store keeps the order of writes).
+      const progress =
+        event.chunk_count >= INDEX_PROGRESS_CHUNKS
+          ? recordProgress(deps, event, 'index', event.chunk_count, event.chunk_count)
+          : undefined;
+      await Promise.all([useIndexModel(deps.documents, event.model, event.dimensions), progress]);
+      const inputs: ChunkInput[] = chunks.map((chunk) => {
+        const vector = vectors.get(chunk.contentHash);
+        if (!vector) {
+          throw new KbError('embedding-failed', `The vector of chunk ${chunk.index} is missing from the cache.`, {
+            retriable: true,
+          });
+        }
+        return {
+          id: `${event.document_id}:${event.version}:${chunk.index}`,
+          documentId: event.document_id,
+          workspaceId: event.workspace_id,
+          version: event.version,
+          index: chunk.index,
+          content: chunk.content,
+          contentHash: chunk.contentHash,
+          tokens: chunk.tokens,
+          startOffset: chunk.startOffset,
+          endOffset: chunk.endOffset,
+          page: chunk.page,
+          metadata: chunk.metadata,
+          vector,
+        };
+      });
+      if (tail !== null) await deps.documents.deleteChunks(event.document_id, event.version);
+      const { served, completed } = await deps.documents.completeVersionWithChunks(
+        event.document_id,
+        event.version,
+        inputs,
+        {
+          at: isoNow(),
+          chunkCount: chunks.length,
+          tokens: event.tokens,
+          embeddingModel: event.model,
+        },
+      );
+      await publishNext<DocumentIndexed>(deps, deps.topics.indexed, event, {
+        chunk_count: chunks.length,
         tokens: event.tokens,
-        embeddingModel: event.model,
-      },
-    );
-    await publishNext<DocumentIndexed>(deps, deps.topics.indexed, event, {
-      chunk_count: chunks.length,
-      tokens: event.tokens,
-      model: event.model,
-      served,
-    });
-    // The version is searchable now: tell clients (a redelivered event completes and tells again),
-    // from the completion's answer rather than a read of the version back.
-    await notifyVersionCompleted(
-      { log: deps.log, topic: deps.topics.notification },
-      { workspaceId: event.workspace_id, documentId: event.document_id, version: event.version },
-      completed,
-    );
-  });
+        model: event.model,
+        served,
+      });
+      // The version is searchable now: tell clients (a redelivered event completes and tells again),
+      // from the completion's answer rather than a read of the version back.
+      await notifyVersionCompleted(
+        { log: deps.log, topic: deps.topics.notification },
+        { workspaceId: event.workspace_id, documentId: event.document_id, version: event.version },
+        completed,
+      );
+    },
+    // The chunk batch, their vectors and the previous tail, read with the standing (one lookup
+    // where the store combines them). A version indexed before into more chunks (reprocessed after
+    // the chunking settings changed) must not keep its old tail: upserts alone would leave it
+    // searchable. Its chunks were numbered from 0 too, so the tail exists if the chunk numbered
+    // `chunks.length` does (a lookup by id: real-time on every store, where a list may lag the
+    // engine's refresh).
+    async (event) => {
+      const chunks = await readJson<StoredChunk[]>(deps, event.chunks_ref);
+      const [vectors, tail] = await Promise.all([
+        deps.documents.getCachedVectors(event.model, [...new Set(chunks.map((c) => c.contentHash))]),
+        deps.documents.getChunk(`${event.document_id}:${event.version}:${chunks.length}`),
+      ]);
+      return { chunks, vectors, tail };
+    },
+  );
 }
 
 /**

@@ -16,6 +16,9 @@ const counts = new Map<string, number>();
 /** Requests sent inside {@link countedApart}, kept out of {@link counts}. */
 const apart = new Map<string, number>();
 const apartScope = new AsyncLocalStorage<true>();
+/** Requests counted in {@link counts} again by the label of the {@link countedUnder} scope that sent them. */
+const labelled = new Map<string, number>();
+const labelScope = new AsyncLocalStorage<string>();
 
 /**
  * Runs `body` with the requests it sends (and the asynchronous work it starts) counted apart: in
@@ -28,6 +31,16 @@ export function countedApart<T>(body: () => Promise<T>): Promise<T> {
   return apartScope.run(true, body);
 }
 
+/**
+ * Runs `body` with the requests it sends counted as usual and also under `label` (the pipeline's
+ * stage, say), in {@link engineRequestCountsByLabel}: where a process's requests come from. A request
+ * shared by several callers (a coalesced lookup or write) counts under the label of the caller that
+ * started it.
+ */
+export function countedUnder<T>(label: string, body: () => Promise<T>): Promise<T> {
+  return labelScope.run(label, body);
+}
+
 function keyOf(engine: Engine, operation: string): string {
   return `${engine}\u0000${operation}`;
 }
@@ -35,8 +48,22 @@ function keyOf(engine: Engine, operation: string): string {
 /** Counts `n` requests of `operation` (e.g. `_mget`, `Produce`, `insert`) sent to `engine`. */
 export function countEngineRequest(engine: Engine, operation: string, n = 1): void {
   const key = keyOf(engine, operation);
-  const into = apartScope.getStore() === true ? apart : counts;
+  const isApart = apartScope.getStore() === true;
+  const into = isApart ? apart : counts;
   into.set(key, (into.get(key) ?? 0) + n);
+  const label = labelScope.getStore();
+  if (label !== undefined && !isApart) {
+    const labelKey = `${label}\u0000${key}`;
+    labelled.set(labelKey, (labelled.get(labelKey) ?? 0) + n);
+  }
+}
+
+/** Every count sent inside {@link countedUnder} so far, by label, engine and operation. */
+export function engineRequestCountsByLabel(): Array<EngineRequestCount & { readonly label: string }> {
+  return [...labelled].map(([key, count]) => {
+    const [label, engine, operation] = key.split('\u0000') as [string, Engine, string];
+    return { label, engine, operation, count };
+  });
 }
 
 export interface EngineRequestCount {

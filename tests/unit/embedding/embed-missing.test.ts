@@ -52,6 +52,25 @@ describe('embedMissing', () => {
     expect(provider.texts).toHaveLength(3);
   });
 
+  it('takes the cache as the caller read it, caches what it embeds and reports progress with each batch', async () => {
+    const provider = recordingProvider();
+    const chunks = [chunk(1), chunk(2), chunk(3)];
+    await embedMissing(documents, provider, [chunk(1)], 2);
+    const read = await documents.getCachedVectors(provider.model, ['hash-1', 'hash-2', 'hash-3']);
+    const progress: number[] = [];
+    const result = await embedMissing(documents, provider, chunks, 1, {
+      cachedVectors: read,
+      afterBatch: async (done) => {
+        progress.push(done);
+      },
+    });
+    expect(result).toMatchObject({ embedded: 2, cached: 1, remaining: 0 });
+    expect(provider.texts).toEqual(['text 1', 'text 2', 'text 3']);
+    expect(progress).toEqual([2, 3]);
+    const after = await documents.getCachedVectors(provider.model, ['hash-1', 'hash-2', 'hash-3']);
+    expect(after.size).toBe(3);
+  });
+
   it('ends a turn after the batch that runs past its time, leaving the rest for the next turn', async () => {
     const provider = recordingProvider();
     const chunks = Array.from({ length: 10 }, (_, i) => chunk(i));
