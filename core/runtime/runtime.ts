@@ -21,6 +21,7 @@ import { createDocumentsService } from '../services/documents.service.ts';
 import { createEventStreamService } from '../services/event-stream.service.ts';
 import { createHealthService } from '../services/health.service.ts';
 import { createIdempotencyService } from '../services/idempotency.service.ts';
+import { createIngestionBacklogService } from '../services/ingestion-backlog.service.ts';
 import { createKeysService } from '../services/keys.service.ts';
 import { createLeftoversService } from '../services/leftovers.service.ts';
 import { createPipelineOverviewService } from '../services/pipeline-overview.service.ts';
@@ -209,12 +210,13 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     leaseMs: config.requestTimeoutMs,
     waitMs: config.idempotency.waitMs,
   });
+  const backlog = createIngestionBacklogService({ store: ports.documents, limits: config.backlog, logger });
   const services: Services = {
     uploads,
     documents,
     documentWrites,
     sources: sourceParts.sources,
-    versions: createVersionsService(writeDeps),
+    versions: createVersionsService({ ...writeDeps, backlog }),
     chunks: createChunksService({ documents: ports.documents, objects: ports.objects }),
     search: createSearchService({
       documents: ports.documents,
@@ -255,6 +257,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       maxStreamsPerKey: config.events.maxStreamsPerKey,
     }),
     idempotency,
+    backlog,
   };
   let dispatcher: WebhookDispatcher | undefined;
 

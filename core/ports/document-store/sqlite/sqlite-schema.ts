@@ -149,4 +149,13 @@ export const DOCUMENT_STORE_MIGRATIONS: readonly { readonly name: string; readon
       "CREATE INDEX versions_pending ON versions (created_at, document_id, version) WHERE status = 'pending'",
     ],
   },
+  {
+    // The ingestion backlog per workspace and the versions completed lately (`countBacklog`), each
+    // counted from an index that holds only the rows counted.
+    name: 'document-store-006-backlog',
+    statements: [
+      "CREATE INDEX versions_unfinished ON versions (workspace_id) WHERE status IN ('pending', 'processing')",
+      'CREATE INDEX versions_by_completed_at ON versions (completed_at, workspace_id) WHERE completed_at IS NOT NULL',
+    ],
+  },
 ];
