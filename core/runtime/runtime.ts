@@ -137,12 +137,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     throw error;
   }
 
+  const backlog = createIngestionBacklogService({ store: ports.documents, limits: config.backlog, logger });
   const metrics = createPrometheusMetrics({
     probe: {
       stageLag: () => readStageLag(ports.logAdmin, topics),
       documentsByStatus: () => ports.documents.countDocumentsByStatus(),
       webhooksPending: () => ports.webhooks.pendingSummary(),
       deadLetters: () => deadLetters.counts(),
+      backlog: () => backlog.view(),
     },
   });
   const keys = createKeysService({
@@ -210,7 +212,6 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     leaseMs: config.requestTimeoutMs,
     waitMs: config.idempotency.waitMs,
   });
-  const backlog = createIngestionBacklogService({ store: ports.documents, limits: config.backlog, logger });
   const services: Services = {
     uploads,
     documents,
