@@ -238,7 +238,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     rateLimiter,
     health,
     usage: createUsageService({ accountStore: ports.accountStore, writePending: () => limiter.flush() }),
-    pipeline: createPipelineOverviewService({ logAdmin: ports.logAdmin, topics, documents, health, deadLetters }),
+    pipeline: createPipelineOverviewService({
+      logAdmin: ports.logAdmin,
+      topics,
+      documents,
+      health,
+      deadLetters,
+      backlog,
+    }),
     deadLetters,
     reindex: createReindexService({
       documents: ports.documents,

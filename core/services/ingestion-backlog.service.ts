@@ -15,7 +15,7 @@ import type { BacklogCounts, PendingVersions } from '../ports/document-store/doc
 /** How old the store's counts may be before a write reads them again (in the background). */
 export const BACKLOG_REFRESH_MS = 1000;
 /** How old they may be before a write waits for a fresh read (a process that was idle). */
-const BACKLOG_STALE_MS = 10_000;
+const BACKLOG_STALE_MS = 2000;
 /** The window the drain rate is measured over: versions completed in the last this many ms. */
 export const DRAIN_WINDOW_MS = 15_000;
 /** `Retry-After` when nothing was completed during the window (nothing to derive it from). */
