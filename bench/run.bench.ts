@@ -18,6 +18,7 @@ import type { BenchContext, BenchOptions } from './lib/context.ts';
 import { createRow, goals, machine, type Row, renderMarkdown, renderTable, writeResults } from './lib/report.ts';
 import { distributedTarget, embeddedTarget, firstLine, REPO_ROOT, type Target } from './lib/target.ts';
 import { apiOverhead } from './scenarios/api-overhead.scenario.ts';
+import { backpressureScenario } from './scenarios/backpressure.scenario.ts';
 import { type ChaosBenchOptions, chaosScenario } from './scenarios/chaos.scenario.ts';
 import { cliHelp } from './scenarios/cli-help.scenario.ts';
 import { compareEmbeddingServer, ingestEmbeddingServer } from './scenarios/embedding-server.scenario.ts';
@@ -37,6 +38,7 @@ const SCENARIOS = [
   'overhead',
   'embedding-server',
   'upload',
+  'backpressure',
   'search',
   'vector-index',
   'api',
@@ -291,6 +293,10 @@ async function main(): Promise<void> {
         await attempt('upload ingress', target.runtime, `${options.ingressFiles} files`, () =>
           uploadIngress(ctx, target),
         );
+      }
+      // Several minutes whatever the options: not part of a quick run.
+      if (only.includes('backpressure') && target.runtime === 'embedded' && !options.quick) {
+        await attempt('backpressure', target.runtime, '45 s at 10× the drain', () => backpressureScenario(ctx, target));
       }
       if (only.includes('search')) {
         await attempt('search', target.runtime, options.searchSizes.map(sizeLabel).join(', '), () =>

@@ -184,6 +184,20 @@ export const CONFIG_VARIABLES = [
     { min: 1 },
   ),
   v(
+    'KB_MAX_BACKLOG_PER_WORKSPACE',
+    'integer',
+    '2000',
+    'Ingestion backlog one workspace may have: versions accepted and not yet `completed` or `failed`. While it is reached, writes that queue ingestion (upload, new content, reprocess, a rollback that must be ingested again) are answered 429 `backlog_full` with a `Retry-After` from the measured drain rate; reads, searches, metadata changes and deletes go on, and so do other workspaces. 0 turns the bound off.',
+    { min: 0 },
+  ),
+  v(
+    'KB_MAX_BACKLOG',
+    'integer',
+    '10000',
+    'Ingestion backlog of the whole deployment (every workspace together); while it is reached, the same writes are answered 503 with a `Retry-After`. Each API process counts from the document store once a second and adds what it accepted since, so with several API processes the bounds may be passed by what they accept in that second. 0 turns the bound off.',
+    { min: 0 },
+  ),
+  v(
     'KB_SOURCE_FOLDER_ROOTS',
     'string',
     '',

@@ -33,6 +33,11 @@ const sharedProperties = {
   strandedAfterMs: Type.Integer(),
   /** Uploads (POST/PUT with a file) one API key may have in progress at once in one API process. */
   maxConcurrentUploads: Type.Integer(),
+  /**
+   * Ingestion backlog (versions accepted, not yet completed or failed) at which writes that queue
+   * ingestion are refused: per workspace (429) and over every workspace (503); 0: no bound.
+   */
+  backlog: Type.Object({ maxPerWorkspace: Type.Integer(), maxTotal: Type.Integer() }),
   /** Sources of synchronisation. */
   sources: Type.Object({
     /** Directories folder sources may read under, each granted to a workspace or to every one (`*`). */

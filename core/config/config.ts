@@ -68,6 +68,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxUploadBytes: int('KB_MAX_UPLOAD_BYTES'),
     requestTimeoutMs: int('KB_REQUEST_TIMEOUT_MS'),
     maxConcurrentUploads: int('KB_MAX_CONCURRENT_UPLOADS'),
+    backlog: { maxPerWorkspace: int('KB_MAX_BACKLOG_PER_WORKSPACE'), maxTotal: int('KB_MAX_BACKLOG') },
     sweepIntervalMs: int('KB_SWEEP_INTERVAL_MS'),
     strandedCheckMs: int('KB_STRANDED_CHECK_MS'),
     strandedAfterMs: int('KB_STRANDED_AFTER_MS'),

@@ -56,6 +56,11 @@ export const ERROR_CATALOGUE = {
   'too-many-streams': entry('rate-limit-exceeded', 'Too many open event streams', true),
   'internal-error': entry('internal-error', 'Internal Server Error'),
   'service-unavailable': entry('service-unavailable', 'Service Unavailable', true),
+  // Backpressure: the ingestion backlog of the caller's workspace (429), or of the whole
+  // deployment (503), is at its bound (`KB_MAX_BACKLOG_PER_WORKSPACE`, `KB_MAX_BACKLOG`); writes
+  // that queue ingestion wait for `Retry-After`, derived from how fast the backlog drains.
+  'backlog-full': entry('rate-limit-exceeded', 'Ingestion backlog full', true),
+  'deployment-backlog-full': entry('service-unavailable', 'Ingestion backlog of the service full', true),
 
   // Idempotency-Key: a malformed key; a key already used for another request; a key whose first
   // request is still running (retry after Retry-After to get its answer).

@@ -17,6 +17,19 @@ export interface DeploymentProbe {
   webhooksPending?(): Promise<{ count: number; oldestCreatedAtMs: number | null }>;
   /** Dead letters retained per stage, and those not replayed yet (absent: not exported). */
   deadLetters?(): Promise<readonly { stage: StageName; total: number; pending: number }[]>;
+  /** The ingestion backlog per workspace and in all, its drain rate and its bounds (absent: not exported). */
+  backlog?(): Promise<IngestionBacklogGauges>;
+}
+
+/** What `/metrics` shows of the ingestion backlog (see `core/services/ingestion-backlog.service.ts`). */
+export interface IngestionBacklogGauges {
+  /** Versions `pending` or `processing` per workspace (workspaces with none are absent). */
+  readonly workspaces: Readonly<Record<string, number>>;
+  readonly total: number;
+  /** Versions completed per second over the recent window, every workspace. */
+  readonly drainPerSecond: number;
+  /** 0: no bound. */
+  readonly limits: { readonly maxPerWorkspace: number; readonly maxTotal: number };
 }
 
 /**

@@ -156,6 +156,66 @@ export function createPrometheusMetrics(options: PrometheusMetricsOptions = {}):
         },
       });
     }
+    const backlog = probe.backlog?.bind(probe);
+    if (backlog) {
+      let backlogRead: ReturnType<typeof backlog> | null = null;
+      /** The gauges of one scrape share one read. */
+      const readBacklog = () => {
+        backlogRead ??= backlog().finally(() => {
+          setTimeout(() => {
+            backlogRead = null;
+          }, 0);
+        });
+        return backlogRead;
+      };
+      new Gauge({
+        name: 'kb_ingestion_backlog',
+        help: 'Versions accepted and not yet completed or failed (pending or processing), per workspace with any; writes that queue ingestion are refused with 429 at KB_MAX_BACKLOG_PER_WORKSPACE.',
+        labelNames: ['workspace'] as const,
+        registers,
+        async collect() {
+          this.reset();
+          await probed('kb_ingestion_backlog', async () => {
+            for (const [workspace, count] of Object.entries((await readBacklog()).workspaces)) {
+              this.set({ workspace }, count);
+            }
+          });
+        },
+      });
+      new Gauge({
+        name: 'kb_ingestion_backlog_overall',
+        help: 'Versions accepted and not yet completed or failed, every workspace together; writes that queue ingestion are refused with 503 at KB_MAX_BACKLOG.',
+        registers,
+        async collect() {
+          await probed('kb_ingestion_backlog_overall', async () => {
+            this.set((await readBacklog()).total);
+          });
+        },
+      });
+      new Gauge({
+        name: 'kb_ingestion_drain_rate',
+        help: 'Versions completed per second over the last 15 s, every workspace: what Retry-After of a refused write is derived from.',
+        registers,
+        async collect() {
+          await probed('kb_ingestion_drain_rate', async () => {
+            this.set((await readBacklog()).drainPerSecond);
+          });
+        },
+      });
+      new Gauge({
+        name: 'kb_ingestion_backlog_limit',
+        help: 'The backlog bounds: scope workspace (KB_MAX_BACKLOG_PER_WORKSPACE) and deployment (KB_MAX_BACKLOG); 0 means no bound.',
+        labelNames: ['scope'] as const,
+        registers,
+        async collect() {
+          await probed('kb_ingestion_backlog_limit', async () => {
+            const { limits } = await readBacklog();
+            this.set({ scope: 'workspace' }, limits.maxPerWorkspace);
+            this.set({ scope: 'deployment' }, limits.maxTotal);
+          });
+        },
+      });
+    }
     const webhooksPending = probe.webhooksPending?.bind(probe);
     if (webhooksPending) {
       let pendingRead: Promise<{ count: number; oldestCreatedAtMs: number | null }> | null = null;

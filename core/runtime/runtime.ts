@@ -21,6 +21,7 @@ import { createDocumentsService } from '../services/documents.service.ts';
 import { createEventStreamService } from '../services/event-stream.service.ts';
 import { createHealthService } from '../services/health.service.ts';
 import { createIdempotencyService } from '../services/idempotency.service.ts';
+import { createIngestionBacklogService } from '../services/ingestion-backlog.service.ts';
 import { createKeysService } from '../services/keys.service.ts';
 import { createLeftoversService } from '../services/leftovers.service.ts';
 import { createPipelineOverviewService } from '../services/pipeline-overview.service.ts';
@@ -136,12 +137,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     throw error;
   }
 
+  const backlog = createIngestionBacklogService({ store: ports.documents, limits: config.backlog, logger });
   const metrics = createPrometheusMetrics({
     probe: {
       stageLag: () => readStageLag(ports.logAdmin, topics),
       documentsByStatus: () => ports.documents.countDocumentsByStatus(),
       webhooksPending: () => ports.webhooks.pendingSummary(),
       deadLetters: () => deadLetters.counts(),
+      backlog: () => backlog.view(),
     },
   });
   const keys = createKeysService({
@@ -218,7 +221,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     documents,
     documentWrites,
     sources: sourceParts.sources,
-    versions: createVersionsService(writeDeps),
+    versions: createVersionsService({ ...writeDeps, backlog }),
     chunks: createChunksService({ documents: ports.documents, objects: ports.objects }),
     search: createSearchService({
       documents: ports.documents,
@@ -239,7 +242,14 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     rateLimiter,
     health,
     usage: createUsageService({ accountStore: ports.accountStore, writePending: () => limiter.flush() }),
-    pipeline: createPipelineOverviewService({ logAdmin: ports.logAdmin, topics, documents, health, deadLetters }),
+    pipeline: createPipelineOverviewService({
+      logAdmin: ports.logAdmin,
+      topics,
+      documents,
+      health,
+      deadLetters,
+      backlog,
+    }),
     deadLetters,
     reindex: createReindexService({
       documents: ports.documents,
@@ -259,6 +269,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       maxStreamsPerKey: config.events.maxStreamsPerKey,
     }),
     idempotency,
+    backlog,
   };
   let dispatcher: WebhookDispatcher | undefined;
 

@@ -6,6 +6,7 @@ import type { MessageLogAdmin } from '../ports/message-log/message-log.port.ts';
 import type { DeadLetterCountView, DeadLettersService } from './dead-letters.service.ts';
 import type { DocumentsService } from './documents.service.ts';
 import type { HealthService } from './health.service.ts';
+import type { IngestionBacklogService } from './ingestion-backlog.service.ts';
 import type { RequestContext } from './request-context.ts';
 
 export interface StageBacklogView {
@@ -24,6 +25,24 @@ export interface PipelineOverviewView {
   readiness: ReadinessView;
   /** This workspace's dead letters per stage (read at most 15 s ago); null when they could not be read. */
   dead_letters: DeadLetterCountView[] | null;
+  /** The ingestion backlog and how fast it drains; null when it could not be counted. */
+  backlog: BacklogOverviewView | null;
+}
+
+/** Versions accepted and not yet completed or failed, and the bounds at which uploads are refused. */
+export interface BacklogOverviewView {
+  /** This workspace's. */
+  workspace: number;
+  /** Every workspace's together. */
+  total: number;
+  /** `KB_MAX_BACKLOG_PER_WORKSPACE` (0: no bound). */
+  max_per_workspace: number;
+  /** `KB_MAX_BACKLOG` (0: no bound). */
+  max_total: number;
+  /** Versions of this workspace completed per second lately. */
+  workspace_drain_per_second: number;
+  /** Versions of every workspace completed per second lately. */
+  drain_per_second: number;
 }
 
 export interface PipelineOverviewService {
@@ -39,6 +58,7 @@ export function createPipelineOverviewService(deps: {
   documents: DocumentsService;
   health: HealthService;
   deadLetters: Pick<DeadLettersService, 'counts'>;
+  backlog: Pick<IngestionBacklogService, 'view'>;
 }): PipelineOverviewService {
   const inputTopic: Record<StageName, string> = {
     parse: deps.topics.uploaded,
@@ -53,7 +73,7 @@ export function createPipelineOverviewService(deps: {
 
   return {
     async overview(ctx) {
-      const [stages, counts, failedPage, readiness, deadLetters] = await Promise.all([
+      const [stages, counts, failedPage, readiness, deadLetters, backlog] = await Promise.all([
         Promise.all(
           STAGE_NAMES.map(async (stage) => ({
             stage,
@@ -65,6 +85,17 @@ export function createPipelineOverviewService(deps: {
         deps.documents.list(ctx, { status: 'failed', page: 1, pageSize: FAILED_SHOWN }),
         deps.health.ready(),
         deps.deadLetters.counts({ workspaceId: ctx.workspaceId }).catch(() => null),
+        deps.backlog.view().then(
+          (view): BacklogOverviewView => ({
+            workspace: view.workspaces[ctx.workspaceId] ?? 0,
+            total: view.total,
+            max_per_workspace: view.limits.maxPerWorkspace,
+            max_total: view.limits.maxTotal,
+            workspace_drain_per_second: view.workspaceDrainPerSecond[ctx.workspaceId] ?? 0,
+            drain_per_second: view.drainPerSecond,
+          }),
+          () => null,
+        ),
       ]);
       const failed = await Promise.all(
         failedPage.documents.map(async (item) => {
@@ -84,6 +115,7 @@ export function createPipelineOverviewService(deps: {
         failed,
         readiness,
         dead_letters: deadLetters,
+        backlog,
       };
     },
   };

@@ -29,6 +29,7 @@ import type { DocumentsService } from './documents.service.ts';
 import type { EventStreamService } from './event-stream.service.ts';
 import type { HealthService } from './health.service.ts';
 import type { IdempotencyService } from './idempotency.service.ts';
+import type { IngestionBacklogService } from './ingestion-backlog.service.ts';
 import type { PipelineOverviewService } from './pipeline-overview.service.ts';
 import type { ReindexService } from './reindex.service.ts';
 import type { AccountActor, RequestContext } from './request-context.ts';
@@ -193,4 +194,6 @@ export interface Services {
   readonly events: EventStreamService;
   /** `Idempotency-Key`s of writes: claims and the answers retries get again. */
   readonly idempotency: IdempotencyService;
+  /** The ingestion backlog: its counts and drain rate, and admission of writes that queue ingestion. */
+  readonly backlog: IngestionBacklogService;
 }

@@ -5,6 +5,7 @@ import { diffChunks } from './chunk-diff.ts';
 import { allChunks, loadDocument, loadVersion } from './document-access.ts';
 import { versionDetailView, versionView } from './document-views.ts';
 import type { WriteKey } from './idempotency.service.ts';
+import type { IngestionBacklogService } from './ingestion-backlog.service.ts';
 import type { RequestContext } from './request-context.ts';
 import { createVersionWriter, newVersionFrom, type VersionWriterDeps } from './version-writes.ts';
 
@@ -27,7 +28,19 @@ export interface VersionsService {
  * content and metadata (served at once from the target's chunks when they are all there, else
  * ingested again) and audits it; rolling back to the current version is a `conflict`.
  */
-export function createVersionsService(deps: VersionWriterDeps): VersionsService {
+/**
+ * Whether a rollback to `target` can be served from its chunks without ingestion (what
+ * `completeFromExisting` checks first; it may still find the chunks or the model lacking).
+ */
+const servableAsIs = (target: VersionRecord) =>
+  target.status === 'completed' && target.archivedAt === null && target.chunkCount > 0;
+
+export function createVersionsService(
+  deps: VersionWriterDeps & {
+    /** Admits a rollback that must be ingested again while the backlog has room (none: always). */
+    readonly backlog?: Pick<IngestionBacklogService, 'admit'>;
+  },
+): VersionsService {
   const { documents, objects } = deps;
   const writer = createVersionWriter(deps);
   return {
@@ -90,19 +103,28 @@ export function createVersionsService(deps: VersionWriterDeps): VersionsService 
       const target = await loadVersion(documents, ctx, documentId, targetVersion);
       const current = () => new KbError('conflict', `Version ${targetVersion} is already the current version.`);
       if (targetVersion === doc.latestVersion) throw current();
+      // A rollback that must be ingested again queues work like an upload: it waits for room.
+      const ticket = servableAsIs(target) ? null : await deps.backlog?.admit(ctx.workspaceId);
       let before: VersionRecord | null = null;
-      const created = await documents.appendVersion(ctx.workspaceId, documentId, (latest) => {
-        if (latest.version === targetVersion) throw current();
-        before = latest;
-        return newVersionFrom(
-          target,
-          ctx,
-          { metadata: target.metadata, changeReason, restoredFrom: targetVersion },
-          write,
-        );
-      });
-      const completed = await writer.completeFromExisting(target, created);
-      if (!completed) await writer.publishUploaded(ctx, created);
+      let created: VersionRecord;
+      try {
+        created = await documents.appendVersion(ctx.workspaceId, documentId, (latest) => {
+          if (latest.version === targetVersion) throw current();
+          before = latest;
+          return newVersionFrom(
+            target,
+            ctx,
+            { metadata: target.metadata, changeReason, restoredFrom: targetVersion },
+            write,
+          );
+        });
+        const completed = await writer.completeFromExisting(target, created);
+        if (!completed) await writer.publishUploaded(ctx, created);
+        if (completed) ticket?.release();
+        else ticket?.accepted();
+      } finally {
+        ticket?.release();
+      }
       await writer.auditVersion(ctx, 'rollback', created, before, changeReason);
       const now = await documents.getVersion(documentId, created.version);
       return {

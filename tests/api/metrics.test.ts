@@ -72,6 +72,11 @@ describe('/metrics on the API port', () => {
     expect(sampleValue(samples, 'kb_documents', { status: 'completed' })).toBe(1);
     expect(sampleValue(samples, 'kb_documents', { status: 'failed' })).toBe(1);
     expect(sampleValue(samples, 'kb_documents', { status: 'pending' })).toBe(0);
+    // Nothing waits for ingestion any more.
+    expect(sampleValue(samples, 'kb_ingestion_backlog_overall')).toBe(0);
+    expect(samples.filter((s) => s.name === 'kb_ingestion_backlog')).toEqual([]);
+    expect(sampleValue(samples, 'kb_ingestion_drain_rate')).toBeGreaterThanOrEqual(0);
+    expect(sampleValue(samples, 'kb_ingestion_backlog_limit', { scope: 'workspace' })).toBe(2000);
     // Every stage's lag, one series per partition of its input topic, all drained.
     for (const stage of ['parse', 'chunk', 'embed', 'index']) {
       const lag = samples.filter((s) => s.name === 'kb_consumer_lag' && s.labels.stage === stage);

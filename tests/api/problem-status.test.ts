@@ -21,6 +21,8 @@ const STATUS: Record<ErrorCode, number> = {
   'validation-error': 422,
   'rate-limit-exceeded': 429,
   'too-many-streams': 429,
+  'backlog-full': 429,
+  'deployment-backlog-full': 503,
   'internal-error': 500,
   'service-unavailable': 503,
   'engine-unavailable': 503,

@@ -90,12 +90,14 @@ const ERROR_RESPONSES: Record<number, { name: string; description: string; heade
   },
   429: {
     name: 'RateLimited',
-    description: 'The key’s rate limit is exhausted; retry after `Retry-After` seconds.',
+    description:
+      'The key’s rate limit is exhausted, or (writes that queue ingestion: upload, new content, reprocess, a rollback that must be ingested) the workspace’s ingestion backlog is full (`error.code` `backlog_full`); retry after `Retry-After` seconds.',
     headers: ['X-Request-Id', 'Retry-After', ...RATE_LIMIT_HEADERS],
   },
   503: {
     name: 'ServiceUnavailable',
-    description: 'A backing engine is unavailable or busy; retry later, with backoff.',
+    description:
+      'A backing engine is unavailable or busy; retry later, with backoff. Writes that queue ingestion also answer 503 while the ingestion backlog of the whole service is full (title `Ingestion backlog of the service full`, with `Retry-After`).',
     headers: ['X-Request-Id'],
   },
   507: {

@@ -62,7 +62,11 @@ const ALTERNATIVE_ERROR_CODES: Partial<Record<ProblemKind, string>> = {
 const SPECIFIC_ERROR_CODES: Partial<Record<ErrorCode, string>> = {
   'password-change-required': 'password_change_required',
   'too-many-streams': 'too_many_streams',
+  'backlog-full': 'backlog_full',
 };
+
+/** Codes of 5xx answers whose message is the service's own and safe to show (not an engine's). */
+const TOLD_5XX: ReadonlySet<ErrorCode> = new Set(['deployment-backlog-full']);
 
 const STATUS_KINDS: Record<number, ProblemKind> = {
   400: 'bad-request',
@@ -145,7 +149,10 @@ export function describeError(error: unknown): ProblemSpec {
   if (isStorageFull(error)) return fromCode('insufficient-storage', GENERIC_5XX[507] ?? '');
   if (error instanceof KbError) {
     const entry = problemOf(error.code);
-    const detail = entry.status >= 500 ? (GENERIC_5XX[entry.status] ?? GENERIC_5XX[500]!) : error.message;
+    const detail =
+      entry.status >= 500 && !TOLD_5XX.has(error.code)
+        ? (GENERIC_5XX[entry.status] ?? GENERIC_5XX[500]!)
+        : error.message;
     return {
       code: error.code,
       ...entry,

@@ -39,7 +39,7 @@ export function documentIdOf(id: string): string {
 const SOURCE_MAX = 256;
 
 const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { services, uploadSlots }) => {
-  const { documents, documentWrites, uploads, idempotency } = services;
+  const { documents, documentWrites, uploads, idempotency, backlog } = services;
   /** Holds one of the key's upload slots until the response is sent (or the connection drops). */
   const takeUploadSlot = (
     request: { raw: NodeJS.EventEmitter },
@@ -52,6 +52,17 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
     request.raw.once('close', release);
   };
   const listPages = createListPageCache();
+  /**
+   * Takes room in the workspace's ingestion backlog for a write that queues ingestion, before its
+   * body is read (429 or 503 with `Retry-After` when there is none); the room is given back when
+   * the response ends, unless the write called `accepted` on the ticket.
+   */
+  const admitIngestion = async (workspaceId: string, reply: { raw: NodeJS.EventEmitter }) => {
+    const ticket = await backlog.admit(workspaceId);
+    // The response's close, sent or cut off (the request's comes as soon as its body is read).
+    reply.raw.once('close', ticket.release);
+    return ticket;
+  };
 
   /**
    * Claims the request's `Idempotency-Key` for the form it uploaded. True when the stored answer
@@ -88,13 +99,14 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
         operationId: 'uploadDocument',
         summary: 'Upload a document',
         description:
-          'multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued for ingestion; poll the document until `status` is `completed`.',
+          'multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued for ingestion; poll the document until `status` is `completed`. While the workspace’s ingestion backlog is full the upload is refused with 429 (503 when the whole service’s is) and `Retry-After`: send it again then.',
         consumes: ['multipart/form-data'],
         response: { 201: UploadResponse, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 413, 422, 507) },
       },
     },
     async (request, reply) => {
       const ctx = requestContext(request);
+      const ticket = await admitIngestion(ctx.workspaceId, reply);
       takeUploadSlot(request, ctx.keyId, reply);
       const uploaded = await withUploadedFile(
         request,
@@ -132,6 +144,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
         { staged, metadata: metadata ?? {}, source, changeReason },
         writeKeyOf(request),
       );
+      ticket.accepted();
       return reply.code(201).send(view);
     },
   );
@@ -220,7 +233,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
         operationId: 'replaceDocumentContent',
         summary: 'Replace the content (new version)',
         description:
-          'multipart/form-data like the upload: the new file in `file`, optional `metadata` (replaces the metadata; omitted keeps it) and `change_reason` (a form field or a key of `metadata`). Creates version M+1, which is ingested again.',
+          'multipart/form-data like the upload: the new file in `file`, optional `metadata` (replaces the metadata; omitted keeps it) and `change_reason` (a form field or a key of `metadata`). Creates version M+1, which is ingested again. Refused with 429 or 503 and `Retry-After` while the ingestion backlog is full, as the upload is.',
         consumes: ['multipart/form-data'],
         params: DocumentIdParams,
         response: { 200: Document, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 404, 413, 422, 507) },
@@ -232,6 +245,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
       takeUploadSlot(request, ctx.keyId, reply);
       // Fail fast on an unknown document before streaming a file that would be thrown away.
       await documents.get(ctx, documentId);
+      const ticket = await admitIngestion(ctx.workspaceId, reply);
       const uploaded = await withUploadedFile(
         request,
         uploads,
@@ -242,12 +256,14 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
       if (await replayedUpload(request, reply, uploaded)) return reply;
       const { staged, fields } = uploaded;
       const { metadata, changeReason } = fields;
-      return documentWrites.replaceContent(
+      const view = await documentWrites.replaceContent(
         ctx,
         documentId,
         { staged, ...(metadata !== undefined ? { metadata } : {}), changeReason },
         writeKeyOf(request),
       );
+      ticket.accepted();
+      return view;
     },
   );
 
@@ -319,12 +335,18 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
         tags: ['documents'],
         operationId: 'reprocessDocument',
         summary: 'Re-run ingestion of the latest version',
+        description:
+          'Queues the latest version for ingestion again. Refused with 429 or 503 and `Retry-After` while the ingestion backlog is full, as the upload is.',
         params: DocumentIdParams,
         response: { 202: Document, ...problemResponses(...AUTHENTICATED_ERRORS, 404, 409) },
       },
     },
     async (request, reply) => {
-      const view = await documentWrites.reprocess(requestContext(request), documentIdOf(request.params.id));
+      const ctx = requestContext(request);
+      const documentId = documentIdOf(request.params.id);
+      const ticket = await admitIngestion(ctx.workspaceId, reply);
+      const view = await documentWrites.reprocess(ctx, documentId);
+      ticket.accepted();
       return reply.code(202).send(view);
     },
   );

@@ -76,7 +76,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
         operationId: 'rollbackDocument',
         summary: 'Restore an earlier version as a new version',
         description:
-          'Creates version M+1 with the content and metadata of `target_version`. Reuses its chunks and vectors when the embedding model is unchanged. 409 when the target is the current version.',
+          'Creates version M+1 with the content and metadata of `target_version`. Reuses its chunks and vectors when the embedding model is unchanged. 409 when the target is the current version. A rollback that must be ingested again (the target is not a completed version with its chunks) is refused with 429 or 503 and `Retry-After` while the ingestion backlog is full, as an upload is.',
         params: DocumentIdParams,
         body: RollbackBody,
         response: { 201: RollbackResponse, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 404, 409, 422) },

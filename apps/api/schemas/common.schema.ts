@@ -77,7 +77,7 @@ export const Problem = Type.Object(
         {
           code: Type.String({
             description:
-              '`unauthorized`, `forbidden`, `rate_limit_exceeded`, or `password_change_required` (a dashboard session whose generated password must be changed first).',
+              '`unauthorized`, `forbidden`, `rate_limit_exceeded`, `backlog_full` (429: the workspace’s ingestion backlog is full; retry after `Retry-After`), or `password_change_required` (a dashboard session whose generated password must be changed first).',
           }),
           message: Type.String(),
           retry_after: Type.Optional(Type.Integer({ description: 'Seconds to wait (429).' })),
@@ -97,7 +97,7 @@ const PROBLEM_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict.',
   413: 'Payload too large.',
   422: 'The body failed validation; `errors` lists each failed field.',
-  429: 'Rate limit exceeded; see `Retry-After`.',
+  429: 'Rate limit exceeded, or the workspace’s ingestion backlog is full; see `Retry-After`.',
   503: 'Service unavailable.',
   507: 'Insufficient storage: the service is out of space (or would be left with less than it keeps free); nothing was stored. Deleting or purging documents works and frees space.',
 };

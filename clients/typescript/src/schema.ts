@@ -90,7 +90,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a document
-         * @description multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued for ingestion; poll the document until `status` is `completed`.
+         * @description multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued for ingestion; poll the document until `status` is `completed`. While the workspace’s ingestion backlog is full the upload is refused with 429 (503 when the whole service’s is) and `Retry-After`: send it again then.
          */
         post: operations["uploadDocument"];
         delete?: never;
@@ -110,7 +110,7 @@ export interface paths {
         get: operations["getDocument"];
         /**
          * Replace the content (new version)
-         * @description multipart/form-data like the upload: the new file in `file`, optional `metadata` (replaces the metadata; omitted keeps it) and `change_reason` (a form field or a key of `metadata`). Creates version M+1, which is ingested again.
+         * @description multipart/form-data like the upload: the new file in `file`, optional `metadata` (replaces the metadata; omitted keeps it) and `change_reason` (a form field or a key of `metadata`). Creates version M+1, which is ingested again. Refused with 429 or 503 and `Retry-After` while the ingestion backlog is full, as the upload is.
          */
         put: operations["replaceDocumentContent"];
         post?: never;
@@ -137,7 +137,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Re-run ingestion of the latest version */
+        /**
+         * Re-run ingestion of the latest version
+         * @description Queues the latest version for ingestion again. Refused with 429 or 503 and `Retry-After` while the ingestion backlog is full, as the upload is.
+         */
         post: operations["reprocessDocument"];
         delete?: never;
         options?: never;
@@ -210,7 +213,7 @@ export interface paths {
         put?: never;
         /**
          * Restore an earlier version as a new version
-         * @description Creates version M+1 with the content and metadata of `target_version`. Reuses its chunks and vectors when the embedding model is unchanged. 409 when the target is the current version.
+         * @description Creates version M+1 with the content and metadata of `target_version`. Reuses its chunks and vectors when the embedding model is unchanged. 409 when the target is the current version. A rollback that must be ingested again (the target is not a completed version with its chunks) is refused with 429 or 503 and `Retry-After` while the ingestion backlog is full, as an upload is.
          */
         post: operations["rollbackDocument"];
         delete?: never;
@@ -987,7 +990,7 @@ export interface components {
          * @description Alternative error member on 401, 403 and 429.
          */
         ProblemError: {
-            /** @description `unauthorized`, `forbidden`, `rate_limit_exceeded`, or `password_change_required` (a dashboard session whose generated password must be changed first). */
+            /** @description `unauthorized`, `forbidden`, `rate_limit_exceeded`, `backlog_full` (429: the workspace’s ingestion backlog is full; retry after `Retry-After`), or `password_change_required` (a dashboard session whose generated password must be changed first). */
             code: string;
             message: string;
             /** @description Seconds to wait (429). */
@@ -1626,7 +1629,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The key’s rate limit is exhausted; retry after `Retry-After` seconds. */
+        /** @description The key’s rate limit is exhausted, or (writes that queue ingestion: upload, new content, reprocess, a rollback that must be ingested) the workspace’s ingestion backlog is full (`error.code` `backlog_full`); retry after `Retry-After` seconds. */
         RateLimited: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];
@@ -1656,7 +1659,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A backing engine is unavailable or busy; retry later, with backoff. */
+        /** @description A backing engine is unavailable or busy; retry later, with backoff. Writes that queue ingestion also answer 503 while the ingestion backlog of the whole service is full (title `Ingestion backlog of the service full`, with `Retry-After`). */
         ServiceUnavailable: {
             headers: {
                 "X-Request-Id": components["headers"]["X-Request-Id"];

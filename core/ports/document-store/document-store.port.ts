@@ -302,16 +302,32 @@ export interface RetentionStore {
   listWorkspaces(): Promise<string[]>;
 }
 
+/** The ingestion backlog and how fast it drains, per workspace (workspaces with none are absent). */
+export interface BacklogCounts {
+  /** Versions accepted and not yet through ingestion: status `pending` or `processing`. */
+  readonly unfinished: Readonly<Record<string, number>>;
+  /** Versions whose `completedAt` is at or after the instant asked about. */
+  readonly completed: Readonly<Record<string, number>>;
+}
+
 /**
- * Versions whose ingestion has not started: what a process killed between recording a version and
- * publishing its event leaves behind (see `core/services/stranded-versions.service.ts`).
+ * Versions whose ingestion has not started or not finished: what a process killed between
+ * recording a version and publishing its event leaves behind (see
+ * `core/services/stranded-versions.service.ts`), and the backlog the API bounds (see
+ * `core/services/ingestion-backlog.service.ts`).
  *
- * Contract: `listPendingVersions` answers versions with status `pending` created before
- * `createdBefore`, of every workspace and document (deleted ones too), oldest first (then document
- * id and version), at most `limit`.
+ * Contract:
+ * - `listPendingVersions` answers versions with status `pending` created before `createdBefore`,
+ *   of every workspace and document (deleted ones too), oldest first (then document id and
+ *   version), at most `limit`.
+ * - `countBacklog` counts, per workspace, the versions `pending` or `processing` (of every document,
+ *   deleted ones too) and those completed at or after `completedSince`. It sees every write whose
+ *   promise resolved before the call, of any instance. It is meant to be asked about once a second
+ *   per process: an index answers it, not a scan of every version.
  */
 export interface PendingVersions {
   listPendingVersions(createdBefore: string, limit: number): Promise<VersionRecord[]>;
+  countBacklog(completedSince: string): Promise<BacklogCounts>;
 }
 
 /** The connection every role of one store shares: which engine, whether it answers, and closing it. */

@@ -35,5 +35,41 @@ export function pendingVersionsAspect(suite: ContractContext): void {
       ]);
       expect((await listed(old(41))).map(([id, version]) => `${id}:${version}`)).toContain(`${later.id}:1`);
     });
+
+    it('counts the backlog (pending and processing versions) and the versions completed since an instant, per workspace', async () => {
+      const busy = newWorkspace();
+      const quiet = newWorkspace();
+      const untouched = newWorkspace();
+      const pending = await createDoc(busy);
+      await store.appendVersion(busy, pending.id, () => newVersion());
+      const processing = await createDoc(busy);
+      await store.updateVersion(processing.id, 1, { status: 'processing' });
+      const deleted = await createDoc(busy);
+      await store.softDelete(busy, deleted.id, old(30));
+      const failed = await createDoc(busy);
+      await store.updateVersion(failed.id, 1, { status: 'failed' });
+      const completedAt = new Date(Date.now() - 60_000).toISOString();
+      const done = await createDoc(busy);
+      await store.completeVersion(done.id, 1, { at: completedAt, chunkCount: 0, tokens: 0, embeddingModel: null });
+      const quietDone = await createDoc(quiet);
+      await store.completeVersion(quietDone.id, 1, { at: completedAt, chunkCount: 0, tokens: 0, embeddingModel: null });
+
+      const before = await store.countBacklog(new Date(Date.parse(completedAt) - 1000).toISOString());
+      // Two versions of `pending`, `processing`, and the deleted document's version still waiting.
+      expect(before.unfinished[busy]).toBe(4);
+      expect(before.unfinished[quiet]).toBeUndefined();
+      expect(before.unfinished[untouched]).toBeUndefined();
+      expect(before.completed[busy]).toBe(1);
+      expect(before.completed[quiet]).toBe(1);
+      expect(before.completed[untouched]).toBeUndefined();
+
+      const after = await store.countBacklog(new Date(Date.parse(completedAt) + 1).toISOString());
+      expect(after.unfinished[busy]).toBe(4);
+      expect(after.completed[busy]).toBeUndefined();
+
+      await store.updateVersion(processing.id, 1, { status: 'failed' });
+      await store.purge(busy, pending.id);
+      expect((await store.countBacklog(completedAt)).unfinished[busy]).toBe(1);
+    });
   });
 }

@@ -34,6 +34,53 @@ interface Overview {
     checks: Record<string, { status: string; latency_ms: number | null; message: string }>;
   };
   dead_letters: DeadLetterCount[] | null;
+  backlog: Backlog | null;
+}
+
+interface Backlog {
+  workspace: number;
+  total: number;
+  max_per_workspace: number;
+  max_total: number;
+  workspace_drain_per_second: number;
+  drain_per_second: number;
+}
+
+/** `n of at most max`, or `n` when there is no bound. */
+const ofBound = (n: number, max: number) => (max > 0 ? `${n} of at most ${max}` : `${n} (no bound)`);
+const perSecond = (rate: number) => `${rate >= 10 ? rate.toFixed(0) : rate.toFixed(1)} a second`;
+
+function BacklogSection(props: { backlog: Backlog | null }) {
+  const b = props.backlog;
+  if (!b) return <p class="muted">The ingestion backlog could not be counted.</p>;
+  const full =
+    (b.max_per_workspace > 0 && b.workspace >= b.max_per_workspace) || (b.max_total > 0 && b.total >= b.max_total);
+  return (
+    <>
+      {full && (
+        <Notice kind="error">
+          The backlog is at its bound: uploads, new content and reprocessing are refused with 429 (or 503) and a
+          Retry-After until ingestion catches up. Searches, reads, metadata changes and deletes go on.
+        </Notice>
+      )}
+      <DataTable caption="Ingestion backlog" columns={['Scope', 'Versions waiting for ingestion', 'Completed lately']}>
+        <tr>
+          <td>This workspace</td>
+          <td>{ofBound(b.workspace, b.max_per_workspace)}</td>
+          <td>{perSecond(b.workspace_drain_per_second)}</td>
+        </tr>
+        <tr>
+          <td>All workspaces</td>
+          <td>{ofBound(b.total, b.max_total)}</td>
+          <td>{perSecond(b.drain_per_second)}</td>
+        </tr>
+      </DataTable>
+      <p class="muted small">
+        Versions accepted and not yet completed or failed, and how many completed per second over the last 15 s. At the
+        bound, writes that queue ingestion wait: clients retry after the Retry-After the service derives from that rate.
+      </p>
+    </>
+  );
 }
 
 /** Events of a busy workspace come many a second: the overview is read at most this often. */
@@ -127,6 +174,8 @@ export function PipelinePage(props: { account: Account }) {
             ))}
           </DataTable>
           <p class="muted small">Messages not yet committed by the stage's consumer group, all workspaces together.</p>
+          <h2>Ingestion backlog</h2>
+          <BacklogSection backlog={data.backlog} />
           <h2>Documents of this workspace</h2>
           <ul class="counts">
             {Object.entries(data.documents).map(([status, n]) => (

@@ -3,9 +3,26 @@ import { canonicalTime, toVersionRecord } from '../stored-records.ts';
 import type { OpenSearchContext } from './opensearch-context.ts';
 import type { VersionSource } from './opensearch-records.ts';
 
-/** The {@link PendingVersions} role of the OpenSearch document store: a search of the versions index. */
+/** Most workspaces one backlog count tells apart (a terms aggregation's size). */
+const MAX_WORKSPACES = 10_000;
+
+interface WorkspaceBuckets {
+  readonly by_workspace?: { readonly buckets: readonly { readonly key: string; readonly doc_count: number }[] };
+}
+
+const byWorkspace = (aggregation: unknown): Record<string, number> =>
+  Object.fromEntries(
+    ((aggregation as WorkspaceBuckets | undefined)?.by_workspace?.buckets ?? []).map((b) => [b.key, b.doc_count]),
+  );
+
+/**
+ * The {@link PendingVersions} role of the OpenSearch document store: searches and aggregations
+ * of the versions index.
+ */
 export function createOpenSearchPendingVersions(context: OpenSearchContext): PendingVersions {
   const { names, search, refreshIndexes } = context;
+  const unfinished = { terms: { status: ['pending', 'processing'] } };
+  const perWorkspace = { by_workspace: { terms: { field: 'workspace_id', size: MAX_WORKSPACES } } };
   return {
     async listPendingVersions(createdBefore, limit) {
       const before = canonicalTime(createdBefore, 'createdBefore');
@@ -20,6 +37,27 @@ export function createOpenSearchPendingVersions(context: OpenSearchContext): Pen
         sort: [{ created_at: 'asc' }, { document_id: 'asc' }, { version: 'asc' }],
       });
       return body.hits.hits.flatMap((hit) => (hit._source ? [toVersionRecord(hit._source)] : []));
+    },
+
+    async countBacklog(completedSince) {
+      const since = canonicalTime(completedSince, 'completedSince');
+      const completed = { range: { completed_at: { gte: since } } };
+      // As above: a refresh first (shared with concurrent callers), so every version written by
+      // any process before the call is counted; one search answers both counts.
+      await refreshIndexes([names.versions]);
+      const body = await search<never>(names.versions, {
+        size: 0,
+        track_total_hits: false,
+        query: { bool: { should: [unfinished, completed], minimum_should_match: 1 } },
+        aggs: {
+          unfinished: { filter: unfinished, aggs: perWorkspace },
+          completed: { filter: completed, aggs: perWorkspace },
+        },
+      });
+      return {
+        unfinished: byWorkspace(body.aggregations?.unfinished),
+        completed: byWorkspace(body.aggregations?.completed),
+      };
     },
   };
 }

@@ -160,4 +160,13 @@ export const DOCUMENT_STORE_MIGRATIONS: readonly { readonly name: string; readon
       'CREATE INDEX documents_by_deletion_key ON documents (deleted_by) WHERE deleted_by IS NOT NULL',
     ],
   },
+  {
+    // The ingestion backlog per workspace and the versions completed lately (`countBacklog`), each
+    // counted from an index that holds only the rows counted.
+    name: 'document-store-007-backlog',
+    statements: [
+      "CREATE INDEX versions_unfinished ON versions (workspace_id) WHERE status IN ('pending', 'processing')",
+      'CREATE INDEX versions_by_completed_at ON versions (completed_at, workspace_id) WHERE completed_at IS NOT NULL',
+    ],
+  },
 ];

@@ -16,8 +16,9 @@ class ProblemError:
     """Alternative error member on 401, 403 and 429.
 
     Attributes:
-        code (str): `unauthorized`, `forbidden`, `rate_limit_exceeded`, or `password_change_required` (a dashboard
-            session whose generated password must be changed first).
+        code (str): `unauthorized`, `forbidden`, `rate_limit_exceeded`, `backlog_full` (429: the workspace’s ingestion
+            backlog is full; retry after `Retry-After`), or `password_change_required` (a dashboard session whose generated
+            password must be changed first).
         message (str):
         retry_after (int | Unset): Seconds to wait (429).
     """

@@ -123,7 +123,8 @@ def sync_detailed(
 
      multipart/form-data like the upload: the new file in `file`, optional `metadata` (replaces the
     metadata; omitted keeps it) and `change_reason` (a form field or a key of `metadata`). Creates
-    version M+1, which is ingested again.
+    version M+1, which is ingested again. Refused with 429 or 503 and `Retry-After` while the ingestion
+    backlog is full, as the upload is.
 
     Args:
         id (str):
@@ -162,7 +163,8 @@ def sync(
 
      multipart/form-data like the upload: the new file in `file`, optional `metadata` (replaces the
     metadata; omitted keeps it) and `change_reason` (a form field or a key of `metadata`). Creates
-    version M+1, which is ingested again.
+    version M+1, which is ingested again. Refused with 429 or 503 and `Retry-After` while the ingestion
+    backlog is full, as the upload is.
 
     Args:
         id (str):
@@ -196,7 +198,8 @@ async def asyncio_detailed(
 
      multipart/form-data like the upload: the new file in `file`, optional `metadata` (replaces the
     metadata; omitted keeps it) and `change_reason` (a form field or a key of `metadata`). Creates
-    version M+1, which is ingested again.
+    version M+1, which is ingested again. Refused with 429 or 503 and `Retry-After` while the ingestion
+    backlog is full, as the upload is.
 
     Args:
         id (str):
@@ -233,7 +236,8 @@ async def asyncio(
 
      multipart/form-data like the upload: the new file in `file`, optional `metadata` (replaces the
     metadata; omitted keeps it) and `change_reason` (a form field or a key of `metadata`). Creates
-    version M+1, which is ingested again.
+    version M+1, which is ingested again. Refused with 429 or 503 and `Retry-After` while the ingestion
+    backlog is full, as the upload is.
 
     Args:
         id (str):

@@ -104,6 +104,9 @@ def sync_detailed(
 ) -> Response[Document | Problem]:
     """Re-run ingestion of the latest version
 
+     Queues the latest version for ingestion again. Refused with 429 or 503 and `Retry-After` while the
+    ingestion backlog is full, as the upload is.
+
     Args:
         id (str):
         idempotency_key (str | Unset):
@@ -136,6 +139,9 @@ def sync(
 ) -> Document | Problem | None:
     """Re-run ingestion of the latest version
 
+     Queues the latest version for ingestion again. Refused with 429 or 503 and `Retry-After` while the
+    ingestion backlog is full, as the upload is.
+
     Args:
         id (str):
         idempotency_key (str | Unset):
@@ -162,6 +168,9 @@ async def asyncio_detailed(
     idempotency_key: str | Unset = UNSET,
 ) -> Response[Document | Problem]:
     """Re-run ingestion of the latest version
+
+     Queues the latest version for ingestion again. Refused with 429 or 503 and `Retry-After` while the
+    ingestion backlog is full, as the upload is.
 
     Args:
         id (str):
@@ -192,6 +201,9 @@ async def asyncio(
     idempotency_key: str | Unset = UNSET,
 ) -> Document | Problem | None:
     """Re-run ingestion of the latest version
+
+     Queues the latest version for ingestion again. Refused with 429 or 503 and `Retry-After` while the
+    ingestion backlog is full, as the upload is.
 
     Args:
         id (str):

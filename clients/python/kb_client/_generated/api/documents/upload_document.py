@@ -113,7 +113,9 @@ def sync_detailed(
 
      multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON
     object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued
-    for ingestion; poll the document until `status` is `completed`.
+    for ingestion; poll the document until `status` is `completed`. While the workspace’s ingestion
+    backlog is full the upload is refused with 429 (503 when the whole service’s is) and `Retry-After`:
+    send it again then.
 
     Args:
         idempotency_key (str | Unset):
@@ -149,7 +151,9 @@ def sync(
 
      multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON
     object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued
-    for ingestion; poll the document until `status` is `completed`.
+    for ingestion; poll the document until `status` is `completed`. While the workspace’s ingestion
+    backlog is full the upload is refused with 429 (503 when the whole service’s is) and `Retry-After`:
+    send it again then.
 
     Args:
         idempotency_key (str | Unset):
@@ -180,7 +184,9 @@ async def asyncio_detailed(
 
      multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON
     object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued
-    for ingestion; poll the document until `status` is `completed`.
+    for ingestion; poll the document until `status` is `completed`. While the workspace’s ingestion
+    backlog is full the upload is refused with 429 (503 when the whole service’s is) and `Retry-After`:
+    send it again then.
 
     Args:
         idempotency_key (str | Unset):
@@ -214,7 +220,9 @@ async def asyncio(
 
      multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON
     object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued
-    for ingestion; poll the document until `status` is `completed`.
+    for ingestion; poll the document until `status` is `completed`. While the workspace’s ingestion
+    backlog is full the upload is refused with 429 (503 when the whole service’s is) and `Retry-After`:
+    send it again then.
 
     Args:
         idempotency_key (str | Unset):

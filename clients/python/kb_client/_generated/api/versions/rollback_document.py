@@ -117,7 +117,9 @@ def sync_detailed(
     """Restore an earlier version as a new version
 
      Creates version M+1 with the content and metadata of `target_version`. Reuses its chunks and vectors
-    when the embedding model is unchanged. 409 when the target is the current version.
+    when the embedding model is unchanged. 409 when the target is the current version. A rollback that
+    must be ingested again (the target is not a completed version with its chunks) is refused with 429
+    or 503 and `Retry-After` while the ingestion backlog is full, as an upload is.
 
     Args:
         id (str):
@@ -155,7 +157,9 @@ def sync(
     """Restore an earlier version as a new version
 
      Creates version M+1 with the content and metadata of `target_version`. Reuses its chunks and vectors
-    when the embedding model is unchanged. 409 when the target is the current version.
+    when the embedding model is unchanged. 409 when the target is the current version. A rollback that
+    must be ingested again (the target is not a completed version with its chunks) is refused with 429
+    or 503 and `Retry-After` while the ingestion backlog is full, as an upload is.
 
     Args:
         id (str):
@@ -188,7 +192,9 @@ async def asyncio_detailed(
     """Restore an earlier version as a new version
 
      Creates version M+1 with the content and metadata of `target_version`. Reuses its chunks and vectors
-    when the embedding model is unchanged. 409 when the target is the current version.
+    when the embedding model is unchanged. 409 when the target is the current version. A rollback that
+    must be ingested again (the target is not a completed version with its chunks) is refused with 429
+    or 503 and `Retry-After` while the ingestion backlog is full, as an upload is.
 
     Args:
         id (str):
@@ -224,7 +230,9 @@ async def asyncio(
     """Restore an earlier version as a new version
 
      Creates version M+1 with the content and metadata of `target_version`. Reuses its chunks and vectors
-    when the embedding model is unchanged. 409 when the target is the current version.
+    when the embedding model is unchanged. 409 when the target is the current version. A rollback that
+    must be ingested again (the target is not a completed version with its chunks) is refused with 429
+    or 503 and `Retry-After` while the ingestion backlog is full, as an upload is.
 
     Args:
         id (str):
