@@ -5,7 +5,7 @@ import { storageKeys } from '../util/storage-keys.ts';
 import { isoNow } from '../util/time.ts';
 import { documentNotFound, isDocumentId, loadDocument } from './document-access.ts';
 import { documentView } from './document-views.ts';
-import type { RequestContext } from './request-context.ts';
+import { actorOf, type RequestContext } from './request-context.ts';
 import type { StagedUpload } from './upload-staging.service.ts';
 import { createVersionWriter, newVersionFrom, type VersionWriterDeps } from './version-writes.ts';
 
@@ -173,6 +173,8 @@ export function createDocumentWritesService(
             'document.purged',
             { id: documentId, workspaceId: ctx.workspaceId, source: doc?.source ?? '' },
             latest,
+            undefined,
+            actorOf(ctx),
           ),
         );
         return;
@@ -200,7 +202,7 @@ export function createDocumentWritesService(
       await publishNotification(
         deps.log,
         deps.topics.notification,
-        documentNotification('document.deleted', deleted, deleted.latest, deleted.deletedAt),
+        documentNotification('document.deleted', deleted, deleted.latest, deleted.deletedAt, actorOf(ctx)),
       );
     },
 
