@@ -20,6 +20,7 @@ import metricsPlugin from './plugins/metrics.plugin.ts';
 import openApiPlugin from './plugins/openapi.plugin.ts';
 import problemPlugin, { describeError, sendProblem } from './plugins/problem.plugin.ts';
 import requestIdPlugin, { generateRequestId } from './plugins/request-id.plugin.ts';
+import dashboardDocumentsRoutes from './routes/dashboard-documents.routes.ts';
 import dashboardInsightsRoutes from './routes/dashboard-insights.routes.ts';
 import dashboardKeysRoutes from './routes/dashboard-keys.routes.ts';
 import dashboardPagesRoutes, { redirectBrowsersToDashboard } from './routes/dashboard-pages.routes.ts';
@@ -132,6 +133,7 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
   await app.register(dashboardSessionRoutes, { services, config });
   await app.register(dashboardKeysRoutes, { services, config });
   await app.register(dashboardInsightsRoutes, { services, config });
+  await app.register(dashboardDocumentsRoutes, { services, config });
   await app.register(dashboardPagesRoutes, deps.dashboardDir === undefined ? {} : { dir: deps.dashboardDir });
   await app.register(mcpRoutes, { services, version: deps.version });
   const uploadSlots = createUploadSlots(config.maxConcurrentUploads);

@@ -5,6 +5,7 @@
  * reports is committed (a reader told that a version completed can search it at once).
  */
 import { v7 as uuidv7 } from 'uuid';
+import type { AuditActor } from '../model/account-records.model.ts';
 import type { DocumentRecord, VersionRecord } from '../model/document-records.model.ts';
 import type { MessageLog } from '../ports/message-log/message-log.port.ts';
 import type { RunRecord, SourceRecord } from '../ports/source-store/source-store.port.ts';
@@ -40,17 +41,24 @@ export interface Notification {
   /** Stable id: the webhook-id of every delivery of it. */
   readonly id: string;
   readonly workspaceId: string;
-  /** What it is about (a document id): its key on the log, so one subject's events keep their order. */
+  /**
+   * What it is about (a document's id; a source's id for `source.*` events): its key on the log,
+   * so one subject's events keep their order.
+   */
   readonly subject: string;
   readonly payload: NotificationPayload;
 }
 
-/** The data of a document event: the document, the version concerned and, for a failure, why. */
+/**
+ * The data of a document event: the document, the version concerned, for a failure why, and for
+ * a deletion or purge who made it (`actor`, as in the audit log).
+ */
 export function documentNotification(
   type: NotificationType,
   document: Pick<DocumentRecord, 'id' | 'workspaceId' | 'source'>,
   version: Pick<VersionRecord, 'version' | 'status' | 'name' | 'error'> | null,
   at: string = isoNow(),
+  actor?: AuditActor,
 ): Notification {
   const error = version?.error ?? null;
   return {
@@ -71,6 +79,7 @@ export function documentNotification(
         ...(type === 'document.version.failed'
           ? { error: { code: error?.code ?? 'unknown', detail: error?.message ?? '', stage: error?.stage ?? null } }
           : {}),
+        ...(actor ? { actor: { ...actor } } : {}),
       },
     },
   };
@@ -79,6 +88,7 @@ export function documentNotification(
 /**
  * The event of a finished sync run (`source.sync.completed` or `source.sync.failed`), about the
  * source: its id, name and kind, the run with its counts and, for a failed run, its first error.
+ * Its `actor` is the source (as in the audit entries of the run's writes); it names no document.
  */
 export function sourceRunNotification(
   source: Pick<SourceRecord, 'id' | 'workspaceId' | 'name' | 'kind'>,
@@ -103,6 +113,7 @@ export function sourceRunNotification(
         started_at: run.startedAt,
         finished_at: run.finishedAt,
         counts: run.counts,
+        actor: { type: 'source', id: source.id, name: source.name },
         ...(failed ? { error: { code: first?.code ?? 'unknown', detail: first?.detail ?? '' } } : {}),
       },
     },

@@ -65,14 +65,24 @@ export interface AuditSnapshot {
   readonly metadata: Record<string, unknown> | null;
 }
 
+/**
+ * Who made a change: a key (API calls, the key's id), a dashboard account (`user`, the account
+ * id), or a source's sync run (`source`, the source's id, with its `name` when the change was made).
+ */
+export interface AuditActor {
+  readonly type: 'api_key' | 'user' | 'source';
+  readonly id: string;
+  /** The source's name (type `source` only). */
+  readonly name?: string;
+}
+
 export interface AuditEntry {
   /** UUID v7, so ids sort by time. */
   readonly id: string;
   readonly action: AuditAction;
   readonly workspaceId: string;
   readonly documentId: string;
-  /** A key (API calls) or a dashboard account (`user`, the account id). */
-  readonly actor: { readonly type: 'api_key' | 'user'; readonly id: string };
+  readonly actor: AuditActor;
   readonly timestamp: string;
   readonly version: number | null;
   readonly before: AuditSnapshot | null;

@@ -173,12 +173,21 @@ export interface SearchView {
 
 export type SearchMode = 'hybrid' | 'semantic' | 'keyword';
 
+/** A document's name for a page listing document ids (deleted documents too). */
+export interface DocumentNameView {
+  document_id: string;
+  /** The current name; a deleted document's latest version's; null when purged or unknown. */
+  name: string | null;
+  deleted: boolean;
+}
+
 export interface AuditEntryView {
   id: string;
   action: string;
   workspace_id: string;
   document_id: string;
-  actor: { type: 'api_key' | 'user'; id: string };
+  /** `name`: the source's name, for type `source` only. */
+  actor: { type: 'api_key' | 'user' | 'source'; id: string; name?: string };
   timestamp: string;
   version: number | null;
   before: { version: number | null; metadata: Metadata | null } | null;

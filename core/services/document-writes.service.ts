@@ -8,7 +8,7 @@ import { isoNow } from '../util/time.ts';
 import { documentNotFound, isDocumentId, loadDocument } from './document-access.ts';
 import { documentView } from './document-views.ts';
 import type { WriteKey } from './idempotency.service.ts';
-import type { RequestContext } from './request-context.ts';
+import { actorOf, type RequestContext } from './request-context.ts';
 import type { StagedUpload } from './upload-staging.service.ts';
 import { createVersionWriter, newVersionFrom, type VersionWriterDeps } from './version-writes.ts';
 
@@ -284,6 +284,8 @@ export function createDocumentWritesService(
             'document.purged',
             { id: documentId, workspaceId: ctx.workspaceId, source: doc?.source ?? '' },
             latest,
+            undefined,
+            actorOf(ctx),
           ),
         );
         return;
@@ -314,7 +316,9 @@ export function createDocumentWritesService(
         throw documentNotFound(documentId);
       }
       await audit();
-      await notifyWritten(documentNotification('document.deleted', deleted, deleted.latest, deleted.deletedAt));
+      await notifyWritten(
+        documentNotification('document.deleted', deleted, deleted.latest, deleted.deletedAt, actorOf(ctx)),
+      );
     },
 
     async reprocess(ctx, documentId) {

@@ -1,10 +1,15 @@
 import { KbError } from '../errors/kb-error.ts';
 import type { DocumentRecord, VersionStatus } from '../model/document-records.model.ts';
-import type { DocumentListItemView, DocumentView, PaginationView } from '../model/response-views.model.ts';
+import type {
+  DocumentListItemView,
+  DocumentNameView,
+  DocumentView,
+  PaginationView,
+} from '../model/response-views.model.ts';
 import type { DocumentListQuery, DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import { decodeCursor, encodeCursor } from '../util/cursor.ts';
-import { loadDocument } from './document-access.ts';
+import { isDocumentId, loadDocument } from './document-access.ts';
 import { documentView, listItemView } from './document-views.ts';
 import { createListTotalCache } from './list-total-cache.ts';
 import type { RequestContext } from './request-context.ts';
@@ -41,6 +46,13 @@ export interface DocumentsService {
    * while the token is the same, so a caller may cache it (and its serialised form) under it.
    */
   listChangeMark(): string;
+  /**
+   * The names of the given documents of the workspace, deleted ones too (for pages that list
+   * document ids, such as the audit log): a live document's current name; a deleted one's latest
+   * version's name with `deleted: true`; a purged or unknown one `name: null, deleted: true`.
+   * One entry per distinct id, in the order given.
+   */
+  names(ctx: RequestContext, documentIds: readonly string[]): Promise<DocumentNameView[]>;
 }
 
 /** A list cursor: the creation time and id of the last document of the page before. */
@@ -98,6 +110,18 @@ export function createDocumentsService(deps: {
 
     listChangeMark() {
       return documents.changeMark();
+    },
+
+    async names(ctx, documentIds) {
+      return Promise.all(
+        [...new Set(documentIds)].map(async (id): Promise<DocumentNameView> => {
+          const live = isDocumentId(id) ? await documents.getDocument(ctx.workspaceId, id) : null;
+          if (live) return { document_id: id, name: live.latest.name, deleted: false };
+          // Deleted: its versions stay (point-in-time search); purged or unknown: nothing does.
+          const [latest] = isDocumentId(id) ? await documents.listVersions(ctx.workspaceId, id) : [];
+          return { document_id: id, name: latest?.name ?? null, deleted: true };
+        }),
+      );
     },
 
     async list(ctx, query) {

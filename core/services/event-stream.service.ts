@@ -139,7 +139,8 @@ export function createEventStreamService(deps: EventStreamDeps): EventStreamServ
         n.workspaceId === ctx.workspaceId &&
         n.id !== skipId &&
         (!types || types.has(n.payload.type)) &&
-        (request.documentId === undefined || n.subject === request.documentId);
+        (request.documentId === undefined ||
+          (n.payload.type.startsWith('document.') && n.subject === request.documentId));
       const eventOf = (n: Notification, m: DeliveredMessage): StreamEvent => ({
         id: streamEventId(m.timestamp, n.id),
         payload: n.payload,

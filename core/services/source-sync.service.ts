@@ -1,12 +1,8 @@
-import { createHash } from 'node:crypto';
-import path from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { v7 as uuidv7 } from 'uuid';
 import { KbError } from '../errors/kb-error.ts';
 import type { Logger } from '../model/logger.model.ts';
 import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import {
-  type ItemRecord,
   type RunClaim,
   type RunCounts,
   type RunError,
@@ -15,16 +11,14 @@ import {
   type SourceStore,
   ZERO_COUNTS,
 } from '../ports/source-store/source-store.port.ts';
-import type { SourceContent, SourceEntry, SourceReader } from '../sources/source-reader.ts';
+import type { SourceContent, SourceReader } from '../sources/source-reader.ts';
 import { isoNow } from '../util/time.ts';
 import type { DocumentWritesService } from './document-writes.service.ts';
-import type { RequestContext } from './request-context.ts';
+import { createSourceItemSync, RunLeft, sourceActorContext } from './source-sync-items.ts';
 import type { UploadStagingService } from './upload-staging.service.ts';
 
-/** The change reason of a version a sync wrote because its item changed at the source. */
-export const SYNC_CHANGED = 'sync: changed at source';
-/** The change reason of a document a sync created for a new item. */
-export const SYNC_ADDED = 'sync: added at source';
+export { itemName, SYNC_ADDED, SYNC_CHANGED } from './source-sync-items.ts';
+
 /** A run lists at most this many failing items (its counts still count them all). */
 export const MAX_RUN_ERRORS = 200;
 
@@ -84,37 +78,6 @@ export interface SourceSyncDeps {
   readonly onRunEnded?: (source: SourceRecord, run: RunRecord) => Promise<void>;
 }
 
-type Outcome = 'created' | 'updated' | 'unchanged';
-
-/** True when the listing alone shows the item is as the last run saw it. */
-function sameListing(entry: SourceEntry, known: ItemRecord): boolean {
-  if (entry.etag !== null && entry.etag === known.etag) {
-    return entry.sizeBytes === null || entry.sizeBytes === known.sizeBytes;
-  }
-  return (
-    entry.sizeBytes !== null &&
-    entry.mtimeMs !== null &&
-    entry.sizeBytes === known.sizeBytes &&
-    entry.mtimeMs === known.mtimeMs
-  );
-}
-
-async function sha256Of(content: SourceContent): Promise<string> {
-  const hash = createHash('sha256');
-  await pipeline(content.open(), hash);
-  return hash.digest('hex');
-}
-
-/** The document name of an item: the file name of a path or key, the last segment of a URL. */
-export function itemName(key: string): string {
-  if (/^https?:\/\//i.test(key)) {
-    const url = new URL(key);
-    const last = url.pathname.split('/').filter(Boolean).at(-1);
-    return last ? decodeURIComponent(last) : url.hostname;
-  }
-  return path.posix.basename(key) || key;
-}
-
 const errorOf = (item: string | null, error: unknown): RunError =>
   error instanceof KbError
     ? { item, code: error.code, detail: error.message }
@@ -123,33 +86,29 @@ const errorOf = (item: string | null, error: unknown): RunError =>
 type Ending = 'ended' | 'taken-over' | 'left';
 
 class RunTakenOver extends Error {}
-/** The process is shutting down: the run stays `running` and is resumed later (see `runClaimed`, `resumeInterrupted`). */
-class RunLeft extends Error {}
 
 /**
- * The sync engine. A run lists the source, and for each item decides from the listing (size +
- * mtime, ETag) or the source's own answer (HTTP 304) whether it changed, then from the SHA-256
- * of its content; an unchanged item costs no staging, no parse, no embedding. A changed item
- * becomes a new version through the same write path as a PUT (change reason
- * {@link SYNC_CHANGED}, created by `source:<id>`), a new one a new document, an item gone from
- * the source a deleted document (not purged) — unless that is more than `maxDeleteFraction` of
- * the source's documents and the run does not allow it, when none is deleted and they are
- * counted as `deletions_held`.
+ * The sync engine: the runs of a source. A run lists the source and syncs each item (see
+ * `createSourceItemSync`: unchanged items cost nothing, changed ones become versions, new ones
+ * documents), as the source itself (audit actor `{type: "source", id, name}`), then deletes the
+ * documents of items gone from the source (not purged) — unless that is more than
+ * `maxDeleteFraction` of the source's documents and the run does not allow it, when none is
+ * deleted and they are counted as `deletions_held`.
  *
- * Promises: a failing item fails only itself (counted and listed); a run that cannot read the
- * source at all ends `failed` with the code of why. A run interrupted anywhere (a crash) and run
- * again writes no second version of an item already written: the item's record names its
- * document before the document is created, and an item whose document already holds the
- * content is only recorded.
+ * Promises: one run of a source at a time (claimed in the source store); a failing item fails only
+ * itself (counted and listed); a run that cannot read the source at all ends `failed` with the code
+ * of why. A run interrupted anywhere (a crash) and run again writes no second version of an item
+ * already written. A run's end is recorded once, then `onRunEnded` is called.
  */
 export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService {
-  const { store, documents, documentWrites, uploads, logger } = deps;
+  const { store, logger } = deps;
   // A run resumed after a crash goes through every item again: those written before the crash
   // are found unchanged (or, written but not recorded, recorded without a second version).
   const going = new Set<Promise<unknown>>();
   /** Contents being read: closed when the process stops, so that a long read does not hold it. */
   const reading = new Set<SourceContent>();
   let closed = false;
+  const items = createSourceItemSync({ ...deps, closed: () => closed, reading });
 
   function newRun(source: SourceRecord, allowMassDelete: boolean): RunRecord {
     const now = isoNow();
@@ -225,7 +184,7 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
   }
 
   async function execute(source: SourceRecord, run: RunRecord): Promise<Ending> {
-    const ctx: RequestContext = { workspaceId: source.workspaceId, keyId: `source:${source.id}`, traceId: run.id };
+    const ctx = sourceActorContext(source, run.id);
     const counts = { ...ZERO_COUNTS };
     const errors: RunError[] = [];
     const fail = (error: RunError) => {
@@ -263,7 +222,7 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
         }
         seen.add(listed.key);
         try {
-          counts[await syncItem(ctx, source, reader, listed, known.get(listed.key))]++;
+          counts[await items.syncItem(ctx, source, reader, listed, known.get(listed.key))]++;
         } catch (error) {
           // Stopped by the shutdown: the item is not failed, the run resumes later.
           if (closed) throw new RunLeft();
@@ -275,7 +234,7 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
         }
       }
       if (lost) throw new RunTakenOver();
-      await removeGone(
+      await items.removeGone(
         ctx,
         source,
         run,
@@ -307,143 +266,6 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
     } finally {
       clearInterval(beat);
     }
-  }
-
-  async function removeGone(
-    ctx: RequestContext,
-    source: SourceRecord,
-    run: RunRecord,
-    gone: ItemRecord[],
-    total: number,
-    counts: { deleted: number; deletionsHeld: number },
-    errors: RunError[],
-    listingCapped: boolean,
-  ): Promise<void> {
-    if (gone.length === 0) return;
-    if (listingCapped) {
-      counts.deletionsHeld = gone.length;
-      errors.unshift({
-        item: null,
-        code: 'deletions-held',
-        detail: `The listing stopped at its cap, so ${gone.length} of the source's ${total} documents that it did not reach were kept; none was deleted.`,
-      });
-      return;
-    }
-    if (!run.allowMassDelete && gone.length > deps.maxDeleteFraction * total) {
-      counts.deletionsHeld = gone.length;
-      errors.unshift({
-        item: null,
-        code: 'deletions-held',
-        detail: `${gone.length} of the source's ${total} documents are gone at the source, more than the fraction ${deps.maxDeleteFraction} (KB_SOURCE_MAX_DELETE_FRACTION); none was deleted. Sync with allow_mass_delete=true to delete them.`,
-      });
-      return;
-    }
-    for (const item of gone) {
-      try {
-        await documentWrites.remove(ctx, item.documentId, { purge: false });
-      } catch (error) {
-        // Deleted already (by hand, or by this run before a crash): the item only goes.
-        if (!(error instanceof KbError && error.code === 'not-found')) throw error;
-      }
-      await store.deleteItem(source.id, item.itemKey);
-      counts.deleted++;
-    }
-  }
-
-  async function syncItem(
-    ctx: RequestContext,
-    source: SourceRecord,
-    reader: SourceReader,
-    entry: SourceEntry,
-    known: ItemRecord | undefined,
-  ): Promise<Outcome> {
-    if (known && known.sha256 !== null && sameListing(entry, known)) return 'unchanged';
-    if (entry.sizeBytes !== null && entry.sizeBytes > deps.maxUploadBytes) {
-      throw new KbError(
-        'payload-too-large',
-        `The item is ${entry.sizeBytes} bytes; the limit is ${deps.maxUploadBytes} bytes.`,
-      );
-    }
-    const content = await reader.read(entry, known);
-    if (content === 'not-modified' && known && known.sha256 !== null) return 'unchanged';
-    if (content === 'not-modified')
-      throw new KbError('source-unreachable', 'The source answered "not modified" for an item it never sent.');
-    reading.add(content);
-    try {
-      if (closed) throw new RunLeft();
-      return await writeItem(ctx, source, entry, known, content);
-    } finally {
-      reading.delete(content);
-      content.close?.();
-    }
-  }
-
-  /** Writes an item read as `content`: recorded unchanged, a new version, or a new document. */
-  async function writeItem(
-    ctx: RequestContext,
-    source: SourceRecord,
-    entry: SourceEntry,
-    known: ItemRecord | undefined,
-    content: SourceContent,
-  ): Promise<Outcome> {
-    const sha256 = await sha256Of(content);
-    const record = (documentId: string, hash: string | null): ItemRecord => ({
-      sourceId: source.id,
-      itemKey: entry.key,
-      documentId,
-      sizeBytes: entry.sizeBytes,
-      mtimeMs: entry.mtimeMs,
-      etag: content.etag ?? entry.etag,
-      lastModified: content.lastModified ?? entry.lastModified,
-      sha256: hash,
-    });
-    if (known && known.sha256 === sha256) {
-      await store.putItem(record(known.documentId, sha256));
-      return 'unchanged';
-    }
-    const stageFor = (documentId: string) =>
-      uploads.stage({
-        workspaceId: source.workspaceId,
-        documentId,
-        stream: content.open(),
-        filename: itemName(entry.key),
-        ...(content.contentType ? { declaredType: content.contentType } : {}),
-      });
-
-    const current = known ? await documents.getDocument(source.workspaceId, known.documentId) : null;
-    if (known && current) {
-      const outcome: Outcome = known.sha256 === null ? 'created' : 'updated';
-      // Written already by a run that stopped before recording it: only recorded now.
-      if (current.latest.contentHash !== sha256) {
-        const staged = await stageFor(current.id);
-        await documentWrites.replaceContent(ctx, current.id, {
-          staged,
-          metadata: { ...source.metadata },
-          changeReason: SYNC_CHANGED,
-        });
-      }
-      await store.putItem(record(current.id, sha256));
-      return outcome;
-    }
-    // A new item, or one whose document is gone. An id recorded by an interrupted creation is
-    // reused unless a document was made with it (and deleted since).
-    const reuse = known && known.sha256 === null && !(await documents.getVersion(known.documentId, 1));
-    const documentId = reuse ? known.documentId : uuidv7();
-    const staged = await stageFor(documentId);
-    try {
-      await store.putItem(record(documentId, null));
-    } catch (error) {
-      await uploads.discard(staged).catch(() => {});
-      throw error;
-    }
-    await documentWrites.create(ctx, {
-      staged,
-      metadata: { ...source.metadata },
-      source: source.name,
-      changeReason: SYNC_ADDED,
-    });
-    await store.putItem(record(documentId, sha256));
-    return 'created';
   }
 
   return {

@@ -17,7 +17,7 @@ import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import { storageKeys } from '../util/storage-keys.ts';
 import { isoNow } from '../util/time.ts';
 import type { WriteKey } from './idempotency.service.ts';
-import type { RequestContext } from './request-context.ts';
+import { actorOf, createdByOf, type RequestContext } from './request-context.ts';
 
 /**
  * The audit entry id of one change: a UUIDv7 whose time is the change's instant (entries list in id
@@ -73,7 +73,7 @@ export function newVersionFrom(
     metadata: change.metadata,
     changeReason: change.changeReason,
     restoredFrom: change.restoredFrom ?? null,
-    createdBy: ctx.keyId,
+    createdBy: createdByOf(ctx),
     createdAt: isoNow(),
   };
 }
@@ -148,7 +148,7 @@ export function createVersionWriter(deps: VersionWriterDeps): VersionWriter {
         action,
         workspaceId: ctx.workspaceId,
         documentId,
-        actor: { type: ctx.actorType ?? 'api_key', id: ctx.keyId },
+        actor: actorOf(ctx),
         timestamp: once?.at ?? isoNow(),
         version,
         before: before ? { version: before.version, metadata: before.metadata } : null,

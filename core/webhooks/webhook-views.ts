@@ -29,7 +29,10 @@ export interface WebhookDeliveryView {
   endpoint_id: string;
   event_id: string;
   event_type: string;
-  document_id: string;
+  /** The document a `document.*` event is about; null for other events. */
+  document_id: string | null;
+  /** The source a `source.*` event is about; null for other events. */
+  source_id: string | null;
   status: WebhookDelivery['status'];
   attempts: number;
   next_attempt_at: string | null;
@@ -59,7 +62,8 @@ export function deliveryView(delivery: WebhookDelivery, attempts: readonly Deliv
     endpoint_id: delivery.endpointId,
     event_id: delivery.eventId,
     event_type: delivery.eventType,
-    document_id: delivery.subject,
+    document_id: delivery.eventType.startsWith('document.') ? delivery.subject : null,
+    source_id: delivery.eventType.startsWith('source.') ? delivery.subject : null,
     status: delivery.status,
     attempts: delivery.attempts,
     next_attempt_at: iso(delivery.nextAttemptAtMs),

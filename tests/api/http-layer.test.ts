@@ -39,6 +39,7 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
       get: behaviour.get ?? unexpected,
       list: unexpected,
       listChangeMark: unexpected,
+      names: unexpected,
     },
     documentWrites: {
       create: unexpected,

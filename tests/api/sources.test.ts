@@ -244,17 +244,22 @@ describe('re-sync', () => {
     });
 
     expectProblem(await svc.request('GET', `/api/v1/documents/${dolomite.document_id}`), 404, 'not-found');
-    expect((await documentOf('isthmus.md')).version).toBe(1);
+    const isthmus = await documentOf('isthmus.md');
+    expect(isthmus.version).toBe(1);
 
     const audit = await svc.request('GET', `/api/v1/audit-logs?document_id=${cypress.document_id}`);
     const update = (audit.body.entries as AuditEntryView[]).find((e) => e.action === 'update');
-    expect(update).toMatchObject({
-      actor: { id: `source:${source.id}` },
-      change_reason: 'sync: changed at source',
-      version: 2,
-    });
+    // The source made these changes, not the key that created the source or started the run.
+    const bySource = { type: 'source', id: source.id, name: 'handbook' };
+    expect(update).toMatchObject({ actor: bySource, change_reason: 'sync: changed at source', version: 2 });
     const deletion = await svc.request('GET', `/api/v1/audit-logs?document_id=${dolomite.document_id}&action=delete`);
-    expect(deletion.body.entries[0]).toMatchObject({ actor: { id: `source:${source.id}` } });
+    expect(deletion.body.entries[0].actor).toEqual(bySource);
+    const creation = await svc.request('GET', `/api/v1/audit-logs?document_id=${isthmus.document_id}&action=create`);
+    expect(creation.body.entries[0].actor).toEqual(bySource);
+    // A key's own write still names the key, without a name.
+    const up = await svc.upload('by-key.md', page('by key'));
+    const byKey = await svc.request('GET', `/api/v1/audit-logs?document_id=${up.body.document_id}`);
+    expect(byKey.body.entries[0].actor).toEqual({ type: 'api_key', id: expect.any(String) });
   });
 
   it('search as of before the change finds the old text and the deleted document', async () => {

@@ -161,7 +161,9 @@ describe.skipIf(!hasBrowser)(title, () => {
     const actions = await rows.locator('td:nth-child(2)').allTextContents();
     expect(actions).toEqual(['delete', 'update', 'rollback', 'update', 'create', 'create']);
     const first = rows.first();
-    await first.getByText('deleted document').waitFor();
+    // A deleted document is named as its last version was, marked deleted, not linked.
+    await expect.poll(() => first.locator('td:nth-child(3)').textContent()).toBe(`${LONG_NAME} (deleted)`);
+    expect(await first.locator('td:nth-child(3)').getByRole('link').count()).toBe(0);
     expect(await first.locator('td:nth-child(4)').textContent()).toBe('deleted (version 1 was the latest)');
     await expect.poll(() => rows.nth(1).getByRole('link', { name: 'tide-table.md' }).count()).toBe(1);
     expect(await rows.nth(1).locator('td:nth-child(5)').textContent()).toBe('reviewed by the harbour master');

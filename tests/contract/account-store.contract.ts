@@ -307,6 +307,19 @@ export function describeAccountStoreContract(name: string, make: () => Promise<A
         expect((await store.listAudit({ workspaceId, limit: 5 })).entries).toEqual([entry]);
       });
 
+      it("keeps a source's sync run as the actor, with the source's name", async () => {
+        const workspaceId = `ws-${randomUUID()}`;
+        const bySource = auditEntry(workspaceId, {
+          action: 'update',
+          actor: { type: 'source', id: randomUUID(), name: 'handbook' },
+          changeReason: 'sync: changed at source',
+        });
+        const byKey = auditEntry(workspaceId, { id: uuidv7(), actor: { type: 'api_key', id: 'key-2' } });
+        await store.appendAudit(bySource);
+        await store.appendAudit(byKey);
+        expect((await store.listAudit({ workspaceId, limit: 5 })).entries).toEqual([bySource, byKey]);
+      });
+
       it('returns an appended entry unchanged, and appending the same id twice keeps one entry', async () => {
         const workspaceId = `ws-${randomUUID()}`;
         const entry = auditEntry(workspaceId, {

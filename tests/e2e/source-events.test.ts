@@ -1,6 +1,7 @@
 /**
  * Finished sync runs reach clients like document events: `source.sync.completed` with the run's
- * counts, `source.sync.failed` with its error, on the event stream of the source's workspace only.
+ * counts, `source.sync.failed` with its error, on the event stream of the source's workspace only,
+ * and to webhooks. They name the source as their actor and no document.
  */
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -9,18 +10,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type EventStreamClient, openEventStream } from '../support/event-stream-client.ts';
 import { page, syncAndWait, writeFiles } from '../support/source-client.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
 let svc: TestService;
 let base: string;
+let receiver: WebhookReceiver;
 let streams: EventStreamClient[] = [];
 
 beforeAll(async () => {
   base = await mkdtemp(path.join(os.tmpdir(), 'kb-source-events-'));
-  svc = await startTestService({ env: { KB_SOURCE_FOLDER_ROOTS: base } });
+  receiver = await startWebhookReceiver();
+  svc = await startTestService({
+    dispatchWebhooks: true,
+    env: { KB_SOURCE_FOLDER_ROOTS: base, KB_OUTBOUND_ALLOW_PRIVATE: 'true' },
+  });
 });
 afterAll(async () => {
   for (const stream of streams) stream.close();
   await svc?.close();
+  await receiver?.close();
   await rm(base, { recursive: true, force: true });
 });
 
@@ -35,11 +43,19 @@ describe('sync run events', { timeout: 120_000 }, () => {
     streams = [mine, theirs];
     expect(mine.status).toBe(200);
 
+    const hook = await svc.request('POST', '/api/v1/webhooks', {
+      json: { url: `${receiver.url}/sync`, events: ['source.sync.completed'] },
+    });
+    expect(hook.status, hook.text).toBe(201);
+
     const created = await svc.request('POST', '/api/v1/sources', {
       json: { name: 'atlas', kind: 'folder', path: folder },
     });
     expect(created.status, created.text).toBe(201);
     const id = created.body.id as string;
+    // A stream of one document's events: a source's id is no document's.
+    const oneDocument = await openEventStream(svc.url, svc.keys.all, { query: `${query}&document_id=${id}` });
+    streams.push(oneDocument);
     const run = await syncAndWait(svc, id);
     expect(run.status).toBe('completed');
     await mine.waitFor((events) => events.length >= 1);
@@ -52,7 +68,19 @@ describe('sync run events', { timeout: 120_000 }, () => {
         run_id: run.run_id,
         status: 'completed',
         counts: { seen: 2, created: 2, updated: 0, deleted: 0, failed: 0 },
+        actor: { type: 'source', id, name: 'atlas' },
       },
+    });
+    expect(mine.events[0]?.data.data).not.toHaveProperty('document_id');
+
+    // The webhook carries the same payload; its delivery names the source, not a document.
+    await receiver.waitFor(() => receiver.to('/sync').length >= 1);
+    expect(receiver.to('/sync')[0]?.json.data).toMatchObject({ source_id: id, actor: { type: 'source', id } });
+    const listed = await svc.request('GET', `/api/v1/webhooks/${hook.body.id}/deliveries`);
+    expect(listed.body.deliveries[0]).toMatchObject({
+      event_type: 'source.sync.completed',
+      document_id: null,
+      source_id: id,
     });
 
     // The folder disappears: the next run cannot reach the source and fails.
@@ -64,7 +92,8 @@ describe('sync run events', { timeout: 120_000 }, () => {
       type: 'source.sync.failed',
       data: { source_id: id, run_id: failed.run_id, status: 'failed', error: { code: failed.errors[0]?.code } },
     });
-    // Another workspace hears nothing of it.
+    // Another workspace hears nothing of it, nor a stream of one document.
     expect(theirs.events).toEqual([]);
+    expect(oneDocument.events).toEqual([]);
   });
 });

@@ -145,6 +145,67 @@ describe('clickhouse account store', () => {
     }
   });
 
+  it("reads audit entries stored before actors had names as before, and keeps a source's name on new ones", async () => {
+    const fresh = clickhouseTestOptions();
+    try {
+      // A database as a release before source actors left it (migrations 1–5), with a key's entry.
+      await ensureDatabase(fresh);
+      const old = connect(fresh, fresh.database);
+      await applyClickHouseMigrations(
+        old,
+        CLICKHOUSE_MIGRATIONS.filter((m) => m.version <= 5),
+      );
+      const workspaceId = `ws-${randomUUID()}`;
+      await old.insert({
+        table: 'audit_log',
+        values: [
+          {
+            id: '0190a000-0000-7000-8000-000000000001',
+            workspace_id: workspaceId,
+            document_id: 'doc-1',
+            action: 'create',
+            actor_type: 'api_key',
+            actor_id: 'key-1',
+            timestamp: '2024-07-01T00:00:00.000Z',
+            at: '2024-07-01 00:00:00.000',
+            version: 1,
+            before_json: null,
+            after_json: null,
+            change_reason: null,
+            trace_id: 'trace-1',
+          },
+        ],
+        format: 'JSONEachRow',
+      });
+      await old.close();
+
+      const upgraded = await createClickHouseAccountStore(fresh);
+      try {
+        const bySource = {
+          id: '0190a000-0000-7000-8000-000000000002',
+          action: 'update' as const,
+          workspaceId,
+          documentId: 'doc-1',
+          actor: { type: 'source' as const, id: 'source-1', name: 'handbook' },
+          timestamp: '2024-07-02T00:00:00.000Z',
+          version: 2,
+          before: null,
+          after: null,
+          changeReason: 'sync: changed at source',
+          traceId: 'run-1',
+        };
+        await upgraded.appendAudit(bySource);
+        const { entries } = await upgraded.listAudit({ workspaceId, limit: 10 });
+        expect(entries.map((e) => e.actor)).toEqual([{ type: 'api_key', id: 'key-1' }, bySource.actor]);
+        expect(entries[1]).toEqual(bySource);
+      } finally {
+        await upgraded.close();
+      }
+    } finally {
+      await dropClickHouseDatabase(fresh);
+    }
+  });
+
   it('shows a revocation to the very next read, and a later touch does not undo it', async () => {
     const k = key();
     await store.createKey(k);

@@ -161,6 +161,9 @@ describe('a folder source on the distributed runtime', () => {
       created_by: `source:${sourceId}`,
       change_reason: 'sync: changed at source',
     });
+    // The worker audited the change in ClickHouse as the source, with its name.
+    const audit = await client.request('GET', `/api/v1/audit-logs?document_id=${cypress?.document_id}&action=update`);
+    expect(audit.body.entries[0]?.actor).toEqual({ type: 'source', id: sourceId, name: 'handbook' });
     await client.waitForStatus(String(cypress?.document_id), 'completed', { timeoutMs: 120_000 });
     for (const doc of docs) await client.waitForStatus(doc.document_id, 'completed', { timeoutMs: 120_000 });
     expect((await keywordHits('quicksilver')).join()).toContain('second edition');

@@ -166,7 +166,7 @@ export function describeWebhookBehaviour(runtime: string, open: OpenTestService)
         expect(new Set(attempts.map((a) => a.headers['webhook-id'])).size).toBe(1);
         expect(attempts[0]?.json).toMatchObject({
           type: 'document.deleted',
-          data: { document_id: id, status: 'deleted' },
+          data: { document_id: id, status: 'deleted', actor: { type: 'api_key', id: expect.any(String) } },
         });
         const [delivery] = await until(
           () => deliveries(endpoint.id),

@@ -112,6 +112,23 @@ export const ADMIN_EXAMPLES = {
             change_reason: 'typo fixes',
             trace_id: '0199f1c2-7a43-7003-8003-5b8e3f6a1d24',
           },
+          {
+            id: '0199f1c3-0b10-7a01-8a01-5b8e3f6a1d30',
+            action: 'update',
+            workspace_id: 'default',
+            document_id: '0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20',
+            actor: {
+              type: 'source',
+              id: '0199f1b8-2e40-7c11-8f3a-6d2b9c4e1a57',
+              name: 'handbook',
+            },
+            timestamp: '2026-03-02T08:05:01.774Z',
+            version: 3,
+            before: { version: 2, metadata: { team: 'docs' } },
+            after: { version: 3, metadata: { team: 'docs' } },
+            change_reason: 'sync: changed at source',
+            trace_id: '0199f1c3-0a02-7c55-9e10-2b7d4c8f6e13',
+          },
         ],
         pagination: {
           has_more: true,

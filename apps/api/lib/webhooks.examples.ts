@@ -22,6 +22,7 @@ const DELIVERY = {
   event_id: '0199f1c2-8b10-7e55-a1c3-4d6f2b9e0a17',
   event_type: 'document.version.completed',
   document_id: '0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20',
+  source_id: null,
   status: 'delivered',
   attempts: 2,
   next_attempt_at: null,
@@ -39,10 +40,24 @@ const DELIVERY = {
   ],
 };
 
+/** A source's sync run: about the source, no document. */
+const SOURCE_DELIVERY = {
+  ...DELIVERY,
+  id: '6a2d4f10-9c3e-4b8a-a1d7-2e5f8c0b9d31',
+  event_id: '0199f1c3-0c22-7a10-b4e2-7d1c9e3f5a08',
+  event_type: 'source.sync.completed',
+  document_id: null,
+  source_id: '0199f1b8-2e40-7c11-8f3a-6d2b9c4e1a57',
+  attempts: 1,
+  created_at: '2026-03-02T08:05:02.010Z',
+  delivered_at: '2026-03-02T08:05:02.061Z',
+  attempt_log: [{ attempt: 1, at: '2026-03-02T08:05:02.030Z', status_code: 200, error: null, duration_ms: 29 }],
+};
+
 const PENDING_TEST = {
   ...DELIVERY,
   event_type: 'webhook.test',
-  document_id: ENDPOINT.id,
+  document_id: null,
   status: 'pending',
   attempts: 0,
   next_attempt_at: '2026-03-02T08:01:00.000Z',
@@ -67,7 +82,7 @@ export const WEBHOOK_EXAMPLES = {
   },
   deleteWebhook: { responses: {} },
   testWebhook: { responses: { '202': PENDING_TEST } },
-  listWebhookDeliveries: { responses: { '200': { deliveries: [DELIVERY] } } },
+  listWebhookDeliveries: { responses: { '200': { deliveries: [SOURCE_DELIVERY, DELIVERY] } } },
   retryWebhookDelivery: {
     responses: { '202': { ...DELIVERY, status: 'pending', next_attempt_at: '2026-03-02T09:00:00.000Z' } },
   },

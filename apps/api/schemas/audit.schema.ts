@@ -28,7 +28,19 @@ export const AuditEntry = Type.Object(
     action: Type.String(),
     workspace_id: Type.String(),
     document_id: Type.String(),
-    actor: Type.Object({ type: StringEnum(['api_key', 'user'] as const), id: Type.String() }, { title: 'AuditActor' }),
+    actor: Type.Object(
+      {
+        type: StringEnum(['api_key', 'user', 'source'] as const, {
+          description:
+            "Who made the change: `api_key` (its id), `user` (a dashboard account's id) or `source` (a source's sync run: the source's id).",
+        }),
+        id: Type.String(),
+        name: Type.Optional(
+          Type.String({ description: "The source's name when it made the change (type `source` only)." }),
+        ),
+      },
+      { title: 'AuditActor' },
+    ),
     timestamp: DateTime(),
     version: Nullable(Type.Integer()),
     before: Snapshot,

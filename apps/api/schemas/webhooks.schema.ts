@@ -81,7 +81,10 @@ export const WebhookDelivery = Type.Object(
     endpoint_id: Type.String(),
     event_id: Type.String({ description: 'The `webhook-id` header of every attempt.' }),
     event_type: Type.String(),
-    document_id: Type.String({ description: 'What the event is about (the endpoint id for a test event).' }),
+    document_id: Nullable(
+      Type.String({ description: 'The document a `document.*` event is about; null for other events.' }),
+    ),
+    source_id: Nullable(Type.String({ description: 'The source a `source.*` event is about; null for other events.' })),
     status: StringEnum(['pending', 'delivered', 'failed'] as const),
     attempts: Type.Integer(),
     next_attempt_at: Nullable(DateTime()),

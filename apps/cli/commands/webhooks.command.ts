@@ -20,7 +20,8 @@ interface Delivery {
   id: string;
   event_id: string;
   event_type: string;
-  document_id: string;
+  document_id: string | null;
+  source_id: string | null;
   status: string;
   attempts: number;
   next_attempt_at: string | null;
@@ -152,7 +153,7 @@ export const webhooksCommand: Command = {
               return [
                 d.id,
                 d.event_type,
-                d.document_id,
+                d.document_id ?? (d.source_id ? `source ${d.source_id}` : '-'),
                 d.status,
                 String(d.attempts),
                 last ? (last.status_code === null ? (last.error ?? 'no answer') : String(last.status_code)) : '-',

@@ -9,6 +9,7 @@ export type {
   CompareView as Compare,
   DiffEntryView as DiffEntry,
   DocumentListItemView as DocumentItem,
+  DocumentNameView as DocumentName,
   DocumentView as DocumentDetail,
   PaginationView as Pagination,
   SearchResultView as SearchResult,

@@ -573,9 +573,14 @@ export interface components {
         };
         /** AuditActor */
         AuditActor: {
-            /** @enum {string} */
-            type: "api_key" | "user";
+            /**
+             * @description Who made the change: `api_key` (its id), `user` (a dashboard account's id) or `source` (a source's sync run: the source's id).
+             * @enum {string}
+             */
+            type: "api_key" | "user" | "source";
             id: string;
+            /** @description The source's name when it made the change (type `source` only). */
+            name?: string;
         };
         /**
          * AuditEntry
@@ -1402,8 +1407,8 @@ export interface components {
             /** @description The `webhook-id` header of every attempt. */
             event_id: string;
             event_type: string;
-            /** @description What the event is about (the endpoint id for a test event). */
-            document_id: string;
+            document_id: string | null;
+            source_id: string | null;
             /** @enum {string} */
             status: "pending" | "delivered" | "failed";
             attempts: number;
@@ -2924,6 +2929,33 @@ export interface operations {
                      *           },
                      *           "change_reason": "typo fixes",
                      *           "trace_id": "0199f1c2-7a43-7003-8003-5b8e3f6a1d24"
+                     *         },
+                     *         {
+                     *           "id": "0199f1c3-0b10-7a01-8a01-5b8e3f6a1d30",
+                     *           "action": "update",
+                     *           "workspace_id": "default",
+                     *           "document_id": "0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20",
+                     *           "actor": {
+                     *             "type": "source",
+                     *             "id": "0199f1b8-2e40-7c11-8f3a-6d2b9c4e1a57",
+                     *             "name": "handbook"
+                     *           },
+                     *           "timestamp": "2026-03-02T08:05:01.774Z",
+                     *           "version": 3,
+                     *           "before": {
+                     *             "version": 2,
+                     *             "metadata": {
+                     *               "team": "docs"
+                     *             }
+                     *           },
+                     *           "after": {
+                     *             "version": 3,
+                     *             "metadata": {
+                     *               "team": "docs"
+                     *             }
+                     *           },
+                     *           "change_reason": "sync: changed at source",
+                     *           "trace_id": "0199f1c3-0a02-7c55-9e10-2b7d4c8f6e13"
                      *         }
                      *       ],
                      *       "pagination": {
@@ -3807,7 +3839,8 @@ export interface operations {
                      *       "endpoint_id": "6b0d8a52-3f1e-4c2a-9a55-0f6b1c2d3e4f",
                      *       "event_id": "0199f1c2-8b10-7e55-a1c3-4d6f2b9e0a17",
                      *       "event_type": "webhook.test",
-                     *       "document_id": "6b0d8a52-3f1e-4c2a-9a55-0f6b1c2d3e4f",
+                     *       "document_id": null,
+                     *       "source_id": null,
                      *       "status": "pending",
                      *       "attempts": 0,
                      *       "next_attempt_at": "2026-03-02T08:01:00.000Z",
@@ -3857,11 +3890,34 @@ export interface operations {
                      * @example {
                      *       "deliveries": [
                      *         {
+                     *           "id": "6a2d4f10-9c3e-4b8a-a1d7-2e5f8c0b9d31",
+                     *           "endpoint_id": "6b0d8a52-3f1e-4c2a-9a55-0f6b1c2d3e4f",
+                     *           "event_id": "0199f1c3-0c22-7a10-b4e2-7d1c9e3f5a08",
+                     *           "event_type": "source.sync.completed",
+                     *           "document_id": null,
+                     *           "source_id": "0199f1b8-2e40-7c11-8f3a-6d2b9c4e1a57",
+                     *           "status": "delivered",
+                     *           "attempts": 1,
+                     *           "next_attempt_at": null,
+                     *           "created_at": "2026-03-02T08:05:02.010Z",
+                     *           "delivered_at": "2026-03-02T08:05:02.061Z",
+                     *           "attempt_log": [
+                     *             {
+                     *               "attempt": 1,
+                     *               "at": "2026-03-02T08:05:02.030Z",
+                     *               "status_code": 200,
+                     *               "error": null,
+                     *               "duration_ms": 29
+                     *             }
+                     *           ]
+                     *         },
+                     *         {
                      *           "id": "3f9c1e20-5b7a-4d1e-8c2b-9a0e1f2d3c4b",
                      *           "endpoint_id": "6b0d8a52-3f1e-4c2a-9a55-0f6b1c2d3e4f",
                      *           "event_id": "0199f1c2-8b10-7e55-a1c3-4d6f2b9e0a17",
                      *           "event_type": "document.version.completed",
                      *           "document_id": "0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20",
+                     *           "source_id": null,
                      *           "status": "delivered",
                      *           "attempts": 2,
                      *           "next_attempt_at": null,
@@ -3936,6 +3992,7 @@ export interface operations {
                      *       "event_id": "0199f1c2-8b10-7e55-a1c3-4d6f2b9e0a17",
                      *       "event_type": "document.version.completed",
                      *       "document_id": "0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20",
+                     *       "source_id": null,
                      *       "status": "pending",
                      *       "attempts": 2,
                      *       "next_attempt_at": "2026-03-02T09:00:00.000Z",

@@ -2,6 +2,7 @@ import { KbError } from '../../errors/kb-error.ts';
 import type {
   ApiKeyRecord,
   AuditAction,
+  AuditActor,
   AuditEntry,
   AuditSnapshot,
   Permission,
@@ -32,6 +33,8 @@ export interface AuditRow {
   readonly document_id: string;
   readonly action: string;
   readonly actor_id: string;
+  /** The source's name of a `source` actor; null for the others. */
+  readonly actor_name: string | null;
   readonly timestamp: string;
   readonly version: number | null;
   readonly before_json: string | null;
@@ -65,6 +68,14 @@ export function toKeyRecord(row: StoredKeyFields, lastUsedAt: string | null): Ap
   };
 }
 
+/** The actor of a stored row; a type it does not know (none is written) reads as a key. */
+function toAuditActor(row: AuditRow): AuditActor {
+  if (row.actor_type === 'source') {
+    return { type: 'source', id: row.actor_id, ...(row.actor_name === null ? {} : { name: row.actor_name }) };
+  }
+  return { type: row.actor_type === 'user' ? 'user' : 'api_key', id: row.actor_id };
+}
+
 /** The port's {@link AuditEntry} of a stored row (a version read back as text becomes a number). */
 export function toAuditEntry(row: AuditRow): AuditEntry {
   return {
@@ -72,7 +83,7 @@ export function toAuditEntry(row: AuditRow): AuditEntry {
     action: row.action as AuditAction,
     workspaceId: row.workspace_id,
     documentId: row.document_id,
-    actor: { type: row.actor_type === 'user' ? 'user' : 'api_key', id: row.actor_id },
+    actor: toAuditActor(row),
     timestamp: row.timestamp,
     version: row.version === null ? null : Number(row.version),
     before: row.before_json === null ? null : (JSON.parse(row.before_json) as AuditSnapshot),
@@ -91,6 +102,7 @@ export function toAuditInsertRow(entry: AuditEntry): AuditInsertRow {
     action: entry.action,
     actor_type: entry.actor.type,
     actor_id: entry.actor.id,
+    actor_name: entry.actor.name ?? null,
     timestamp: entry.timestamp,
     version: entry.version,
     before_json: entry.before === null ? null : JSON.stringify(entry.before),

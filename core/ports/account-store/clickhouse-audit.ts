@@ -4,7 +4,7 @@ import { type ClickHouseContext, dateTime64, type QueryParams } from './clickhou
 import { createInsertBuffer, type InsertBufferOptions } from './clickhouse-insert-buffer.ts';
 
 const AUDIT_COLUMNS =
-  'id, workspace_id, document_id, action, actor_type, actor_id, timestamp, version, before_json, after_json, change_reason, trace_id';
+  'id, workspace_id, document_id, action, actor_type, actor_id, actor_name, timestamp, version, before_json, after_json, change_reason, trace_id';
 
 /** How audit entries are buffered before they are inserted (see `createInsertBuffer`). */
 export type AuditBufferOptions = Omit<InsertBufferOptions, 'onRefused'>;

@@ -37,6 +37,8 @@ export interface ClickHouseMigration {
  * - `sessions`: one row per session state, `ReplacingMergeTree(version)` by `id`, ranked like
  *   `api_keys` (a revocation outranks the live row, the earliest revocation wins); rows expire a
  *   day after the session does.
+ * - `actor_name` (`audit_log`, version 6): the source's name of an entry a source's sync run made
+ *   (`actor_type` `source`); null for the others and for entries written before the column existed.
  * - `usage_per_minute`: a plain view, requests per key per minute summed over instances from
  *   `rate_usage FINAL` (a materialized view would add re-sent counts instead of replacing them).
  *   Query it as `SELECT minute, requests FROM usage_per_minute WHERE key_id = … ORDER BY minute`.
@@ -152,6 +154,11 @@ export const CLICKHOUSE_MIGRATIONS: readonly ClickHouseMigration[] = [
       'ALTER TABLE users ADD COLUMN IF NOT EXISTS password_generated UInt8 DEFAULT 0',
       'ALTER TABLE user_passwords ADD COLUMN IF NOT EXISTS password_generated UInt8 DEFAULT 0',
     ],
+  },
+  {
+    version: 6,
+    name: 'the name of a source that made a change',
+    statements: ['ALTER TABLE audit_log ADD COLUMN IF NOT EXISTS actor_name Nullable(String)'],
   },
 ];
 

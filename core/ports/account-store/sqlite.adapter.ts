@@ -87,6 +87,9 @@ const GENERATED_PASSWORD_MIGRATIONS: readonly string[] = [
   'ALTER TABLE cs_users ADD COLUMN password_generated INTEGER NOT NULL DEFAULT 0',
 ];
 
+/** The name of a source that made a change (`actor_type` `source`); entries stored before read null. */
+const AUDIT_ACTOR_NAME_MIGRATIONS: readonly string[] = ['ALTER TABLE cs_audit ADD COLUMN actor_name TEXT'];
+
 /** A `cs_users` row: the stored account columns, `workspace_ids` as JSON text. */
 interface UserRow extends Omit<StoredUserFields, 'workspace_ids'> {
   readonly workspace_ids: string;
@@ -129,6 +132,7 @@ export function createSqliteAccountStore(options: SqliteAccountStoreOptions): Ac
   migrate(db, 'account-store-001', MIGRATIONS);
   migrate(db, 'account-store-002-accounts', ACCOUNT_MIGRATIONS);
   migrate(db, 'account-store-003-generated-passwords', GENERATED_PASSWORD_MIGRATIONS);
+  migrate(db, 'account-store-004-audit-actor-name', AUDIT_ACTOR_NAME_MIGRATIONS);
 
   const insertKey = db.prepare(
     `INSERT INTO cs_api_keys (id, name, prefix, hash, workspace_id, permissions, plan, created_at, revoked_at, last_used_at)
@@ -150,9 +154,9 @@ export function createSqliteAccountStore(options: SqliteAccountStoreOptions): Ac
   const setLastUsed = db.prepare<[string, string]>('UPDATE cs_api_keys SET last_used_at = ? WHERE id = ?');
   const insertAudit = db.prepare(
     `INSERT OR IGNORE INTO cs_audit
-       (id, workspace_id, document_id, action, actor_type, actor_id, timestamp, timestamp_ms, version,
+       (id, workspace_id, document_id, action, actor_type, actor_id, actor_name, timestamp, timestamp_ms, version,
         before_json, after_json, change_reason, trace_id)
-     VALUES (@id, @workspace_id, @document_id, @action, @actor_type, @actor_id, @timestamp, @timestamp_ms, @version,
+     VALUES (@id, @workspace_id, @document_id, @action, @actor_type, @actor_id, @actor_name, @timestamp, @timestamp_ms, @version,
         @before_json, @after_json, @change_reason, @trace_id)`,
   );
   const upsertUsage = db.prepare<[string, string, number, number]>(

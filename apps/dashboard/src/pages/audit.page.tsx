@@ -6,7 +6,7 @@ import { useDocumentNames } from '../components/document-names.ts';
 import { Empty, Loading, Notice } from '../components/feedback.tsx';
 import { dateTime, shortId } from '../format.ts';
 import { Link } from '../router.tsx';
-import type { Account, AuditEntry, Pagination } from '../types.ts';
+import type { Account, AuditEntry, DocumentName, Pagination } from '../types.ts';
 
 const ACTIONS = ['create', 'update', 'rollback', 'delete', 'purge', 'key_create', 'key_revoke'];
 
@@ -42,6 +42,28 @@ function describe(e: AuditEntry): string {
   if (from != null && to != null) return `version ${from} → ${to}`;
   if (to != null) return `version ${to}`;
   return '';
+}
+
+/** The document of an entry: its name linked, a deleted one's name marked deleted (not linked). */
+function DocumentCell(props: { id: string; named: DocumentName | undefined }) {
+  const { id, named } = props;
+  if (!id) return <>—</>;
+  if (named?.deleted) {
+    return (
+      <span class="muted" data-deleted-document={id}>
+        {named.name ? (
+          <>
+            <span class="doc-name">{named.name}</span> (deleted)
+          </>
+        ) : (
+          <>
+            purged document <code>{shortId(id)}</code>
+          </>
+        )}
+      </span>
+    );
+  }
+  return <Link href={`/documents/${id}`}>{named?.name ?? <code>{shortId(id)}</code>}</Link>;
 }
 
 export function AuditPage(props: { query: URLSearchParams; account: Account }) {
@@ -140,24 +162,16 @@ export function AuditPage(props: { query: URLSearchParams; account: Account }) {
                   <span class="tag">{e.action}</span>
                 </td>
                 <td>
-                  {!e.document_id ? (
-                    '—'
-                  ) : documentNames.get(e.document_id) === null ? (
-                    <span class="muted">
-                      deleted document <code>{shortId(e.document_id)}</code>
-                    </span>
-                  ) : (
-                    <Link href={`/documents/${e.document_id}`}>
-                      {documentNames.get(e.document_id) ?? <code>{shortId(e.document_id)}</code>}
-                    </Link>
-                  )}
+                  <DocumentCell id={e.document_id} named={documentNames.get(e.document_id)} />
                 </td>
                 <td>{describe(e)}</td>
                 <td>{e.change_reason ?? '—'}</td>
                 <td>
-                  {e.actor.type === 'user' && e.actor.id !== props.account.id
-                    ? `person ${shortId(e.actor.id)}`
-                    : actorName(e.actor.id)}
+                  {e.actor.type === 'source'
+                    ? `source “${e.actor.name ?? shortId(e.actor.id)}”`
+                    : e.actor.type === 'user' && e.actor.id !== props.account.id
+                      ? `person ${shortId(e.actor.id)}`
+                      : actorName(e.actor.id)}
                 </td>
               </tr>
             ))}

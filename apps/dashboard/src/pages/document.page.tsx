@@ -389,18 +389,18 @@ export function DocumentPage(props: { id: string; query: URLSearchParams; accoun
       <h2>Versions</h2>
       <DataTable
         caption="Version history, newest first"
-        columns={['Version', 'Status', 'Change reason', 'Author', 'Size', 'Chunks', 'Created', 'Actions']}
+        columns={['Version', 'Change reason', 'Status', 'Author', 'Size', 'Chunks', 'Created', 'Actions']}
       >
         {versions.map((v) => (
           <tr key={v.version}>
-            <td>
+            <td class="version-number">
               {v.version}
               {v.restored_from !== null && <span class="muted small"> (from {v.restored_from})</span>}
             </td>
+            <td class="change-reason">{v.change_reason ?? '—'}</td>
             <td>
               <StatusBadge status={v.status} />
             </td>
-            <td>{v.change_reason ?? '—'}</td>
             <td>{actorName(v.created_by)}</td>
             <td>{bytes(v.size_bytes)}</td>
             <td>{v.chunk_count}</td>

@@ -233,7 +233,7 @@ export function SourcesPage() {
               </td>
               <td>{s.kind}</td>
               <td>
-                <code class="small">{locationOf(s)}</code>
+                <code class="small location">{locationOf(s)}</code>
               </td>
               <td>{s.schedule ?? 'manual'}</td>
               <td>

@@ -7,6 +7,7 @@ from attrs import define as _attrs_define
 from attrs import field as _attrs_field
 
 from ..models.audit_actor_type import AuditActorType
+from ..types import UNSET, Unset
 
 T = TypeVar("T", bound="AuditActor")
 
@@ -15,18 +16,23 @@ T = TypeVar("T", bound="AuditActor")
 class AuditActor:
     """
     Attributes:
-        type_ (AuditActorType):
+        type_ (AuditActorType): Who made the change: `api_key` (its id), `user` (a dashboard account's id) or `source`
+            (a source's sync run: the source's id).
         id (str):
+        name (str | Unset): The source's name when it made the change (type `source` only).
     """
 
     type_: AuditActorType
     id: str
+    name: str | Unset = UNSET
     additional_properties: dict[str, Any] = _attrs_field(init=False, factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         type_ = self.type_.value
 
         id = self.id
+
+        name = self.name
 
         field_dict: dict[str, Any] = {}
         field_dict.update(self.additional_properties)
@@ -36,6 +42,8 @@ class AuditActor:
                 "id": id,
             }
         )
+        if name is not UNSET:
+            field_dict["name"] = name
 
         return field_dict
 
@@ -46,9 +54,12 @@ class AuditActor:
 
         id = d.pop("id")
 
+        name = d.pop("name", UNSET)
+
         audit_actor = cls(
             type_=type_,
             id=id,
+            name=name,
         )
 
         audit_actor.additional_properties = d

@@ -25,7 +25,8 @@ class WebhookDelivery:
         endpoint_id (str):
         event_id (str): The `webhook-id` header of every attempt.
         event_type (str):
-        document_id (str): What the event is about (the endpoint id for a test event).
+        document_id (None | str):
+        source_id (None | str):
         status (WebhookDeliveryStatus):
         attempts (int):
         next_attempt_at (datetime.datetime | None):
@@ -38,7 +39,8 @@ class WebhookDelivery:
     endpoint_id: str
     event_id: str
     event_type: str
-    document_id: str
+    document_id: None | str
+    source_id: None | str
     status: WebhookDeliveryStatus
     attempts: int
     next_attempt_at: datetime.datetime | None
@@ -56,7 +58,11 @@ class WebhookDelivery:
 
         event_type = self.event_type
 
+        document_id: None | str
         document_id = self.document_id
+
+        source_id: None | str
+        source_id = self.source_id
 
         status = self.status.value
 
@@ -90,6 +96,7 @@ class WebhookDelivery:
                 "event_id": event_id,
                 "event_type": event_type,
                 "document_id": document_id,
+                "source_id": source_id,
                 "status": status,
                 "attempts": attempts,
                 "next_attempt_at": next_attempt_at,
@@ -116,7 +123,19 @@ class WebhookDelivery:
 
         event_type = d.pop("event_type")
 
-        document_id = d.pop("document_id")
+        def _parse_document_id(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        document_id = _parse_document_id(d.pop("document_id"))
+
+        def _parse_source_id(data: object) -> None | str:
+            if data is None:
+                return data
+            return cast(None | str, data)
+
+        source_id = _parse_source_id(d.pop("source_id"))
 
         status = WebhookDeliveryStatus(d.pop("status"))
 
@@ -169,6 +188,7 @@ class WebhookDelivery:
             event_id=event_id,
             event_type=event_type,
             document_id=document_id,
+            source_id=source_id,
             status=status,
             attempts=attempts,
             next_attempt_at=next_attempt_at,
