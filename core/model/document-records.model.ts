@@ -58,6 +58,11 @@ export interface DocumentRecord {
   readonly id: string;
   readonly workspaceId: string;
   readonly source: string;
+  /**
+   * The item within `source` the document was recorded for at creation (a path relative to the
+   * loaded folder, an object key, a URL), by which `lookupSourceItems` finds it; absent when none was.
+   */
+  readonly sourceItem?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly deletedAt: string | null;

@@ -9,6 +9,7 @@ import { keywordSearchAspect } from './document-store/keyword-search.aspect.ts';
 import { pendingVersionsAspect } from './document-store/pending-versions.aspect.ts';
 import { retentionAspect } from './document-store/retention.aspect.ts';
 import { servedSetAspect } from './document-store/served-set.aspect.ts';
+import { sourceItemsAspect } from './document-store/source-items.aspect.ts';
 import { vectorCacheAspect } from './document-store/vector-cache.aspect.ts';
 import { vectorSearchAspect } from './document-store/vector-search.aspect.ts';
 import { versionsAspect } from './document-store/versions.aspect.ts';
@@ -51,6 +52,7 @@ export function describeDocumentStoreContract(
     deletionAspect(context);
     retentionAspect(context);
     pendingVersionsAspect(context);
+    sourceItemsAspect(context);
     options.additionalTests?.(context);
   });
 

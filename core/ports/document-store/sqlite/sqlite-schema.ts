@@ -1,7 +1,8 @@
 /**
  * Schema of the SQLite document store, applied through `migrate` under the names below.
  *
- * - `documents`: one row per document; `status`/`name` mirror the latest version for list filters.
+ * - `documents`: one row per document; `status`/`name` mirror the latest version for list filters;
+ *   `source_item` is the item within its source it was created for (NULL: none).
  * - `versions`: one row per (document, version) with every `VersionRecord` field (JSON for
  *   `metadata`, `error` and `progress`).
  * - `chunks`: one row per chunk; `seq` is the rowid the FTS5 index points at, `id` is the public
@@ -147,6 +148,14 @@ export const DOCUMENT_STORE_MIGRATIONS: readonly { readonly name: string; readon
     name: 'document-store-005-pending-versions',
     statements: [
       "CREATE INDEX versions_pending ON versions (created_at, document_id, version) WHERE status = 'pending'",
+    ],
+  },
+  {
+    // The item within its source a document was created for (`lookupSourceItems`).
+    name: 'document-store-006-source-items',
+    statements: [
+      'ALTER TABLE documents ADD COLUMN source_item TEXT',
+      'CREATE INDEX documents_by_source_item ON documents (workspace_id, source, source_item) WHERE source_item IS NOT NULL',
     ],
   },
 ];
