@@ -21,6 +21,9 @@ export interface IngestProgress {
 
 export type Metadata = Record<string, unknown>;
 
+/** Most (source, item) pairs one lookup of documents by source item may ask. */
+export const SOURCE_ITEM_LOOKUP_MAX = 1000;
+
 export interface VersionRecord {
   readonly documentId: string;
   readonly workspaceId: string;

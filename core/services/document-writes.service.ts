@@ -16,7 +16,14 @@ export interface DocumentWritesService {
    */
   create(
     ctx: RequestContext,
-    input: { staged: StagedUpload; metadata: Metadata; source: string; changeReason: string | null },
+    input: {
+      staged: StagedUpload;
+      metadata: Metadata;
+      source: string;
+      /** The item within `source` the document is created for (a relative path, an object key). */
+      sourceItem?: string;
+      changeReason: string | null;
+    },
   ): Promise<UploadView>;
   /**
    * PUT: new content → version M+1, re-ingested. `metadata` undefined keeps the current metadata.
@@ -84,12 +91,13 @@ export function createDocumentWritesService(
 
   async function createDocument(
     ctx: RequestContext,
-    { staged, metadata, source, changeReason }: Parameters<DocumentWritesService['create']>[1],
+    { staged, metadata, source, sourceItem, changeReason }: Parameters<DocumentWritesService['create']>[1],
   ): Promise<UploadView> {
     const doc: DocumentRecord = await documents.createDocument({
       id: staged.documentId,
       workspaceId: ctx.workspaceId,
       source,
+      ...(sourceItem !== undefined ? { sourceItem } : {}),
       firstVersion: newVersionFrom(staged, ctx, { metadata, changeReason }),
     });
     try {

@@ -440,6 +440,7 @@ export function createSourceSyncService(deps: SourceSyncDeps): SourceSyncService
       staged,
       metadata: { ...source.metadata },
       source: source.name,
+      sourceItem: entry.key,
       changeReason: SYNC_ADDED,
     });
     await store.putItem(record(documentId, sha256));

@@ -8,6 +8,7 @@ import type {
   VersionRecord,
   VersionStatus,
 } from '../../model/document-records.model.ts';
+import { SOURCE_ITEM_LOOKUP_MAX } from '../../model/document-records.model.ts';
 import type { SearchFilters } from '../../model/search-filters.model.ts';
 
 /** Fields of a new version; the store sets `version`, `status: pending` and the derived fields. */
@@ -40,8 +41,7 @@ export interface SourceItemKey {
   readonly sourceItem: string;
 }
 
-/** Most pairs one {@link VersionStore.lookupSourceItems} call may ask (adapters may answer more). */
-export const SOURCE_ITEM_LOOKUP_MAX = 1000;
+export { SOURCE_ITEM_LOOKUP_MAX };
 
 export interface VersionPatch {
   readonly status?: VersionStatus;

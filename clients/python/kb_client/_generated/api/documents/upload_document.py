@@ -112,8 +112,9 @@ def sync_detailed(
     """Upload a document
 
      multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON
-    object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued
-    for ingestion; poll the document until `status` is `completed`.
+    object as a string), `source` (default `upload`), `source_item` (the item within the source, e.g. a
+    relative path) and `change_reason`. The file is stored and queued for ingestion; poll the document
+    until `status` is `completed`.
 
     Args:
         idempotency_key (str | Unset):
@@ -148,8 +149,9 @@ def sync(
     """Upload a document
 
      multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON
-    object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued
-    for ingestion; poll the document until `status` is `completed`.
+    object as a string), `source` (default `upload`), `source_item` (the item within the source, e.g. a
+    relative path) and `change_reason`. The file is stored and queued for ingestion; poll the document
+    until `status` is `completed`.
 
     Args:
         idempotency_key (str | Unset):
@@ -179,8 +181,9 @@ async def asyncio_detailed(
     """Upload a document
 
      multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON
-    object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued
-    for ingestion; poll the document until `status` is `completed`.
+    object as a string), `source` (default `upload`), `source_item` (the item within the source, e.g. a
+    relative path) and `change_reason`. The file is stored and queued for ingestion; poll the document
+    until `status` is `completed`.
 
     Args:
         idempotency_key (str | Unset):
@@ -213,8 +216,9 @@ async def asyncio(
     """Upload a document
 
      multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON
-    object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued
-    for ingestion; poll the document until `status` is `completed`.
+    object as a string), `source` (default `upload`), `source_item` (the item within the source, e.g. a
+    relative path) and `change_reason`. The file is stored and queued for ingestion; poll the document
+    until `status` is `completed`.
 
     Args:
         idempotency_key (str | Unset):
