@@ -57,7 +57,10 @@ describe('documents by source item', () => {
     ]);
 
     const replaced = await svc.request('PUT', `/api/v1/documents/${guide.body.document_id}`, {
-      body: uploadForm({ name: 'guide/index.md', content: '# Guide, second edition\n' }, { change_reason: 're-ingested' }),
+      body: uploadForm(
+        { name: 'guide/index.md', content: '# Guide, second edition\n' },
+        { change_reason: 're-ingested' },
+      ),
     });
     expect(replaced.status, replaced.text).toBe(200);
 
