@@ -19,6 +19,7 @@ import { createRow, goals, machine, type Row, renderMarkdown, renderTable, write
 import { distributedTarget, embeddedTarget, firstLine, REPO_ROOT, type Target } from './lib/target.ts';
 import { apiOverhead } from './scenarios/api-overhead.scenario.ts';
 import { backpressureScenario } from './scenarios/backpressure.scenario.ts';
+import { bulkIngestScenario } from './scenarios/bulk-ingest.scenario.ts';
 import { type ChaosBenchOptions, chaosScenario } from './scenarios/chaos.scenario.ts';
 import { cliHelp } from './scenarios/cli-help.scenario.ts';
 import { compareEmbeddingServer, ingestEmbeddingServer } from './scenarios/embedding-server.scenario.ts';
@@ -44,6 +45,7 @@ const SCENARIOS = [
   'api',
   'fairness',
   'sources',
+  'bulk-ingest',
   'notifications',
   'streams',
   'scale-out',
@@ -70,6 +72,7 @@ Options:
   --local-docs <n>        documents of the embedding-model ingest rows (default 80)
   --api-docs <n>          documents the API-overhead row lists (default 1000)
   --source-files <n>      files of the folder the sources row syncs (default 10000; with --quick: 500)
+  --bulk-files <n>        files of the folder the bulk-ingest row loads with kb ingest (default 2000; with --quick: 200)
   --seed <n>              seed of the synthetic corpora
   --chaos-docs <n>        chaos: documents the clients create (default 400)
   --chaos-clients <n>     chaos: clients writing at once (default 4)
@@ -138,6 +141,7 @@ function readOptions():
     apiSeconds: quick ? 3 : 10,
     apiDocuments: count('api-docs', values['api-docs'], 1000),
     sourceFiles: count('source-files', values['source-files'], quick ? 500 : 10_000),
+    bulkFiles: count('bulk-files', values['bulk-files'], quick ? 200 : 2000),
     seed: count('seed', values.seed, DEFAULT_SEED),
     enginePids: path.join(values['native-dir'] ?? process.env.KB_CHAOS_NATIVE_DIR ?? NATIVE_DIR, '.run/pids'),
   };
@@ -170,6 +174,7 @@ function parseOptions() {
       'search-sizes': { type: 'string' },
       'api-docs': { type: 'string' },
       'source-files': { type: 'string' },
+      'bulk-files': { type: 'string' },
       seed: { type: 'string' },
       'chaos-docs': { type: 'string' },
       'chaos-clients': { type: 'string' },
@@ -319,6 +324,11 @@ async function main(): Promise<void> {
       if (only.includes('sources') && target.runtime === 'embedded') {
         await attempt('sources: folder sync', target.runtime, `${options.sourceFiles} files`, () =>
           sourcesScenario(ctx, target, options.sourceFiles),
+        );
+      }
+      if (only.includes('bulk-ingest') && target.runtime === 'embedded') {
+        await attempt('bulk ingest', target.runtime, `${options.bulkFiles} files`, () =>
+          bulkIngestScenario(ctx, target, options.bulkFiles),
         );
       }
       if (only.includes('notifications')) {

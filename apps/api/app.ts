@@ -125,7 +125,9 @@ export async function buildApp(deps: AppDeps): Promise<FastifyInstance> {
       openWithoutToken: false,
     });
   }
-  await app.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false });
+  // `preservePath`: a file name sent as a relative path (`guide/index.md`, as `kb ingest` names
+  // files) stays the document's name instead of being cut to its last segment.
+  await app.register(multipart, { limits: MULTIPART_LIMITS, throwFileSizeLimit: false, preservePath: true });
   await app.register(openApiPlugin, { version: deps.version, aliasPrefixes: API_PREFIXES.slice(1) });
 
   await app.register(healthRoutes, { services });

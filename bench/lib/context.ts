@@ -27,6 +27,8 @@ export interface BenchOptions {
   readonly apiDocuments: number;
   /** Files of the folder the sources row syncs. */
   readonly sourceFiles: number;
+  /** Files of the folder the bulk-ingest row loads with `kb ingest`. */
+  readonly bulkFiles: number;
   readonly seed: number;
   /**
    * Where the engines' pid files are (`.run/pids` of the `deploy/native/` that started them, from

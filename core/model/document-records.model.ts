@@ -21,6 +21,9 @@ export interface IngestProgress {
 
 export type Metadata = Record<string, unknown>;
 
+/** Most (source, item) pairs one lookup of documents by source item may ask. */
+export const SOURCE_ITEM_LOOKUP_MAX = 1000;
+
 export interface VersionRecord {
   readonly documentId: string;
   readonly workspaceId: string;
@@ -58,6 +61,11 @@ export interface DocumentRecord {
   readonly id: string;
   readonly workspaceId: string;
   readonly source: string;
+  /**
+   * The item within `source` the document was recorded for at creation (a path relative to the
+   * loaded folder, an object key, a URL), by which `lookupSourceItems` finds it; absent when none was.
+   */
+  readonly sourceItem?: string;
   readonly createdAt: string;
   readonly updatedAt: string;
   readonly deletedAt: string | null;

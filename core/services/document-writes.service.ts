@@ -27,7 +27,14 @@ export interface DocumentWritesService {
    */
   create(
     ctx: RequestContext,
-    input: { staged: StagedUpload; metadata: Metadata; source: string; changeReason: string | null },
+    input: {
+      staged: StagedUpload;
+      metadata: Metadata;
+      source: string;
+      /** The item within `source` the document is created for (a relative path, an object key). */
+      sourceItem?: string;
+      changeReason: string | null;
+    },
     write?: WriteKey,
   ): Promise<UploadView>;
   /**
@@ -176,7 +183,7 @@ export function createDocumentWritesService(
 
   async function createDocument(
     ctx: RequestContext,
-    { staged, metadata, source, changeReason }: Parameters<DocumentWritesService['create']>[1],
+    { staged, metadata, source, sourceItem, changeReason }: Parameters<DocumentWritesService['create']>[1],
     write: WriteKey | undefined,
   ): Promise<UploadView> {
     const resumed = await resumedCreation(ctx, write);
@@ -188,6 +195,7 @@ export function createDocumentWritesService(
       id: staged.documentId,
       workspaceId: ctx.workspaceId,
       source,
+      ...(sourceItem !== undefined ? { sourceItem } : {}),
       firstVersion: newVersionFrom(staged, ctx, { metadata, changeReason }, write),
     });
     try {

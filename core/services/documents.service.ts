@@ -6,7 +6,12 @@ import type {
   DocumentView,
   PaginationView,
 } from '../model/response-views.model.ts';
-import type { DocumentListQuery, DocumentStore } from '../ports/document-store/document-store.port.ts';
+import {
+  type DocumentListQuery,
+  type DocumentStore,
+  SOURCE_ITEM_LOOKUP_MAX,
+  type SourceItemKey,
+} from '../ports/document-store/document-store.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import { decodeCursor, encodeCursor } from '../util/cursor.ts';
 import { isDocumentId, loadDocument } from './document-access.ts';
@@ -37,8 +42,27 @@ export type ListDocumentsResult =
       readonly page_size: number;
     };
 
+/** A document found by the (source, item) it was created for, as `POST /documents/lookup` answers it. */
+export interface SourceItemMatchView {
+  readonly source: string;
+  readonly source_item: string;
+  readonly document_id: string;
+  readonly name: string;
+  readonly version: number;
+  readonly status: VersionStatus;
+  readonly content_hash: string;
+  readonly size_bytes: number;
+  readonly updated_at: string;
+}
+
 export interface DocumentsService {
   get(ctx: RequestContext, documentId: string): Promise<DocumentView>;
+  /**
+   * The workspace's documents created for these (source, item) pairs (at most
+   * {@link SOURCE_ITEM_LOOKUP_MAX}), each with its latest version: what a bulk loader needs to tell
+   * unchanged, changed and new files apart in one request. Pairs that match nothing are absent.
+   */
+  lookup(ctx: RequestContext, items: readonly SourceItemKey[]): Promise<SourceItemMatchView[]>;
   list(ctx: RequestContext, query: ListDocumentsQuery): Promise<ListDocumentsResult>;
   /**
    * A token that changes whenever a write may have changed what `list` answers for any workspace
@@ -75,13 +99,18 @@ export function createDocumentsService(deps: {
   sourceItems?: (documentIds: readonly string[]) => Promise<Map<string, string>>;
 }): DocumentsService {
   const { documents, objects } = deps;
-  /** The documents' views with their `source_item` (null for documents no source synchronises). */
+  /**
+   * The documents' views with their `source_item`: the item a source synchronises it from, else
+   * the item it was created for, else null.
+   */
   async function withSourceItems<V extends { document_id: string }>(
     views: V[],
+    records: readonly DocumentRecord[],
   ): Promise<Array<V & { source_item: string | null }>> {
     const items =
       deps.sourceItems && views.length > 0 ? await deps.sourceItems(views.map((v) => v.document_id)) : new Map();
-    return views.map((v) => ({ ...v, source_item: items.get(v.document_id) ?? null }));
+    const recorded = new Map(records.map((r) => [r.id, r.sourceItem]));
+    return views.map((v) => ({ ...v, source_item: items.get(v.document_id) ?? recorded.get(v.document_id) ?? null }));
   }
   const totals = createListTotalCache();
 
@@ -104,8 +133,33 @@ export function createDocumentsService(deps: {
 
   return {
     async get(ctx, documentId) {
-      const [view] = await withSourceItems([documentView(await loadDocument(documents, ctx, documentId), objects)]);
+      const record = await loadDocument(documents, ctx, documentId);
+      const [view] = await withSourceItems([documentView(record, objects)], [record]);
       return view as DocumentView;
+    },
+
+    async lookup(ctx, items) {
+      if (items.length > SOURCE_ITEM_LOOKUP_MAX) {
+        throw new KbError('bad-request', `At most ${SOURCE_ITEM_LOOKUP_MAX} items may be looked up at once.`);
+      }
+      const found = await documents.lookupSourceItems(ctx.workspaceId, items);
+      return found.flatMap((doc) =>
+        doc.sourceItem === undefined
+          ? []
+          : [
+              {
+                source: doc.source,
+                source_item: doc.sourceItem,
+                document_id: doc.id,
+                name: doc.latest.name,
+                version: doc.latestVersion,
+                status: doc.latest.status,
+                content_hash: doc.latest.contentHash,
+                size_bytes: doc.latest.sizeBytes,
+                updated_at: doc.updatedAt,
+              },
+            ],
+      );
     },
 
     listChangeMark() {
@@ -144,7 +198,7 @@ export function createDocumentsService(deps: {
         const result = await listPage(filters, { limit: pageSize, offset: (page - 1) * pageSize });
         return {
           mode: 'offset',
-          documents: await withSourceItems(result.documents.map(listItemView)),
+          documents: await withSourceItems(result.documents.map(listItemView), result.documents),
           total: result.total,
           page,
           page_size: pageSize,
@@ -161,7 +215,7 @@ export function createDocumentsService(deps: {
       const hasMore = result.documents.length > limit;
       return {
         mode: 'cursor',
-        documents: await withSourceItems(page.map(listItemView)),
+        documents: await withSourceItems(page.map(listItemView), page),
         pagination: {
           has_more: hasMore,
           next_cursor:

@@ -179,6 +179,7 @@ export function createSourceItemSync(deps: SourceItemSyncDeps): SourceItemSync {
       staged,
       metadata: { ...source.metadata },
       source: source.name,
+      sourceItem: entry.key,
       changeReason: SYNC_ADDED,
     });
     await store.putItem(record(documentId, sha256));

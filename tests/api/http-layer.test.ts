@@ -38,6 +38,7 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
     documents: {
       get: behaviour.get ?? unexpected,
       list: unexpected,
+      lookup: unexpected,
       listChangeMark: unexpected,
       names: unexpected,
     },

@@ -50,6 +50,25 @@ with KbClient(url, key) as kb:
     except KbApiError as error:
         out["other_workspace"] = {"status": error.status, "title": error.problem.title}
 
+# Every write carries an Idempotency-Key unless turned off: a transport that loses the first answer
+# and sends the request again (as after a network failure) creates one document with it, two without.
+class Twice(httpx.BaseTransport):
+    def __init__(self):
+        self.inner = httpx.HTTPTransport()
+    def handle_request(self, request):
+        first = self.inner.handle_request(request)
+        first.read()
+        first.close()
+        return self.inner.handle_request(request)
+tag = "lost-" + str(__import__("uuid").uuid4())
+with KbClient(url, key, transport=Twice()) as lossy:
+    lossy.upload(b"Lost: the first answer is lost.", "lost.md", source=tag, source_item="lost.md")
+with KbClient(url, key, transport=Twice(), idempotency_keys=False) as keyless:
+    keyless.upload(b"Lost: no key this time.", "keyless.md", source=tag, source_item="keyless.md")
+with KbClient(url, key) as kb:
+    matches = kb.lookup([(tag, "lost.md"), (tag, "keyless.md")])
+    out["lost"] = {"with_key": sum(m.source_item == "lost.md" for m in matches), "without_key": sum(m.source_item == "keyless.md" for m in matches)}
+
 # 429 then 200: the layer waits Retry-After and sends the request again, body included.
 seen = []
 def answer(request):
@@ -111,6 +130,7 @@ describe.skipIf(missing !== null)(
         expect(out.listed).toEqual(out.ids);
         expect(out.other_workspace).toEqual({ status: 404, title: 'Not Found' });
         expect(out.retry).toEqual({ status: 200, attempts: 2, same_body: true, waited: true });
+        expect(out.lost).toEqual({ with_key: 1, without_key: 2 });
       } finally {
         await home.remove();
       }

@@ -46,6 +46,26 @@ try {
   out.other_workspace = { isApiError: error instanceof KbApiError, status: error.status, title: error.problem?.title };
 }
 
+// Every write carries an Idempotency-Key unless turned off: a fetch that loses the first answer
+// and sends the request again (as after a network failure) creates one document with it, two without.
+const twice = async (request) => {
+  const copy = request.clone();
+  await (await fetch(request)).arrayBuffer();
+  return fetch(copy);
+};
+const tag = 'lost-' + Date.now();
+await createKbClient({ baseUrl: process.env.KB_URL, apiKey: process.env.KB_KEY, fetch: twice })
+  .upload(new Blob(['Lost: the first answer is lost.']), { name: 'lost.md', source: tag, sourceItem: 'lost.md' });
+await createKbClient({ baseUrl: process.env.KB_URL, apiKey: process.env.KB_KEY, fetch: twice, idempotencyKeys: false })
+  .upload(new Blob(['Lost: no key this time.']), { name: 'keyless.md', source: tag, sourceItem: 'keyless.md' });
+const matches = await kb.lookup([{ source: tag, source_item: 'lost.md' }, { source: tag, source_item: 'keyless.md' }]);
+out.lost = { with_key: matches.filter((m) => m.source_item === 'lost.md').length, without_key: matches.filter((m) => m.source_item === 'keyless.md').length };
+
+// 503 then 200: sent again after Retry-After too.
+let calls503 = 0;
+const fetch503 = retryingFetch(async () => (++calls503 === 1 ? new Response('{}', { status: 503, headers: { 'retry-after': '0' } }) : new Response('{}', { status: 200 })), { maxRetries: 3, maxRetryAfterSeconds: 60 });
+out.retry503 = { status: (await fetch503(new Request('http://kb.test/api/v1/documents', { method: 'POST', body: 'x' }))).status, attempts: calls503 };
+
 // 429 then 200: the layer waits Retry-After and sends the request again, body included.
 const bodies = [];
 const fetch429 = retryingFetch(async (request) => {
@@ -111,6 +131,8 @@ describe('TypeScript client (npm install ./clients/typescript into a new project
       expect(out.audit).toEqual(['create', 'update', 'rollback']);
       expect(out.other_workspace).toEqual({ isApiError: true, status: 404, title: 'Not Found' });
       expect(out.retry).toEqual({ status: 200, attempts: 2, same_body: true, waited: true });
+      expect(out.lost).toEqual({ with_key: 1, without_key: 2 });
+      expect(out.retry503).toEqual({ status: 200, attempts: 2 });
     } finally {
       await project.remove();
     }

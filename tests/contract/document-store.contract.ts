@@ -10,6 +10,7 @@ import { pendingVersionsAspect } from './document-store/pending-versions.aspect.
 import { recordedWritesAspect } from './document-store/recorded-writes.aspect.ts';
 import { retentionAspect } from './document-store/retention.aspect.ts';
 import { servedSetAspect } from './document-store/served-set.aspect.ts';
+import { sourceItemsAspect } from './document-store/source-items.aspect.ts';
 import { vectorCacheAspect } from './document-store/vector-cache.aspect.ts';
 import { vectorSearchAspect } from './document-store/vector-search.aspect.ts';
 import { versionsAspect } from './document-store/versions.aspect.ts';
@@ -53,6 +54,7 @@ export function describeDocumentStoreContract(
     retentionAspect(context);
     pendingVersionsAspect(context);
     recordedWritesAspect(context);
+    sourceItemsAspect(context);
     options.additionalTests?.(context);
   });
 

@@ -64,7 +64,7 @@ describe('kb ingest', () => {
     ).catch((error: Error & { stdout?: string; stderr?: string }) => {
       throw new Error(`kb ingest failed: ${error.message}\n${error.stdout}\n${error.stderr}\n${server.output()}`);
     });
-    expect(stdout).toContain('Uploaded 6 of 6 files.');
+    expect(stdout).toContain('Ingested 6 files: 6 created, 0 updated, 0 skipped (unchanged), 0 failed.');
     expect(stdout).toContain('Processed 6 of 6 documents; 0 failed.');
     expect(stderr).toMatch(/Uploading/);
 
@@ -187,7 +187,7 @@ describe('kb ingest, before anything is uploaded', { timeout: 180_000 }, () => {
         res.writeHead(200, { 'content-type': 'application/json' }).end('{"service":"kb-document-service"}');
         return;
       }
-      uploads += 1;
+      if (req.url === '/api/v1/documents') uploads += 1;
       req.resume();
       req.on('end', () =>
         res
@@ -208,11 +208,12 @@ describe('kb ingest, before anything is uploaded', { timeout: 180_000 }, () => {
   });
 
   it('lists the paths it skips and why, and reports the run as JSON with --json', async () => {
-    const { data, key, server } = await serveWithKey(cleanups, 'kb-ingest-skip-', {
+    const { data, env, key, server } = await serveWithKey(cleanups, 'kb-ingest-skip-', {
       workspace: 'skip',
       name: 'loader',
       permissions: 'write',
     });
+    const { key: readKey } = await createKey(env, { workspace: 'skip', name: 'reader', permissions: 'read' });
     const folder = path.join(data.path, 'docs');
     await mkdir(path.join(folder, '.git'), { recursive: true });
     await writeFile(path.join(folder, 'note.md'), '# Note\n\nKept.\n');
@@ -222,8 +223,8 @@ describe('kb ingest, before anything is uploaded', { timeout: 180_000 }, () => {
 
     const text = await ingest([folder, missing, '--url', server.url, '--key', key]);
     expect(text.code, text.stderr).toBe(0);
-    expect(text.stdout).toContain('Uploaded 1 of 1 files.');
-    expect(text.stderr).toContain('Skipped 4 paths:');
+    expect(text.stdout).toContain('Ingested 1 file: 1 created, 0 updated, 0 skipped (unchanged), 0 failed.');
+    expect(text.stderr).toContain('Ignored 4 paths:');
     expect(text.stderr).toContain(`  - ${path.join(folder, '.git')}: hidden (name starts with ".")`);
     expect(text.stderr).toContain(`  - ${path.join(folder, 'Makefile')}: (no extension) is not a supported format`);
     expect(text.stderr).toContain(`  - ${path.join(folder, 'photo.png')}: .png is not a supported format`);
@@ -232,13 +233,20 @@ describe('kb ingest, before anything is uploaded', { timeout: 180_000 }, () => {
     const json = await ingest([folder, '--url', server.url, '--key', key, '--json']);
     expect(json.code, json.stderr).toBe(0);
     const report = JSON.parse(json.stdout) as {
-      uploaded: Array<{ file: string; document_id: string }>;
-      skipped: Array<{ path: string; reason: string }>;
-      failed: unknown[];
+      skipped: number;
+      created: number;
+      updated: number;
+      failed: number;
+      uploaded: unknown[];
+      ignored: Array<{ path: string; reason: string }>;
+      failures: unknown[];
     };
-    expect(report.uploaded.map((u) => path.basename(u.file))).toEqual(['note.md']);
-    expect(report.skipped.map((s) => path.basename(s.path)).sort()).toEqual(['.git', 'Makefile', 'photo.png']);
-    expect(report.failed).toEqual([]);
+    // A key without the read permission cannot look the file up: it is sent again, and its
+    // Idempotency-Key (the same path and content) answers the first upload instead of a second.
+    expect(report).toMatchObject({ skipped: 1, created: 0, updated: 0, failed: 0, uploaded: [], failures: [] });
+    expect(report.ignored.map((s) => path.basename(s.path)).sort()).toEqual(['.git', 'Makefile', 'photo.png']);
+    const list = await fetch(`${server.url}/api/v1/documents?limit=100`, { headers: { 'X-API-Key': readKey } });
+    expect(((await list.json()) as { pagination: { total: number } }).pagination.total).toBe(1);
   });
 
   it('stops at the first refusal of the key instead of failing every file', async () => {

@@ -62,6 +62,7 @@ export const DOCUMENT_EXAMPLES = {
       file: '# Release notes\n\nThe aurora dashboard now exports reports as PDF.\n',
       metadata: { team: 'docs' },
       source: 'upload',
+      source_item: 'release/notes.md',
       change_reason: 'first draft',
     },
     responses: {

@@ -1,4 +1,5 @@
 import { ADMIN_EXAMPLES } from './admin.examples.ts';
+import { DOCUMENT_LOOKUP_EXAMPLES } from './document-lookup.examples.ts';
 import { DOCUMENT_EXAMPLES } from './documents.examples.ts';
 import { SEARCH_EXAMPLES } from './search.examples.ts';
 import { SOURCE_EXAMPLES } from './sources.examples.ts';
@@ -18,6 +19,7 @@ export interface OperationExamples {
 
 export const OPERATION_EXAMPLES: Readonly<Record<string, OperationExamples>> = {
   ...DOCUMENT_EXAMPLES,
+  ...DOCUMENT_LOOKUP_EXAMPLES,
   ...VERSION_EXAMPLES,
   ...SEARCH_EXAMPLES,
   ...ADMIN_EXAMPLES,

@@ -37,6 +37,18 @@ export function documentIdOf(id: string): string {
 }
 
 const SOURCE_MAX = 256;
+const SOURCE_ITEM_MAX = 1024;
+
+/** What is wrong with a sent `source_item` (empty, too long, unsafe characters); none when absent. */
+function sourceItemProblems(sent: string | undefined): FieldError[] {
+  if (sent === undefined) return [];
+  if (sent === '') return [{ field: 'source_item', message: 'must not be empty' }];
+  if ([...sent].length > SOURCE_ITEM_MAX) {
+    return [{ field: 'source_item', message: `must be at most ${SOURCE_ITEM_MAX} characters` }];
+  }
+  const unsafe = displayTextProblem(sent);
+  return unsafe === undefined ? [] : [{ field: 'source_item', message: unsafe }];
+}
 
 const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { services, uploadSlots }) => {
   const { documents, documentWrites, uploads, idempotency, backlog } = services;
@@ -99,7 +111,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
         operationId: 'uploadDocument',
         summary: 'Upload a document',
         description:
-          'multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued for ingestion; poll the document until `status` is `completed`. While the workspace’s ingestion backlog is full the upload is refused with 429 (503 when the whole service’s is) and `Retry-After`: send it again then.',
+          'multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON object as a string), `source` (default `upload`), `source_item` (the item within the source, e.g. a relative path) and `change_reason`. The file is stored and queued for ingestion; poll the document until `status` is `completed`. While the workspace’s ingestion backlog is full the upload is refused with 429 (503 when the whole service’s is) and `Retry-After`: send it again then.',
         consumes: ['multipart/form-data'],
         response: { 201: UploadResponse, ...problemResponses(400, ...AUTHENTICATED_ERRORS, 413, 422, 507) },
       },
@@ -112,7 +124,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
         request,
         uploads,
         { workspaceId: ctx.workspaceId },
-        ['metadata', 'source', 'change_reason'],
+        ['metadata', 'source', 'source_item', 'change_reason'],
         (fields) => {
           const errors: FieldError[] = [];
           const sent = stringField(fields, 'source') ?? '';
@@ -123,6 +135,8 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
           }
           const unsafe = displayTextProblem(source);
           if (unsafe !== undefined) errors.push({ field: 'source', message: unsafe });
+          const sourceItem = stringField(fields, 'source_item');
+          errors.push(...sourceItemProblems(sourceItem));
           let input: MetadataInput | undefined;
           try {
             input = readMetadataInput({ metadata: fields.get('metadata'), changeReason: fields.get('change_reason') });
@@ -133,15 +147,21 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
           if (errors.length > 0 || !input) {
             throw new KbError('validation-error', errors.map((e) => `${e.field} ${e.message}`).join('; '), { errors });
           }
-          return { source, ...input };
+          return { source, ...(sourceItem !== undefined ? { sourceItem } : {}), ...input };
         },
       );
       if (await replayedUpload(request, reply, uploaded)) return reply;
       const { staged, fields } = uploaded;
-      const { source, metadata, changeReason } = fields;
+      const { source, sourceItem, metadata, changeReason } = fields;
       const view = await documentWrites.create(
         ctx,
-        { staged, metadata: metadata ?? {}, source, changeReason },
+        {
+          staged,
+          metadata: metadata ?? {},
+          source,
+          ...(sourceItem !== undefined ? { sourceItem } : {}),
+          changeReason,
+        },
         writeKeyOf(request),
       );
       ticket.accepted();

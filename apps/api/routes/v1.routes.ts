@@ -9,6 +9,7 @@ import idempotencyPlugin from '../plugins/idempotency.plugin.ts';
 import auditRoutes from './audit.routes.ts';
 import chunksRoutes from './chunks.routes.ts';
 import deadLettersRoutes from './dead-letters.routes.ts';
+import documentLookupRoutes from './document-lookup.routes.ts';
 import documentsRoutes, { type RoutesOptions } from './documents.routes.ts';
 import eventsRoutes from './events.routes.ts';
 import searchRoutes from './search.routes.ts';
@@ -33,6 +34,7 @@ const v1Routes: FastifyPluginAsync<RoutesOptions> = async (app, opts) => {
     }
   });
   await app.register(documentsRoutes, deps);
+  await app.register(documentLookupRoutes, deps);
   await app.register(versionsRoutes, deps);
   await app.register(chunksRoutes, deps);
   await app.register(searchRoutes, deps);

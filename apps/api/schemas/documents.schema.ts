@@ -100,6 +100,14 @@ export const UploadForm = Type.Object(
     source: Type.Optional(
       Type.String({ maxLength: 256, description: 'Where the document comes from (default `upload`).' }),
     ),
+    source_item: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 1024,
+        description:
+          'The item within `source` the document stands for (a path relative to the loaded folder, an object key, a URL): read back as `source_item`, and found again by `POST /documents/lookup`.',
+      }),
+    ),
     change_reason: Type.Optional(Type.String({ maxLength: 2000 })),
   },
   {

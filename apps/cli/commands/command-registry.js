@@ -40,16 +40,20 @@ kb users reset-password --email <address> [--json]
     load: async () => (await import('./users.command.ts')).usersCommand,
   },
   ingest: {
-    summary: 'Upload files and folders through the API, with a progress bar',
+    summary: 'Upload files and folders through the API; a re-run uploads only new and changed files',
     usage: `kb ingest <file|folder>... [--url http://127.0.0.1:8080] [--key ink_…] [--concurrency 4] [--metadata '{"k":"v"}'] [--source name] [--wait] [--json]
 
-  Uploads .txt .md .markdown .csv .json .pdf .docx .xlsx files; other files, hidden entries (".name") and missing paths are skipped and listed.
+  Uploads .txt .md .markdown .csv .json .pdf .docx .xlsx files; other files, hidden entries (".name") and missing paths are ignored and listed.
+  Each file is recorded under a source with its path relative to the folder given (name and source_item, e.g. guide/index.md),
+  so running it again skips unchanged files, uploads a changed file as a new version of its document ("re-ingested")
+  and a new file as a new document; it reports how many were created, updated, skipped and failed.
   --url          the service (default KB_API_URL)
-  --key          an API key with write permission (default KB_API_KEY, else KB_KEY)
+  --key          an API key with write permission, and read to recognise unchanged files (default KB_API_KEY, else KB_KEY)
   --concurrency  uploads in flight, 1–64
-  --metadata     a JSON object given to every document
-  --wait         follow every document until it is completed or failed (told by the event stream)
-  --json         print one JSON object (uploaded, skipped, failed, processed) instead of text`,
+  --metadata     a JSON object given to every document (and to every new version)
+  --source       the source to record the files under (default: the folder's name; "upload" for file arguments)
+  --wait         follow every uploaded document until it is completed or failed (told by the event stream)
+  --json         print one JSON object (skipped, created, updated, failed counts; uploaded, failures, ignored, processed)`,
     load: async () => (await import('./ingest.command.ts')).ingestCommand,
   },
   dlq: {

@@ -10,9 +10,31 @@ export interface SkippedPath {
   readonly reason: string;
 }
 
+/** A file to ingest and the folder or file argument it was found under. */
+export interface IngestFile {
+  readonly path: string;
+  /**
+   * Its path relative to the folder argument it was found in, `/`-separated (`guide/index.md`);
+   * for a file argument, the path as given relative to the working directory (absolute when
+   * outside it). The document's `source_item` and name.
+   */
+  readonly item: string;
+  /** The folder argument it was found in; null for a file argument. */
+  readonly folder: string | null;
+}
+
 export interface CollectedFiles {
-  readonly files: string[];
+  readonly files: IngestFile[];
   readonly skipped: SkippedPath[];
+}
+
+const posix = (p: string): string => p.split(path.sep).join('/');
+
+/** A file argument's item: relative to the working directory, else absolute. */
+function fileItem(p: string): string {
+  const absolute = path.resolve(p);
+  const relative = path.relative(process.cwd(), absolute);
+  return posix(relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? absolute : relative);
 }
 
 /**
@@ -21,9 +43,9 @@ export interface CollectedFiles {
  * not a supported format, and anything that is not a regular file or folder.
  */
 export async function collectFiles(paths: readonly string[]): Promise<CollectedFiles> {
-  const files: string[] = [];
+  const files: IngestFile[] = [];
   const skipped: SkippedPath[] = [];
-  const walk = async (p: string) => {
+  const walk = async (p: string, folder: string | null) => {
     let info: Awaited<ReturnType<typeof stat>>;
     try {
       info = await stat(p);
@@ -37,7 +59,7 @@ export async function collectFiles(paths: readonly string[]): Promise<CollectedF
       for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
         const child = path.join(p, entry.name);
         if (entry.name.startsWith('.')) skipped.push({ path: child, reason: 'hidden (name starts with ".")' });
-        else await walk(child);
+        else await walk(child, folder ?? p);
       }
     } else if (!info.isFile()) {
       skipped.push({ path: p, reason: 'not a regular file' });
@@ -48,9 +70,9 @@ export async function collectFiles(paths: readonly string[]): Promise<CollectedF
         reason: `${ext} is not a supported format (${INGEST_EXTENSIONS.join(' ')})`,
       });
     } else {
-      files.push(p);
+      files.push({ path: p, item: folder === null ? fileItem(p) : posix(path.relative(folder, p)), folder });
     }
   };
-  for (const p of paths) await walk(p);
+  for (const p of paths) await walk(p, null);
   return { files, skipped };
 }

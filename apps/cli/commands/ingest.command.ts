@@ -1,12 +1,20 @@
-import { openAsBlob } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { sleep } from '../../../core/util/time.ts';
 import { type Command, print } from './command.ts';
 import { collectFiles, INGEST_EXTENSIONS, type SkippedPath } from './ingest-files.ts';
 import { followDocuments } from './ingest-follow.ts';
+import { planIngest, type Step } from './ingest-plan.ts';
+import {
+  createDocument,
+  createKey,
+  documentExists,
+  type IngestTarget,
+  replaceDocument,
+  updateKey,
+  type WriteOutcome,
+} from './ingest-requests.ts';
 import { progressBar } from './progress.ts';
-import { checkService, networkProblem } from './service-client.ts';
+import { checkService } from './service-client.ts';
 
 interface IngestOptions {
   readonly base: string;
@@ -51,18 +59,64 @@ function readOptions(values: Record<string, string | boolean | undefined>, key: 
 
 interface Uploaded {
   readonly file: string;
+  readonly source: string;
+  readonly source_item: string;
   readonly document_id: string;
+  readonly version: number;
+  readonly outcome: 'created' | 'updated';
 }
 interface Failed {
   readonly file: string;
   readonly reason: string;
 }
 
+/** What a run did: the counts, and the files behind them. */
+interface Report {
+  skipped: number;
+  created: number;
+  updated: number;
+  uploaded: Uploaded[];
+  failures: Failed[];
+}
+
+/** How many times a create answered from an earlier run's key may move on to a key of its own. */
+const MAX_RECREATES = 3;
+
 /**
- * Bulk ingestion over the HTTP API: checks that the URL answers as the service, uploads every
- * supported file under the given paths with a bounded number of requests in flight (saying which
- * it skipped and why), honours 429 `Retry-After`, stops at once when the key is refused, and
- * (with `--wait`) follows every document to `completed` or `failed`.
+ * Runs one step: a skip counts at once; a create or an update goes out with its Idempotency-Key.
+ * A create answered from an earlier run's key (a replay on the first attempt) whose document was
+ * deleted since is sent again under a key derived from that document, so it is created anew.
+ */
+async function runStep(step: Step, target: IngestTarget): Promise<WriteOutcome | 'skipped'> {
+  const { file } = step;
+  if (step.kind === 'skip') return 'skipped';
+  if (step.kind === 'update') {
+    return replaceDocument(
+      target,
+      file,
+      step.known.documentId,
+      updateKey(step.known.documentId, step.known.version, file.contentHash),
+    );
+  }
+  let key = createKey(file.source, file.item, file.contentHash);
+  for (let round = 0; ; round++) {
+    const outcome = await createDocument(target, file, key);
+    if (!('documentId' in outcome) || !outcome.replayed || outcome.attempts > 1) return outcome;
+    // The lookup did not see this document: gone since, or not visible yet.
+    if (round >= MAX_RECREATES || (await documentExists(target, outcome.documentId))) return 'skipped';
+    key = createKey(file.source, file.item, file.contentHash, outcome.documentId);
+  }
+}
+
+/**
+ * Bulk ingestion over the HTTP API, safe to run again: every supported file under the given paths
+ * is recorded with its path relative to its folder argument as `source_item` (and name) under a
+ * source (`--source`, else the folder's name), so a second run skips unchanged files, uploads a
+ * changed one as a new version of its document and a new one as a new document, telling which by
+ * looking the paths up in batches. Uploads carry an Idempotency-Key derived from the path and
+ * content (a retried upload whose answer was lost creates one document), go out with a bounded
+ * number in flight, wait out 429/503 `Retry-After`, stop at once when the key is refused, and
+ * (with `--wait`) are followed to `completed` or `failed`.
  */
 export const ingestCommand: Command = {
   async run(args, { config, out, err, usage }) {
@@ -93,16 +147,28 @@ export const ingestCommand: Command = {
       print(err, `kb ingest: ${options}`);
       return 2;
     }
-    const { files, skipped } = await collectFiles(positionals);
-    const reportSkipped = (list: readonly SkippedPath[]) => {
-      if (values.json || list.length === 0) return;
-      print(err, `Skipped ${list.length} ${list.length === 1 ? 'path' : 'paths'}:`);
-      for (const s of list) print(err, `  - ${s.path}: ${s.reason}`);
+    const target: IngestTarget = { base: options.base, key: options.key, metadata: options.metadata };
+    const report: Report = { skipped: 0, created: 0, updated: 0, uploaded: [], failures: [] };
+    const summary = (ignored: readonly SkippedPath[], extra: object = {}) => ({
+      skipped: report.skipped,
+      created: report.created,
+      updated: report.updated,
+      failed: report.failures.length,
+      uploaded: report.uploaded,
+      failures: report.failures,
+      ignored,
+      ...extra,
+    });
+    const { files, skipped: ignored } = await collectFiles(positionals);
+    const reportIgnored = () => {
+      if (values.json || ignored.length === 0) return;
+      print(err, `Ignored ${ignored.length} ${ignored.length === 1 ? 'path' : 'paths'}:`);
+      for (const s of ignored) print(err, `  - ${s.path}: ${s.reason}`);
     };
     if (files.length === 0) {
-      reportSkipped(skipped);
+      reportIgnored();
       print(err, `kb ingest: no supported files (${INGEST_EXTENSIONS.join(' ')}) under ${positionals.join(', ')}.`);
-      if (values.json) print(out, JSON.stringify({ uploaded: [], skipped, failed: [] }));
+      if (values.json) print(out, JSON.stringify(summary(ignored)));
       return 1;
     }
     const unreachable = await checkService(options.base);
@@ -110,92 +176,87 @@ export const ingestCommand: Command = {
       print(err, `kb ingest: ${unreachable}`);
       return 1;
     }
+    const refusedKey = (reason: string) => {
+      print(err, `kb ingest: the service refused the API key (${reason}); use a key with write permission.`);
+      if (values.json) print(out, JSON.stringify(summary(ignored)));
+      return 1;
+    };
+
+    const plan = await planIngest(target, files, options.source);
+    if ('refused' in plan) return refusedKey(plan.refused);
+    if ('failed' in plan) {
+      print(err, `kb ingest: ${plan.failed}`);
+      return 1;
+    }
+    report.failures.push(...plan.duplicates);
+    const writes = plan.steps.filter((s) => s.kind !== 'skip');
+    report.skipped += plan.steps.length - writes.length;
 
     const bar = progressBar('Uploading');
-    const uploaded: Uploaded[] = [];
-    const failed: Failed[] = [];
     let refused: string | null = null;
-    const record = (file: string, outcome: UploadOutcome) => {
-      if ('documentId' in outcome) uploaded.push({ file, document_id: outcome.documentId });
-      else {
-        failed.push({ file, reason: outcome.reason });
+    const record = (step: Step, outcome: WriteOutcome | 'skipped') => {
+      if (outcome === 'skipped') report.skipped++;
+      else if ('documentId' in outcome) {
+        const kind = step.kind === 'update' ? 'updated' : 'created';
+        report[kind]++;
+        report.uploaded.push({
+          file: step.file.path,
+          source: step.file.source,
+          source_item: step.file.item,
+          document_id: outcome.documentId,
+          version: outcome.version,
+          outcome: kind,
+        });
+      } else {
+        report.failures.push({ file: step.file.path, reason: outcome.reason });
         if (outcome.keyRefused) refused = outcome.reason;
       }
     };
-    // The first file goes alone: a refused key stops the run before the progress bar starts and
+    // The first upload goes alone: a refused key stops the run before the progress bar starts and
     // before any other upload goes out.
-    const first = files[0] as string;
-    record(first, await uploadOne(first, options));
-    let next = 1;
-    const worker = async () => {
-      while (next < files.length && refused === null) {
-        const file = files[next++] as string;
-        const outcome = await uploadOne(file, options);
-        record(file, outcome);
-        if (refused === null) bar.increment(path.basename(file));
+    if (writes.length > 0) {
+      const first = writes[0] as Step;
+      record(first, await runStep(first, target));
+      let next = 1;
+      const worker = async () => {
+        while (next < writes.length && refused === null) {
+          const step = writes[next++] as Step;
+          record(step, await runStep(step, target));
+          if (refused === null) bar.increment(path.basename(step.file.path));
+        }
+      };
+      if (refused === null) {
+        bar.start(writes.length);
+        bar.increment(path.basename(first.file.path));
+        await Promise.all(Array.from({ length: options.concurrency }, worker));
+        bar.stop();
       }
-    };
-    if (refused === null) {
-      bar.start(files.length);
-      bar.increment(path.basename(first));
-      await Promise.all(Array.from({ length: options.concurrency }, worker));
-      bar.stop();
     }
-    if (refused !== null) {
-      print(err, `kb ingest: the service refused the API key (${refused}); use a key with write permission.`);
-      if (values.json) print(out, JSON.stringify({ uploaded, skipped, failed }));
-      return 1;
+    if (refused !== null) return refusedKey(refused);
+    if (plan.notice && !values.json) print(err, `kb ingest: ${plan.notice}`);
+    reportIgnored();
+    if (!values.json) {
+      print(
+        out,
+        `Ingested ${files.length} ${files.length === 1 ? 'file' : 'files'}: ${report.created} created, ${report.updated} updated, ${report.skipped} skipped (unchanged), ${report.failures.length} failed.`,
+      );
     }
-    reportSkipped(skipped);
-    if (!values.json) print(out, `Uploaded ${uploaded.length} of ${files.length} files.`);
 
     let processed: { completed: number; failed: number } | undefined;
-    if (values.wait && uploaded.length > 0) {
-      processed = await followDocuments(uploaded, options, failed);
+    if (values.wait && report.uploaded.length > 0) {
+      processed = await followDocuments(report.uploaded, options, report.failures);
       if (!values.json) {
-        print(out, `Processed ${processed.completed} of ${uploaded.length} documents; ${processed.failed} failed.`);
+        print(
+          out,
+          `Processed ${processed.completed} of ${report.uploaded.length} documents; ${processed.failed} failed.`,
+        );
       }
     }
     if (values.json) {
-      print(out, JSON.stringify({ uploaded, skipped, failed, ...(processed ? { processed } : {}) }));
+      print(out, JSON.stringify(summary(ignored, processed ? { processed } : {})));
     } else {
-      for (const f of failed) print(err, `  ✗ ${f.file}: ${f.reason}`);
+      for (const f of report.failures) print(err, `  ✗ ${f.file}: ${f.reason}`);
     }
-    return failed.length > 0 ? 1 : 0;
+    return report.failures.length > 0 ? 1 : 0;
   },
 };
-
-type UploadOutcome = { documentId: string } | { reason: string; keyRefused: boolean };
-
-async function uploadOne(file: string, options: IngestOptions): Promise<UploadOutcome> {
-  for (let attempt = 1; ; attempt++) {
-    const form = new FormData();
-    if (options.metadata) form.append('metadata', options.metadata);
-    if (options.source) form.append('source', options.source);
-    form.append('file', await openAsBlob(file), path.basename(file));
-    let response: Response;
-    try {
-      response = await fetch(`${options.base}/api/v1/documents`, {
-        method: 'POST',
-        headers: { 'X-API-Key': options.key },
-        body: form,
-      });
-    } catch (error) {
-      if (attempt < 5) {
-        await sleep(500 * attempt);
-        continue;
-      }
-      return { reason: `the service did not answer (${networkProblem(error)})`, keyRefused: false };
-    }
-    if (response.status === 429 && attempt < 20) {
-      await sleep(Number(response.headers.get('retry-after') ?? '1') * 1000);
-      continue;
-    }
-    const body = (await response.json().catch(() => ({}))) as { document_id?: string; detail?: string };
-    if (response.status === 201 && body.document_id) return { documentId: body.document_id };
-    return {
-      reason: `${response.status} ${body.detail ?? ''}`.trim(),
-      keyRefused: response.status === 401 || response.status === 403,
-    };
-  }
-}

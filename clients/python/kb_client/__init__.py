@@ -3,8 +3,9 @@
 ``KbClient.api`` is the generated part (``kb_client._generated``, by openapi-python-client from the
 service's OpenAPI document): every operation in ``kb_client._generated.api`` and every schema in
 ``kb_client._generated.models``. Around it, only what generation cannot give: a multipart upload with
-metadata, waiting until a version is ingested, iterating over every page of a list, and retrying a
-request answered 429 after its ``Retry-After``.
+metadata, waiting until a version is ingested, iterating over every page of a list, a fresh
+``Idempotency-Key`` on every write (so a write retried after a lost answer is applied once), and
+retrying a request answered 429 or 503 after its ``Retry-After``.
 """
 
 from __future__ import annotations
@@ -12,24 +13,30 @@ from __future__ import annotations
 import email.utils
 import json
 import mimetypes
+import re
 import time
+import uuid
 from collections.abc import Iterator, Mapping
 from typing import Any, BinaryIO, TypeVar
 
 import httpx
 
 from ._generated import AuthenticatedClient
-from ._generated.api.documents import get_document, list_documents
+from ._generated.api.documents import get_document, list_documents, lookup_documents
 from ._generated.api.search import search as search_operation
 from ._generated.api.versions import compare_versions, list_versions, rollback_document
 from ._generated.models import (
     Document,
     DocumentList,
     DocumentListItem,
+    DocumentLookup,
+    DocumentLookupMatch,
+    DocumentLookupResult,
     Problem,
     RollbackRequest,
     RollbackResult,
     SearchRequest,
+    SourceItemKey,
     SearchResponse,
     UploadResult,
     VersionComparison,
@@ -41,6 +48,7 @@ from ._generated.types import UNSET, Response
 __all__ = [
     "Document",
     "DocumentListItem",
+    "DocumentLookupMatch",
     "KbApiError",
     "KbClient",
     "RetryOn429Transport",
@@ -79,20 +87,46 @@ def retry_after_seconds(header: str | None, now: float | None = None) -> float:
     return max(0.0, at - (time.time() if now is None else now))
 
 
-class RetryOn429Transport(httpx.BaseTransport):
-    """Sends a request answered 429 again after its ``Retry-After``, up to ``max_retries`` times."""
+_WRITE_METHODS = frozenset({"POST", "PUT", "PATCH", "DELETE"})
+# Requests sent as POST that only read: they take no Idempotency-Key.
+_READS_BY_POST = re.compile(r"/(search|documents/lookup)$")
+_RETRIED_STATUSES = frozenset({429, 503})
 
-    def __init__(self, inner: httpx.BaseTransport | None = None, max_retries: int = 5, max_wait: float = 60.0):
+
+class RetryOn429Transport(httpx.BaseTransport):
+    """Sends a request answered 429 or 503 again after its ``Retry-After``, up to ``max_retries`` times.
+
+    With ``idempotency_keys`` (the default), a write (POST, PUT, PATCH, DELETE; not search or lookup)
+    without an ``Idempotency-Key`` header gets a fresh random one first, which every retry repeats:
+    a write whose answer was lost and that is sent again is applied once.
+    """
+
+    def __init__(
+        self,
+        inner: httpx.BaseTransport | None = None,
+        max_retries: int = 5,
+        max_wait: float = 60.0,
+        *,
+        idempotency_keys: bool = True,
+    ):
         self._inner = inner or httpx.HTTPTransport()
         self._max_retries = max_retries
         self._max_wait = max_wait
+        self._idempotency_keys = idempotency_keys
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
         request.read()  # the body in memory, so it can be sent again
+        if (
+            self._idempotency_keys
+            and request.method in _WRITE_METHODS
+            and "idempotency-key" not in request.headers
+            and not _READS_BY_POST.search(request.url.path)
+        ):
+            request.headers["Idempotency-Key"] = str(uuid.uuid4())
         attempt = 0
         while True:
             response = self._inner.handle_request(request)
-            if response.status_code != 429 or attempt >= self._max_retries:
+            if response.status_code not in _RETRIED_STATUSES or attempt >= self._max_retries:
                 return response
             wait = min(retry_after_seconds(response.headers.get("retry-after")), self._max_wait)
             response.close()
@@ -114,8 +148,10 @@ class KbClient:
     """A client of one service, as one API key.
 
     ``base_url`` is the service's address (``http://127.0.0.1:8080``), ``api_key`` a key (``ink_…``),
-    sent as ``Authorization: Bearer``. A request answered 429 is retried ``max_retries`` times, each
-    after its ``Retry-After`` (at most ``max_retry_wait`` seconds).
+    sent as ``Authorization: Bearer``. A request answered 429 or 503 is retried ``max_retries`` times,
+    each after its ``Retry-After`` (at most ``max_retry_wait`` seconds). Every write carries a fresh
+    random ``Idempotency-Key`` unless the call passes one (``idempotency_key=``) or the client was made
+    with ``idempotency_keys=False``.
     """
 
     def __init__(
@@ -127,12 +163,14 @@ class KbClient:
         max_retries: int = 5,
         max_retry_wait: float = 60.0,
         transport: httpx.BaseTransport | None = None,
+        idempotency_keys: bool = True,
     ):
+        retrying = RetryOn429Transport(transport, max_retries, max_retry_wait, idempotency_keys=idempotency_keys)
         self.api = AuthenticatedClient(
             base_url=base_url.rstrip("/"),
             token=api_key,
             timeout=httpx.Timeout(timeout),
-            httpx_args={"transport": RetryOn429Transport(transport, max_retries, max_retry_wait)},
+            httpx_args={"transport": retrying},
         )
 
     def close(self) -> None:
@@ -154,6 +192,8 @@ class KbClient:
         source: str | None,
         change_reason: str | None,
         mime_type: str | None,
+        source_item: str | None = None,
+        idempotency_key: str | None = None,
     ) -> dict[str, Any]:
         content_type = mime_type or mimetypes.guess_type(name)[0] or "application/octet-stream"
         data: dict[str, str] = {}
@@ -161,9 +201,14 @@ class KbClient:
             data["metadata"] = json.dumps(dict(metadata))
         if source is not None:
             data["source"] = source
+        if source_item is not None:
+            data["source_item"] = source_item
         if change_reason is not None:
             data["change_reason"] = change_reason
-        return {"files": {"file": (name, file, content_type)}, "data": data}
+        form: dict[str, Any] = {"files": {"file": (name, file, content_type)}, "data": data}
+        if idempotency_key is not None:
+            form["headers"] = {"Idempotency-Key": idempotency_key}
+        return form
 
     def _send(self, method: str, url: str, form: dict[str, Any], status: int, model: Any) -> Any:
         response = self.api.get_httpx_client().request(method, url, **form)
@@ -181,11 +226,17 @@ class KbClient:
         *,
         metadata: Mapping[str, Any] | None = None,
         source: str | None = None,
+        source_item: str | None = None,
         change_reason: str | None = None,
         mime_type: str | None = None,
+        idempotency_key: str | None = None,
     ) -> UploadResult:
-        """Uploads a file with its metadata: version 1 of a new document, ``pending``."""
-        form = self._form(file, name, metadata, source, change_reason, mime_type)
+        """Uploads a file with its metadata: version 1 of a new document, ``pending``.
+
+        ``source_item`` is the item within ``source`` (a relative path, an object key) that ``lookup``
+        finds it by; ``idempotency_key`` replaces the fresh random key the client would send.
+        """
+        form = self._form(file, name, metadata, source, change_reason, mime_type, source_item, idempotency_key)
         return self._send("POST", "/api/v1/documents", form, 201, UploadResult)
 
     def replace(
@@ -197,9 +248,10 @@ class KbClient:
         metadata: Mapping[str, Any] | None = None,
         change_reason: str | None = None,
         mime_type: str | None = None,
+        idempotency_key: str | None = None,
     ) -> Document:
         """New content for a document: its next version, ingested again."""
-        form = self._form(file, name, metadata, None, change_reason, mime_type)
+        form = self._form(file, name, metadata, None, change_reason, mime_type, None, idempotency_key)
         return self._send("PUT", f"/api/v1/documents/{document_id}", form, 200, Document)
 
     # -- reads --
@@ -248,6 +300,12 @@ class KbClient:
             if not page.pagination.has_more or not page.pagination.next_cursor:
                 return
             cursor = page.pagination.next_cursor
+
+    def lookup(self, items: list[tuple[str, str]]) -> list[DocumentLookupMatch]:
+        """The documents uploaded with these ``(source, source_item)`` pairs (at most 1000 a call), each
+        with its latest version and content hash: what a bulk loader needs to skip unchanged files."""
+        body = DocumentLookup(items=[SourceItemKey(source=source, source_item=item) for source, item in items])
+        return _ok(lookup_documents.sync_detailed(client=self.api, body=body), DocumentLookupResult).documents
 
     def search(self, query: str, **options: Any) -> SearchResponse:
         """Searches the workspace; ``options`` are the other members of the request (``mode``, ``limit``,

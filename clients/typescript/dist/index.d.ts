@@ -2,8 +2,9 @@
  * The knowledge-base document service's TypeScript client. `api` is the generated part: every
  * operation of the service's OpenAPI document, typed from it (openapi-typescript types over
  * openapi-fetch). Around it, only what generation cannot give: a multipart upload with metadata,
- * waiting until a version is ingested, iterating over every page of a list, and retrying a request
- * answered 429 after its `Retry-After`.
+ * waiting until a version is ingested, iterating over every page of a list, a fresh
+ * `Idempotency-Key` on every write (so a write retried after a lost answer is applied once), and
+ * retrying a request answered 429 or 503 after its `Retry-After`.
  */
 import { type Client } from 'openapi-fetch';
 import type { components, paths } from './schema.js';
@@ -23,13 +24,20 @@ export type ChunkList = Schemas['ChunkList'];
 export type AuditEntry = Schemas['AuditEntry'];
 export type Problem = Schemas['Problem'];
 export type Metadata = Schemas['Metadata'];
+export type DocumentLookupMatch = Schemas['DocumentLookupMatch'];
 export interface KbClientOptions {
     /** The service's address, e.g. `http://127.0.0.1:8080`. */
     readonly baseUrl: string;
     /** An API key (`ink_…`), sent as `X-API-Key`. */
     readonly apiKey: string;
-    /** Retries of a request answered 429, each after its `Retry-After` (default 5). */
+    /** Retries of a request answered 429 or 503, each after its `Retry-After` (default 5). */
     readonly maxRetries?: number;
+    /**
+     * Sends a fresh random `Idempotency-Key` with every write (POST, PUT, PATCH, DELETE, except the
+     * reads sent as POST: search and lookup) that does not carry one already, and keeps it across
+     * that request's retries (default true; false sends none unless the caller adds one).
+     */
+    readonly idempotencyKeys?: boolean;
     /** The longest `Retry-After` honoured, in seconds; a longer one is waited this long (default 60). */
     readonly maxRetryAfterSeconds?: number;
     /** The fetch to use (default: the global one). */
@@ -43,18 +51,27 @@ export declare class KbApiError extends Error {
 }
 /** Seconds a `Retry-After` header asks for (delta-seconds or an HTTP date); 1 when absent or unreadable. */
 export declare function retryAfterSeconds(header: string | null, now?: number): number;
-/** A fetch that sends a request answered 429 again after its `Retry-After`, up to `maxRetries` times. */
+/** A fetch that sends a request answered 429 or 503 again after its `Retry-After`, up to `maxRetries` times. */
 export declare function retryingFetch(inner: (request: Request) => Promise<Response>, options: {
     maxRetries: number;
     maxRetryAfterSeconds: number;
 }): (request: Request) => Promise<Response>;
+/**
+ * A fetch that gives every write without an `Idempotency-Key` a fresh random one, before
+ * `inner` (which may send it again: every attempt carries the same key).
+ */
+export declare function idempotentFetch(inner: (request: Request) => Promise<Response>): (request: Request) => Promise<Response>;
 /** What an upload sends beside the file. */
 export interface UploadOptions {
     /** The file name (default: the Blob's name when it is a File, else `upload`). */
     readonly name?: string;
     readonly metadata?: Metadata;
     readonly source?: string;
+    /** The item within `source` (a relative path, an object key), found again by {@link KbClient.lookup}. Upload only. */
+    readonly sourceItem?: string;
     readonly changeReason?: string;
+    /** The `Idempotency-Key` to send (default: a fresh random one, unless `idempotencyKeys` is false). */
+    readonly idempotencyKey?: string;
 }
 export interface WaitOptions {
     /** Wait for this version (default: the latest when the call is made). */
@@ -76,6 +93,14 @@ export interface KbClient {
     /** Every document of the workspace, newest first, page after page. */
     documents(filters?: ListFilters): AsyncIterableIterator<DocumentListItem>;
     getDocument(documentId: string): Promise<Document>;
+    /**
+     * The documents uploaded with these (source, source_item) pairs (at most 1000 a call), with their
+     * latest version and content hash: what a bulk loader needs to skip unchanged files.
+     */
+    lookup(items: ReadonlyArray<{
+        source: string;
+        source_item: string;
+    }>): Promise<DocumentLookupMatch[]>;
     search(request: SearchRequest): Promise<SearchResponse>;
     versions(documentId: string): Promise<VersionList>;
     compareVersions(documentId: string, from: number, to: number): Promise<VersionComparison>;

@@ -2,8 +2,9 @@
  * The knowledge-base document service's TypeScript client. `api` is the generated part: every
  * operation of the service's OpenAPI document, typed from it (openapi-typescript types over
  * openapi-fetch). Around it, only what generation cannot give: a multipart upload with metadata,
- * waiting until a version is ingested, iterating over every page of a list, and retrying a request
- * answered 429 after its `Retry-After`.
+ * waiting until a version is ingested, iterating over every page of a list, a fresh
+ * `Idempotency-Key` on every write (so a write retried after a lost answer is applied once), and
+ * retrying a request answered 429 or 503 after its `Retry-After`.
  */
 import createClient from 'openapi-fetch';
 /** An answer of the service that is not a success: its status and RFC 7807 problem. */
@@ -28,17 +29,39 @@ export function retryAfterSeconds(header, now = Date.now()) {
     const at = Date.parse(header);
     return Number.isNaN(at) ? 1 : Math.max(0, (at - now) / 1000);
 }
-/** A fetch that sends a request answered 429 again after its `Retry-After`, up to `maxRetries` times. */
+/** Statuses a request is sent again for, after the answer's `Retry-After`. */
+const RETRIED_STATUSES = new Set([429, 503]);
+/** A fetch that sends a request answered 429 or 503 again after its `Retry-After`, up to `maxRetries` times. */
 export function retryingFetch(inner, options) {
     return async (request) => {
         for (let attempt = 0;; attempt++) {
             const response = await inner(attempt < options.maxRetries ? request.clone() : request);
-            if (response.status !== 429 || attempt >= options.maxRetries)
+            if (!RETRIED_STATUSES.has(response.status) || attempt >= options.maxRetries)
                 return response;
             const wait = Math.min(retryAfterSeconds(response.headers.get('retry-after')), options.maxRetryAfterSeconds);
             await response.body?.cancel();
             await sleep(wait * 1000);
         }
+    };
+}
+/** Writes sent as POST that only read: they take no `Idempotency-Key`. */
+const READS_BY_POST = [/\/search$/, /\/documents\/lookup$/];
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+/**
+ * A fetch that gives every write without an `Idempotency-Key` a fresh random one, before
+ * `inner` (which may send it again: every attempt carries the same key).
+ */
+export function idempotentFetch(inner) {
+    return async (request) => {
+        const path = new URL(request.url).pathname;
+        if (!WRITE_METHODS.has(request.method) ||
+            request.headers.has('idempotency-key') ||
+            READS_BY_POST.some((read) => read.test(path))) {
+            return inner(request);
+        }
+        const headers = new Headers(request.headers);
+        headers.set('Idempotency-Key', crypto.randomUUID());
+        return inner(new Request(request, { headers }));
     };
 }
 /** The data of a successful answer, or a {@link KbApiError}. */
@@ -54,6 +77,8 @@ function uploadForm(file, options) {
         form.append('metadata', JSON.stringify(options.metadata));
     if (options.source !== undefined)
         form.append('source', options.source);
+    if (options.sourceItem !== undefined)
+        form.append('source_item', options.sourceItem);
     if (options.changeReason !== undefined)
         form.append('change_reason', options.changeReason);
     const fileName = options.name ?? (typeof File !== 'undefined' && file instanceof File ? file.name : 'upload');
@@ -62,24 +87,32 @@ function uploadForm(file, options) {
 }
 export function createKbClient(options) {
     const inner = options.fetch ?? ((request) => globalThis.fetch(request));
+    const retrying = retryingFetch(inner, {
+        maxRetries: options.maxRetries ?? 5,
+        maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? 60,
+    });
     const api = createClient({
         baseUrl: options.baseUrl.replace(/\/+$/, ''),
         headers: { 'X-API-Key': options.apiKey },
-        fetch: retryingFetch(inner, {
-            maxRetries: options.maxRetries ?? 5,
-            maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? 60,
-        }),
+        fetch: options.idempotencyKeys === false ? retrying : idempotentFetch(retrying),
     });
-    const asForm = (form) => ({ body: {}, bodySerializer: () => form });
+    const asForm = (form, uploadOptions) => ({
+        body: {},
+        bodySerializer: () => form,
+        ...(uploadOptions.idempotencyKey !== undefined
+            ? { headers: { 'Idempotency-Key': uploadOptions.idempotencyKey } }
+            : {}),
+    });
     const client = {
         api,
         async upload(file, uploadOptions = {}) {
-            return unwrap(await api.POST('/api/v1/documents', asForm(uploadForm(file, uploadOptions))));
+            return unwrap(await api.POST('/api/v1/documents', asForm(uploadForm(file, uploadOptions), uploadOptions)));
         },
         async replace(documentId, file, uploadOptions = {}) {
             return unwrap(await api.PUT('/api/v1/documents/{id}', {
                 params: { path: { id: documentId } },
-                ...asForm(uploadForm(file, uploadOptions)),
+                // A new version keeps its document's source item: the form takes none.
+                ...asForm(uploadForm(file, { ...uploadOptions, source: undefined, sourceItem: undefined }), uploadOptions),
             }));
         },
         async getDocument(documentId) {
@@ -113,6 +146,9 @@ export function createKbClient(options) {
                     return;
                 cursor = page.pagination.next_cursor;
             }
+        },
+        async lookup(items) {
+            return unwrap(await api.POST('/api/v1/documents/lookup', { body: { items: [...items] } })).documents;
         },
         async search(request) {
             return unwrap(await api.POST('/api/v1/search', { body: request }));

@@ -89,7 +89,7 @@ export interface paths {
         put?: never;
         /**
          * Upload a document
-         * @description multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued for ingestion; poll the document until `status` is `completed`. While the workspace’s ingestion backlog is full the upload is refused with 429 (503 when the whole service’s is) and `Retry-After`: send it again then.
+         * @description multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON object as a string), `source` (default `upload`), `source_item` (the item within the source, e.g. a relative path) and `change_reason`. The file is stored and queued for ingestion; poll the document until `status` is `completed`. While the workspace’s ingestion backlog is full the upload is refused with 429 (503 when the whole service’s is) and `Retry-After`: send it again then.
          */
         post: operations["uploadDocument"];
         delete?: never;
@@ -141,6 +141,26 @@ export interface paths {
          * @description Queues the latest version for ingestion again. Refused with 429 or 503 and `Retry-After` while the ingestion backlog is full, as the upload is.
          */
         post: operations["reprocessDocument"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/documents/lookup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Find documents by source item
+         * @description Answers the documents uploaded with any of the given (`source`, `source_item`) pairs, each with its latest version and content hash, so that a bulk loader tells new, changed and unchanged files apart with one request per batch instead of one per file. Reads only (an `Idempotency-Key` is not needed).
+         */
+        post: operations["lookupDocuments"];
         delete?: never;
         options?: never;
         head?: never;
@@ -860,6 +880,36 @@ export interface components {
          * @description A page of documents, newest first.
          */
         DocumentListResponse: components["schemas"]["DocumentList"] | components["schemas"]["DocumentPage"];
+        /** DocumentLookup */
+        DocumentLookup: {
+            /** @description The (source, source_item) pairs to look up, 1 to 1000. */
+            items: components["schemas"]["SourceItemKey"][];
+        };
+        /**
+         * DocumentLookupMatch
+         * @description A document found by the (source, source_item) it was uploaded with.
+         */
+        DocumentLookupMatch: {
+            source: string;
+            source_item: string;
+            /** Format: uuid */
+            document_id: string;
+            /** @description File name of the latest version. */
+            name: string;
+            /** @description The latest version. */
+            version: number;
+            status: components["schemas"]["VersionStatus"];
+            /** @description SHA-256 of the latest version’s file, hex. */
+            content_hash: string;
+            size_bytes: number;
+            /** Format: date-time */
+            updated_at: string;
+        };
+        /** DocumentLookupResult */
+        DocumentLookupResult: {
+            /** @description The documents (not deleted) uploaded with one of the pairs, ordered by source, item, then creation; a pair that matches nothing is absent, one uploaded twice without an Idempotency-Key answers both documents. */
+            documents: components["schemas"]["DocumentLookupMatch"][];
+        };
         /**
          * DocumentPage
          * @description Offset paging: one numbered page of documents.
@@ -1178,6 +1228,13 @@ export interface components {
             status: "never_synced" | "running" | "completed" | "failed";
             last_run: components["schemas"]["SourceRun"] | null;
         };
+        /** SourceItemKey */
+        SourceItemKey: {
+            /** @description The `source` the document was uploaded with. */
+            source: string;
+            /** @description The `source_item` it was uploaded with (exact: case and spaces count). */
+            source_item: string;
+        };
         /** SourceList */
         SourceList: {
             sources: components["schemas"]["Source"][];
@@ -1295,6 +1352,8 @@ export interface components {
             };
             /** @description Where the document comes from (default `upload`). */
             source?: string;
+            /** @description The item within `source` the document stands for (a path relative to the loaded folder, an object key, a URL): read back as `source_item`, and found again by `POST /documents/lookup`. */
+            source_item?: string;
             change_reason?: string;
         };
         /**
@@ -2010,6 +2069,7 @@ export interface operations {
                  *         "team": "docs"
                  *       },
                  *       "source": "upload",
+                 *       "source_item": "release/notes.md",
                  *       "change_reason": "first draft"
                  *     }
                  */
@@ -2385,6 +2445,71 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    lookupDocuments: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "items": [
+                 *         {
+                 *           "source": "handbook",
+                 *           "source_item": "guide/index.md"
+                 *         },
+                 *         {
+                 *           "source": "handbook",
+                 *           "source_item": "api/index.md"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["DocumentLookup"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "documents": [
+                     *         {
+                     *           "source": "handbook",
+                     *           "source_item": "guide/index.md",
+                     *           "document_id": "0199f1c2-7a3e-7c41-9d2a-5b8e3f6a1d20",
+                     *           "name": "guide/index.md",
+                     *           "version": 2,
+                     *           "status": "completed",
+                     *           "content_hash": "c27ceea07f632e4c3a8bebc3eeb4c7216cd4242b82536ad36a8c6f1de75a0d82",
+                     *           "size_bytes": 74,
+                     *           "updated_at": "2026-03-02T08:05:00.000Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DocumentLookupResult"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];

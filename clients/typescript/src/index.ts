@@ -2,8 +2,9 @@
  * The knowledge-base document service's TypeScript client. `api` is the generated part: every
  * operation of the service's OpenAPI document, typed from it (openapi-typescript types over
  * openapi-fetch). Around it, only what generation cannot give: a multipart upload with metadata,
- * waiting until a version is ingested, iterating over every page of a list, and retrying a request
- * answered 429 after its `Retry-After`.
+ * waiting until a version is ingested, iterating over every page of a list, a fresh
+ * `Idempotency-Key` on every write (so a write retried after a lost answer is applied once), and
+ * retrying a request answered 429 or 503 after its `Retry-After`.
  */
 import createClient, { type Client } from 'openapi-fetch';
 import type { components, paths } from './schema.js';
@@ -25,14 +26,21 @@ export type ChunkList = Schemas['ChunkList'];
 export type AuditEntry = Schemas['AuditEntry'];
 export type Problem = Schemas['Problem'];
 export type Metadata = Schemas['Metadata'];
+export type DocumentLookupMatch = Schemas['DocumentLookupMatch'];
 
 export interface KbClientOptions {
   /** The service's address, e.g. `http://127.0.0.1:8080`. */
   readonly baseUrl: string;
   /** An API key (`ink_…`), sent as `X-API-Key`. */
   readonly apiKey: string;
-  /** Retries of a request answered 429, each after its `Retry-After` (default 5). */
+  /** Retries of a request answered 429 or 503, each after its `Retry-After` (default 5). */
   readonly maxRetries?: number;
+  /**
+   * Sends a fresh random `Idempotency-Key` with every write (POST, PUT, PATCH, DELETE, except the
+   * reads sent as POST: search and lookup) that does not carry one already, and keeps it across
+   * that request's retries (default true; false sends none unless the caller adds one).
+   */
+  readonly idempotencyKeys?: boolean;
   /** The longest `Retry-After` honoured, in seconds; a longer one is waited this long (default 60). */
   readonly maxRetryAfterSeconds?: number;
   /** The fetch to use (default: the global one). */
@@ -62,7 +70,10 @@ export function retryAfterSeconds(header: string | null, now = Date.now()): numb
   return Number.isNaN(at) ? 1 : Math.max(0, (at - now) / 1000);
 }
 
-/** A fetch that sends a request answered 429 again after its `Retry-After`, up to `maxRetries` times. */
+/** Statuses a request is sent again for, after the answer's `Retry-After`. */
+const RETRIED_STATUSES = new Set([429, 503]);
+
+/** A fetch that sends a request answered 429 or 503 again after its `Retry-After`, up to `maxRetries` times. */
 export function retryingFetch(
   inner: (request: Request) => Promise<Response>,
   options: { maxRetries: number; maxRetryAfterSeconds: number },
@@ -70,11 +81,37 @@ export function retryingFetch(
   return async (request) => {
     for (let attempt = 0; ; attempt++) {
       const response = await inner(attempt < options.maxRetries ? request.clone() : request);
-      if (response.status !== 429 || attempt >= options.maxRetries) return response;
+      if (!RETRIED_STATUSES.has(response.status) || attempt >= options.maxRetries) return response;
       const wait = Math.min(retryAfterSeconds(response.headers.get('retry-after')), options.maxRetryAfterSeconds);
       await response.body?.cancel();
       await sleep(wait * 1000);
     }
+  };
+}
+
+/** Writes sent as POST that only read: they take no `Idempotency-Key`. */
+const READS_BY_POST = [/\/search$/, /\/documents\/lookup$/];
+const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * A fetch that gives every write without an `Idempotency-Key` a fresh random one, before
+ * `inner` (which may send it again: every attempt carries the same key).
+ */
+export function idempotentFetch(
+  inner: (request: Request) => Promise<Response>,
+): (request: Request) => Promise<Response> {
+  return async (request) => {
+    const path = new URL(request.url).pathname;
+    if (
+      !WRITE_METHODS.has(request.method) ||
+      request.headers.has('idempotency-key') ||
+      READS_BY_POST.some((read) => read.test(path))
+    ) {
+      return inner(request);
+    }
+    const headers = new Headers(request.headers);
+    headers.set('Idempotency-Key', crypto.randomUUID());
+    return inner(new Request(request, { headers }));
   };
 }
 
@@ -84,7 +121,11 @@ export interface UploadOptions {
   readonly name?: string;
   readonly metadata?: Metadata;
   readonly source?: string;
+  /** The item within `source` (a relative path, an object key), found again by {@link KbClient.lookup}. Upload only. */
+  readonly sourceItem?: string;
   readonly changeReason?: string;
+  /** The `Idempotency-Key` to send (default: a fresh random one, unless `idempotencyKeys` is false). */
+  readonly idempotencyKey?: string;
 }
 
 export interface WaitOptions {
@@ -112,6 +153,11 @@ export interface KbClient {
   /** Every document of the workspace, newest first, page after page. */
   documents(filters?: ListFilters): AsyncIterableIterator<DocumentListItem>;
   getDocument(documentId: string): Promise<Document>;
+  /**
+   * The documents uploaded with these (source, source_item) pairs (at most 1000 a call), with their
+   * latest version and content hash: what a bulk loader needs to skip unchanged files.
+   */
+  lookup(items: ReadonlyArray<{ source: string; source_item: string }>): Promise<DocumentLookupMatch[]>;
   search(request: SearchRequest): Promise<SearchResponse>;
   versions(documentId: string): Promise<VersionList>;
   compareVersions(documentId: string, from: number, to: number): Promise<VersionComparison>;
@@ -133,6 +179,7 @@ function uploadForm(file: Blob, options: UploadOptions): FormData {
   const form = new FormData();
   if (options.metadata !== undefined) form.append('metadata', JSON.stringify(options.metadata));
   if (options.source !== undefined) form.append('source', options.source);
+  if (options.sourceItem !== undefined) form.append('source_item', options.sourceItem);
   if (options.changeReason !== undefined) form.append('change_reason', options.changeReason);
   const fileName = options.name ?? (typeof File !== 'undefined' && file instanceof File ? file.name : 'upload');
   form.append('file', file, fileName);
@@ -141,26 +188,34 @@ function uploadForm(file: Blob, options: UploadOptions): FormData {
 
 export function createKbClient(options: KbClientOptions): KbClient {
   const inner = options.fetch ?? ((request: Request) => globalThis.fetch(request));
+  const retrying = retryingFetch(inner, {
+    maxRetries: options.maxRetries ?? 5,
+    maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? 60,
+  });
   const api = createClient<paths>({
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     headers: { 'X-API-Key': options.apiKey },
-    fetch: retryingFetch(inner, {
-      maxRetries: options.maxRetries ?? 5,
-      maxRetryAfterSeconds: options.maxRetryAfterSeconds ?? 60,
-    }),
+    fetch: options.idempotencyKeys === false ? retrying : idempotentFetch(retrying),
   });
-  const asForm = (form: FormData) => ({ body: {} as never, bodySerializer: () => form });
+  const asForm = (form: FormData, uploadOptions: UploadOptions) => ({
+    body: {} as never,
+    bodySerializer: () => form,
+    ...(uploadOptions.idempotencyKey !== undefined
+      ? { headers: { 'Idempotency-Key': uploadOptions.idempotencyKey } }
+      : {}),
+  });
 
   const client: KbClient = {
     api,
     async upload(file, uploadOptions = {}) {
-      return unwrap(await api.POST('/api/v1/documents', asForm(uploadForm(file, uploadOptions))));
+      return unwrap(await api.POST('/api/v1/documents', asForm(uploadForm(file, uploadOptions), uploadOptions)));
     },
     async replace(documentId, file, uploadOptions = {}) {
       return unwrap(
         await api.PUT('/api/v1/documents/{id}', {
           params: { path: { id: documentId } },
-          ...asForm(uploadForm(file, uploadOptions)),
+          // A new version keeps its document's source item: the form takes none.
+          ...asForm(uploadForm(file, { ...uploadOptions, source: undefined, sourceItem: undefined }), uploadOptions),
         }),
       );
     },
@@ -194,6 +249,9 @@ export function createKbClient(options: KbClientOptions): KbClient {
         if (!page.pagination.has_more || !page.pagination.next_cursor) return;
         cursor = page.pagination.next_cursor;
       }
+    },
+    async lookup(items) {
+      return unwrap(await api.POST('/api/v1/documents/lookup', { body: { items: [...items] } })).documents;
     },
     async search(request) {
       return unwrap(await api.POST('/api/v1/search', { body: request }));

@@ -8,6 +8,7 @@ import type {
   VersionRecord,
   VersionStatus,
 } from '../../model/document-records.model.ts';
+import { SOURCE_ITEM_LOOKUP_MAX } from '../../model/document-records.model.ts';
 import type { SearchFilters } from '../../model/search-filters.model.ts';
 
 /**
@@ -43,8 +44,18 @@ export interface NewDocument {
   readonly id: string;
   readonly workspaceId: string;
   readonly source: string;
+  /** The item within `source` (see {@link DocumentRecord.sourceItem}); absent: none. */
+  readonly sourceItem?: string;
   readonly firstVersion: NewVersion;
 }
+
+/** One (source, item) pair asked of {@link VersionStore.lookupSourceItems}. */
+export interface SourceItemKey {
+  readonly source: string;
+  readonly sourceItem: string;
+}
+
+export { SOURCE_ITEM_LOOKUP_MAX };
 
 export interface VersionPatch {
   readonly status?: VersionStatus;
@@ -155,6 +166,16 @@ export interface VersionStore {
   ): Promise<VersionRecord>;
   getDocument(workspaceId: string, documentId: string): Promise<DocumentRecord | null>;
   listDocuments(query: DocumentListQuery): Promise<{ documents: DocumentRecord[]; total: number }>;
+  /**
+   * The documents of the workspace, not deleted, created with one of the given (`source`,
+   * `sourceItem`) pairs (see {@link NewDocument.sourceItem}), each with its latest version. Matches
+   * are exact (case and whitespace count). A pair that matches nothing is simply absent; a pair
+   * that matches several documents (created concurrently) answers all of them. Order: by source,
+   * then item, then `createdAt` ascending and id. At most {@link SOURCE_ITEM_LOOKUP_MAX} pairs a
+   * call; repeated pairs count once. Sees creations and new versions as `listDocuments` does:
+   * this instance's at once, another instance's within the adapter's refresh bound.
+   */
+  lookupSourceItems(workspaceId: string, items: readonly SourceItemKey[]): Promise<DocumentRecord[]>;
   /**
    * A token that changes whenever a write may have changed what `listDocuments` answers (for any
    * workspace; it may also change when nothing did). A list page or total read under a token

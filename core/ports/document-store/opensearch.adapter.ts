@@ -7,6 +7,7 @@ import { OPENSEARCH } from './opensearch/opensearch-http.ts';
 import { createOpenSearchIndexModelStore } from './opensearch/opensearch-index-model.ts';
 import { createOpenSearchPendingVersions } from './opensearch/opensearch-pending-versions.ts';
 import { createOpenSearchRetentionStore } from './opensearch/opensearch-retention.ts';
+import { createOpenSearchSourceItemLookup } from './opensearch/opensearch-source-items.ts';
 import { createOpenSearchVectorCache } from './opensearch/opensearch-vector-cache.ts';
 import { createOpenSearchVersionStore } from './opensearch/opensearch-versions.ts';
 
@@ -76,6 +77,7 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
   return {
     kind: 'opensearch',
     ...createOpenSearchVersionStore(context, changes.changeMark),
+    ...createOpenSearchSourceItemLookup(context),
     ...createOpenSearchChunkIndex(context),
     ...createOpenSearchIndexModelStore(context),
     ...createOpenSearchVectorCache(context),

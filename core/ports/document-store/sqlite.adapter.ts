@@ -4,6 +4,7 @@ import { openSqliteContext, type SqliteDocumentStoreOptions } from './sqlite/sql
 import { createSqliteIndexModelStore } from './sqlite/sqlite-index-model.ts';
 import { createSqlitePendingVersions } from './sqlite/sqlite-pending-versions.ts';
 import { createSqliteRetentionStore } from './sqlite/sqlite-retention.ts';
+import { createSqliteSourceItemLookup } from './sqlite/sqlite-source-items.ts';
 import { createSqliteVectorCache } from './sqlite/sqlite-vector-cache.ts';
 import { createSqliteVersionStore } from './sqlite/sqlite-versions.ts';
 
@@ -42,6 +43,7 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
   return {
     kind: 'sqlite',
     ...versions,
+    ...createSqliteSourceItemLookup(context),
     ...chunks,
     async completeVersionWithChunks(documentId, version, written, result) {
       await chunks.putChunks(written);

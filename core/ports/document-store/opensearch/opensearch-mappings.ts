@@ -86,6 +86,7 @@ const DOCUMENT_PROPERTIES = {
   id: KEYWORD,
   workspace_id: KEYWORD,
   source: KEYWORD,
+  source_item: KEYWORD,
   created_at: DATE,
   updated_at: DATE,
   deleted_at: DATE,

@@ -27,6 +27,8 @@ export interface DocumentSource {
   readonly id: string;
   readonly workspace_id: string;
   readonly source: string;
+  /** The item within `source` it was created for; absent or null: none (records before the field). */
+  readonly source_item?: string | null;
   readonly created_at: string;
   readonly updated_at: string;
   readonly deleted_at: string | null;
@@ -200,6 +202,7 @@ export function toDocumentRecord(document: DocumentSource, latest: VersionSource
     id: document.id,
     workspaceId: document.workspace_id,
     source: document.source,
+    ...(typeof document.source_item === 'string' ? { sourceItem: document.source_item } : {}),
     createdAt: document.created_at,
     updatedAt: document.updated_at,
     deletedAt: document.deleted_at ?? null,

@@ -40,7 +40,7 @@ import { completionUpdate, createServing, lastServed } from './opensearch-servin
 export function createOpenSearchVersionStore(
   context: OpenSearchContext,
   changeMark: () => string,
-): VersionStore & Pick<DocumentStore, 'completeVersionWithChunks'> {
+): Omit<VersionStore, 'lookupSourceItems'> & Pick<DocumentStore, 'completeVersionWithChunks'> {
   const {
     http,
     names,
@@ -274,6 +274,7 @@ export function createOpenSearchVersionStore(
         id: input.id,
         workspace_id: input.workspaceId,
         source: input.source,
+        source_item: input.sourceItem ?? null,
         created_at: version.created_at,
         updated_at: version.created_at,
         deleted_at: null,

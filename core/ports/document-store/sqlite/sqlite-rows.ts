@@ -28,6 +28,7 @@ export interface DocumentRow extends VersionRow {
   readonly d_id: string;
   readonly d_workspace_id: string;
   readonly d_source: string;
+  readonly d_source_item: string | null;
   readonly d_created_at: string;
   readonly d_updated_at: string;
   readonly d_deleted_at: string | null;
@@ -42,7 +43,7 @@ export interface ChunkRow extends Omit<StoredChunkFields, 'metadata'> {
 
 /** Select list producing a {@link DocumentRow} from `documents d JOIN versions v`. */
 export const DOCUMENT_COLUMNS = `d.id AS d_id, d.workspace_id AS d_workspace_id, d.source AS d_source,
-  d.created_at AS d_created_at, d.updated_at AS d_updated_at, d.deleted_at AS d_deleted_at,
+  d.source_item AS d_source_item, d.created_at AS d_created_at, d.updated_at AS d_updated_at, d.deleted_at AS d_deleted_at,
   d.latest_version AS d_latest_version, d.served_version AS d_served_version, v.*`;
 
 /** Select list producing a {@link ChunkRow} from `chunks c`. */
@@ -90,6 +91,7 @@ export function toDocumentRecord(row: DocumentRow): DocumentRecord {
     id: row.d_id,
     workspaceId: row.d_workspace_id,
     source: row.d_source,
+    ...(row.d_source_item !== null ? { sourceItem: row.d_source_item } : {}),
     createdAt: row.d_created_at,
     updatedAt: row.d_updated_at,
     deletedAt: row.d_deleted_at,

@@ -3,6 +3,7 @@
  *
  * - `documents`: one row per document; `status`/`name` mirror the latest version for list filters;
  *   `deleted_by` is the write key of its deletion.
+ *   `source_item` is the item within its source it was created for (NULL: none).
  * - `versions`: one row per (document, version) with every `VersionRecord` field (JSON for
  *   `metadata`, `error` and `progress`) and the write key of the request that created it.
  * - `chunks`: one row per chunk; `seq` is the rowid the FTS5 index points at, `id` is the public
@@ -167,6 +168,14 @@ export const DOCUMENT_STORE_MIGRATIONS: readonly { readonly name: string; readon
     statements: [
       "CREATE INDEX versions_unfinished ON versions (workspace_id) WHERE status IN ('pending', 'processing')",
       'CREATE INDEX versions_by_completed_at ON versions (completed_at, workspace_id) WHERE completed_at IS NOT NULL',
+    ],
+  },
+  {
+    // The item within its source a document was created for (`lookupSourceItems`).
+    name: 'document-store-008-source-items',
+    statements: [
+      'ALTER TABLE documents ADD COLUMN source_item TEXT',
+      'CREATE INDEX documents_by_source_item ON documents (workspace_id, source, source_item) WHERE source_item IS NOT NULL',
     ],
   },
 ];

@@ -48,7 +48,7 @@ function versionParams(documentId: string, workspaceId: string, version: number,
  * served interval bookkeeping, soft delete and purge. Every read-modify-write runs in one IMMEDIATE
  * transaction, so concurrent appends (also from other processes) get distinct numbers.
  */
-export function createSqliteVersionStore(context: SqliteContext): VersionStore {
+export function createSqliteVersionStore(context: SqliteContext): Omit<VersionStore, 'lookupSourceItems'> {
   const { db, run, write, versionRow } = context;
   const statements = {
     documentById: db.prepare<[string, string], DocumentRow>(
@@ -67,9 +67,9 @@ export function createSqliteVersionStore(context: SqliteContext): VersionStore {
       }
     >('SELECT workspace_id, source, deleted_at, latest_version, served_version FROM documents WHERE id = ?'),
     insertDocument: db.prepare(
-      `INSERT INTO documents (id, workspace_id, source, created_at, updated_at, deleted_at, latest_version,
-         served_version, status, name)
-       VALUES (@id, @workspace_id, @source, @created_at, @created_at, NULL, 1, NULL, 'pending', @name)`,
+      `INSERT INTO documents (id, workspace_id, source, source_item, created_at, updated_at, deleted_at,
+         latest_version, served_version, status, name)
+       VALUES (@id, @workspace_id, @source, @source_item, @created_at, @created_at, NULL, 1, NULL, 'pending', @name)`,
     ),
     insertVersion: db.prepare(
       `INSERT INTO versions (document_id, version, workspace_id, status, name, mime_type, size_bytes, content_hash,
@@ -185,6 +185,7 @@ export function createSqliteVersionStore(context: SqliteContext): VersionStore {
           id: input.id,
           workspace_id: input.workspaceId,
           source: input.source,
+          source_item: input.sourceItem ?? null,
           created_at: version.created_at,
           name: version.name,
         });

@@ -30,6 +30,9 @@ from .dead_letter_stage import DeadLetterStage
 from .document import Document
 from .document_list import DocumentList
 from .document_list_item import DocumentListItem
+from .document_lookup import DocumentLookup
+from .document_lookup_match import DocumentLookupMatch
+from .document_lookup_result import DocumentLookupResult
 from .document_page import DocumentPage
 from .document_stats import DocumentStats
 from .document_text import DocumentText
@@ -71,6 +74,7 @@ from .search_result import SearchResult
 from .search_weights import SearchWeights
 from .source import Source
 from .source_credentials import SourceCredentials
+from .source_item_key import SourceItemKey
 from .source_kind import SourceKind
 from .source_list import SourceList
 from .source_metadata import SourceMetadata
@@ -134,6 +138,9 @@ __all__ = (
     "Document",
     "DocumentList",
     "DocumentListItem",
+    "DocumentLookup",
+    "DocumentLookupMatch",
+    "DocumentLookupResult",
     "DocumentPage",
     "DocumentStats",
     "DocumentText",
@@ -175,6 +182,7 @@ __all__ = (
     "SearchWeights",
     "Source",
     "SourceCredentials",
+    "SourceItemKey",
     "SourceKind",
     "SourceList",
     "SourceMetadata",

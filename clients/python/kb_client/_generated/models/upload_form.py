@@ -27,12 +27,15 @@ class UploadForm:
             counts), keys up to 128 characters, at most 16 KiB serialised, nested at most 32 levels. A `change_reason` key
             is moved to the version.
         source (str | Unset): Where the document comes from (default `upload`).
+        source_item (str | Unset): The item within `source` the document stands for (a path relative to the loaded
+            folder, an object key, a URL): read back as `source_item`, and found again by `POST /documents/lookup`.
         change_reason (str | Unset):
     """
 
     file: File
     metadata: UploadFormMetadata | Unset = UNSET
     source: str | Unset = UNSET
+    source_item: str | Unset = UNSET
     change_reason: str | Unset = UNSET
 
     def to_dict(self) -> dict[str, Any]:
@@ -43,6 +46,8 @@ class UploadForm:
             metadata = self.metadata.to_dict()
 
         source = self.source
+
+        source_item = self.source_item
 
         change_reason = self.change_reason
 
@@ -57,6 +62,8 @@ class UploadForm:
             field_dict["metadata"] = metadata
         if source is not UNSET:
             field_dict["source"] = source
+        if source_item is not UNSET:
+            field_dict["source_item"] = source_item
         if change_reason is not UNSET:
             field_dict["change_reason"] = change_reason
 
@@ -81,6 +88,11 @@ class UploadForm:
 
         if not isinstance(self.source, Unset):
             files.append(("source", (None, str(self.source).encode(), "text/plain")))
+
+        if not isinstance(self.source_item, Unset):
+            files.append(
+                ("source_item", (None, str(self.source_item).encode(), "text/plain"))
+            )
 
         if not isinstance(self.change_reason, Unset):
             files.append(
@@ -108,12 +120,15 @@ class UploadForm:
 
         source = d.pop("source", UNSET)
 
+        source_item = d.pop("source_item", UNSET)
+
         change_reason = d.pop("change_reason", UNSET)
 
         upload_form = cls(
             file=file,
             metadata=metadata,
             source=source,
+            source_item=source_item,
             change_reason=change_reason,
         )
 

@@ -112,10 +112,10 @@ def sync_detailed(
     """Upload a document
 
      multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON
-    object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued
-    for ingestion; poll the document until `status` is `completed`. While the workspace’s ingestion
-    backlog is full the upload is refused with 429 (503 when the whole service’s is) and `Retry-After`:
-    send it again then.
+    object as a string), `source` (default `upload`), `source_item` (the item within the source, e.g. a
+    relative path) and `change_reason`. The file is stored and queued for ingestion; poll the document
+    until `status` is `completed`. While the workspace’s ingestion backlog is full the upload is refused
+    with 429 (503 when the whole service’s is) and `Retry-After`: send it again then.
 
     Args:
         idempotency_key (str | Unset):
@@ -150,10 +150,10 @@ def sync(
     """Upload a document
 
      multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON
-    object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued
-    for ingestion; poll the document until `status` is `completed`. While the workspace’s ingestion
-    backlog is full the upload is refused with 429 (503 when the whole service’s is) and `Retry-After`:
-    send it again then.
+    object as a string), `source` (default `upload`), `source_item` (the item within the source, e.g. a
+    relative path) and `change_reason`. The file is stored and queued for ingestion; poll the document
+    until `status` is `completed`. While the workspace’s ingestion backlog is full the upload is refused
+    with 429 (503 when the whole service’s is) and `Retry-After`: send it again then.
 
     Args:
         idempotency_key (str | Unset):
@@ -183,10 +183,10 @@ async def asyncio_detailed(
     """Upload a document
 
      multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON
-    object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued
-    for ingestion; poll the document until `status` is `completed`. While the workspace’s ingestion
-    backlog is full the upload is refused with 429 (503 when the whole service’s is) and `Retry-After`:
-    send it again then.
+    object as a string), `source` (default `upload`), `source_item` (the item within the source, e.g. a
+    relative path) and `change_reason`. The file is stored and queued for ingestion; poll the document
+    until `status` is `completed`. While the workspace’s ingestion backlog is full the upload is refused
+    with 429 (503 when the whole service’s is) and `Retry-After`: send it again then.
 
     Args:
         idempotency_key (str | Unset):
@@ -219,10 +219,10 @@ async def asyncio(
     """Upload a document
 
      multipart/form-data with the file in `file` (up to 52428800 bytes) and optional `metadata` (a JSON
-    object as a string), `source` (default `upload`) and `change_reason`. The file is stored and queued
-    for ingestion; poll the document until `status` is `completed`. While the workspace’s ingestion
-    backlog is full the upload is refused with 429 (503 when the whole service’s is) and `Retry-After`:
-    send it again then.
+    object as a string), `source` (default `upload`), `source_item` (the item within the source, e.g. a
+    relative path) and `change_reason`. The file is stored and queued for ingestion; poll the document
+    until `status` is `completed`. While the workspace’s ingestion backlog is full the upload is refused
+    with 429 (503 when the whole service’s is) and `Retry-After`: send it again then.
 
     Args:
         idempotency_key (str | Unset):
