@@ -61,6 +61,11 @@ export interface IngestionBacklogService {
    */
   admit(workspaceId: string): Promise<BacklogTicket>;
   /**
+   * Counts a version queued by a write that is never refused for the backlog (a metadata change
+   * whose version must be ingested), until the next read of the store does.
+   */
+  noteQueued(workspaceId: string): void;
+  /**
    * The backlog now (the store's counts read again when they are older than a second); rejects
    * when the last read of the store failed.
    */
@@ -198,6 +203,10 @@ export function createIngestionBacklogService(deps: {
         if (queued) add(sinceRead, workspaceId, 1);
       };
       return { accepted: () => end(true), release: () => end(false) };
+    },
+
+    noteQueued(workspaceId) {
+      add(sinceRead, workspaceId, 1);
     },
 
     async view() {

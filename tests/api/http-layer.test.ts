@@ -110,7 +110,7 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
     reindex: { indexModel: unexpected, run: unexpected },
     retention: { run: unexpected },
     idempotency: { parseKey: unexpected, begin: unexpected, sweep: unexpected },
-    backlog: { admit: unexpected, view: unexpected },
+    backlog: { admit: unexpected, noteQueued: unexpected, view: unexpected },
   };
 }
 

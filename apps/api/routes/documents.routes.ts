@@ -308,12 +308,16 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
         metadata: request.body.metadata,
         changeReason: request.body.change_reason,
       });
-      return documentWrites.patchMetadata(
-        requestContext(request),
+      const ctx = requestContext(request);
+      const view = await documentWrites.patchMetadata(
+        ctx,
         documentId,
         { metadata: metadata ?? {}, changeReason },
         writeKeyOf(request),
       );
+      // Not refused for the backlog, but counted in it when its version must be ingested.
+      if (view.status === 'pending') backlog.noteQueued(ctx.workspaceId);
+      return view;
     },
   );
 
