@@ -1,9 +1,12 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Config } from '../config/config.ts';
+import { checkOutboundTarget } from '../outbound/outbound-policy.ts';
 import { createFilesystemObjectStore } from '../ports/object-store/filesystem.adapter.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
+import { createS3ObjectStore } from '../ports/object-store/s3.adapter.ts';
 import { backupInvalid } from './backup-format.ts';
+import { prefixedStore } from './prefixed-store.ts';
 
 /** Where backups are kept: a folder, or (see `parseS3Location`) an S3 bucket and prefix. */
 export type BackupLocationSpec =
@@ -41,13 +44,30 @@ export async function openFolderLocation(folder: string, mustExist: boolean): Pr
   return createFilesystemObjectStore({ root: folder });
 }
 
-/** Opens `location` for a backup (`write`) or a verification or restore (`read`). */
+/**
+ * Opens `location` for a backup (`write`) or a verification or restore (`read`). An `s3://`
+ * location is reached at the S3 endpoint with the credentials of `KB_S3_*`; its endpoint must pass
+ * the outbound policy as an S3 source's does (loopback, private and link-local addresses only with
+ * `KB_OUTBOUND_ALLOW_PRIVATE=true`), except on the distributed runtime, whose own object store it is.
+ */
 export async function openBackupLocation(
   location: string,
   purpose: 'write' | 'read',
-  _config: Config,
+  config: Config,
 ): Promise<ObjectStore> {
   const spec = parseLocation(location);
   if (spec.kind === 'folder') return openFolderLocation(spec.path, purpose === 'read');
-  throw backupInvalid('s3:// backup locations are not supported yet');
+  const endpoint = config.s3.endpoint;
+  if (!endpoint) {
+    throw backupInvalid(`${location}: set KB_S3_ENDPOINT (and KB_S3_ACCESS_KEY, KB_S3_SECRET_KEY) to reach S3`);
+  }
+  if (config.runtime !== 'distributed') await checkOutboundTarget(endpoint, config.outbound);
+  const store = await createS3ObjectStore({
+    endpoint,
+    accessKey: config.s3.accessKey,
+    secretKey: config.s3.secretKey,
+    region: config.s3.region,
+    bucket: spec.bucket,
+  });
+  return prefixedStore(store, spec.prefix);
 }
