@@ -104,6 +104,10 @@ export const ERROR_CATALOGUE = {
   'deletions-held': entry('conflict', 'Deletions held back: too many documents would go'),
   'source-capped': entry('payload-too-large', 'The source lists more items than a run takes'),
   'sync-interrupted': entry('service-unavailable', 'The process running the sync stopped', true),
+
+  // Backup and restore (`kb backup`, `kb restore`).
+  'backup-invalid': entry('validation-error', 'Backup damaged or incomplete'),
+  'restore-target-not-empty': entry('conflict', 'Restore target is not empty'),
 } as const satisfies Record<string, CatalogueEntry>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -51,6 +51,8 @@ const STATUS: Record<ErrorCode, number> = {
   'deletions-held': 409,
   'source-capped': 413,
   'sync-interrupted': 503,
+  'backup-invalid': 422,
+  'restore-target-not-empty': 409,
   'idempotency-key-invalid': 400,
   'idempotency-key-reused': 422,
   'idempotency-key-in-use': 409,

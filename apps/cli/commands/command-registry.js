@@ -134,6 +134,29 @@ kb webhooks deliveries <webhook-id> [--limit 50] [--json]
   --json   print the report as one JSON object`,
     load: async () => (await import('./maintenance.command.ts')).reindexCommand,
   },
+  backup: {
+    summary: 'Back up the whole knowledge base while it serves, or verify a backup',
+    usage: `kb backup <folder|s3://bucket/prefix> [--json]
+kb backup verify <folder|s3://bucket/prefix> [--json]
+
+  Writes a consistent backup of documents, every version with its file, chunks with their vectors,
+  accounts, API keys (hashed), audit log, sources and webhooks. A later backup to the same place
+  copies only what changed. verify checks every file against the manifest's checksums and
+  restores nothing (exit status 1 when a file is missing or damaged).
+  --json  print the backup's manifest summary as one JSON object`,
+    load: async () => (await import('./backup.command.ts')).backupCommand,
+  },
+  restore: {
+    summary: 'Restore a backup into an empty data directory or empty engines',
+    usage: `kb restore <folder|s3://bucket/prefix> [--force] [--json]
+
+  Restores the latest backup at the location onto the configured runtime (KB_RUNTIME), embedded
+  or distributed, whichever runtime took it. Nothing is embedded again. A damaged or incomplete
+  backup is refused before anything is written.
+  --force  restore into a target that already holds data (records of the same ids are replaced)
+  --json   print the restored backup's summary as one JSON object`,
+    load: async () => (await import('./backup.command.ts')).restoreCommand,
+  },
   retention: {
     summary: "Archive versions older than the workspace plan's retention",
     usage: `kb retention run [--json]`,

@@ -8,6 +8,7 @@ import { createOpenSearchIndexModelStore } from './opensearch/opensearch-index-m
 import { createOpenSearchPendingVersions } from './opensearch/opensearch-pending-versions.ts';
 import { createOpenSearchRetentionStore } from './opensearch/opensearch-retention.ts';
 import { createOpenSearchSourceItemLookup } from './opensearch/opensearch-source-items.ts';
+import { createOpenSearchTransfer } from './opensearch/opensearch-transfer.ts';
 import { createOpenSearchVectorCache } from './opensearch/opensearch-vector-cache.ts';
 import { createOpenSearchVersionStore } from './opensearch/opensearch-versions.ts';
 
@@ -83,6 +84,7 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
     ...createOpenSearchVectorCache(context),
     ...createOpenSearchRetentionStore(context),
     ...createOpenSearchPendingVersions(context),
+    ...createOpenSearchTransfer(context),
 
     async ping() {
       // Not only the node: the store's own indexes must be usable. A red index (a primary shard

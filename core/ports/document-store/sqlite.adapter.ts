@@ -5,6 +5,7 @@ import { createSqliteIndexModelStore } from './sqlite/sqlite-index-model.ts';
 import { createSqlitePendingVersions } from './sqlite/sqlite-pending-versions.ts';
 import { createSqliteRetentionStore } from './sqlite/sqlite-retention.ts';
 import { createSqliteSourceItemLookup } from './sqlite/sqlite-source-items.ts';
+import { createSqliteTransfer } from './sqlite/sqlite-transfer.ts';
 import { createSqliteVectorCache } from './sqlite/sqlite-vector-cache.ts';
 import { createSqliteVersionStore } from './sqlite/sqlite-versions.ts';
 
@@ -53,6 +54,7 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
     ...createSqliteVectorCache(context),
     ...createSqliteRetentionStore(context),
     ...createSqlitePendingVersions(context),
+    ...createSqliteTransfer(context, options.file),
 
     async ping() {
       context.run(() => context.statements.ping.get());
