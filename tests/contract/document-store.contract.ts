@@ -11,6 +11,7 @@ import { recordedWritesAspect } from './document-store/recorded-writes.aspect.ts
 import { retentionAspect } from './document-store/retention.aspect.ts';
 import { servedSetAspect } from './document-store/served-set.aspect.ts';
 import { sourceItemsAspect } from './document-store/source-items.aspect.ts';
+import { transferAspect } from './document-store/transfer.aspect.ts';
 import { vectorCacheAspect } from './document-store/vector-cache.aspect.ts';
 import { vectorSearchAspect } from './document-store/vector-search.aspect.ts';
 import { versionsAspect } from './document-store/versions.aspect.ts';
@@ -55,6 +56,7 @@ export function describeDocumentStoreContract(
     pendingVersionsAspect(context);
     recordedWritesAspect(context);
     sourceItemsAspect(context);
+    transferAspect(context);
     options.additionalTests?.(context);
   });
 

@@ -9,6 +9,7 @@ interface DocumentOnlyRow {
   readonly id: string;
   readonly workspace_id: string;
   readonly source: string;
+  readonly source_item: string | null;
   readonly created_at: string;
   readonly updated_at: string;
   readonly deleted_at: string | null;
@@ -28,7 +29,7 @@ interface ChunkVectorRow extends ChunkRow {
 function snapshotOn(db: Database, ownConnection: boolean): DocumentSnapshot {
   const statements = {
     documents: db.prepare<[string, number], DocumentOnlyRow>(
-      `SELECT id, workspace_id, source, created_at, updated_at, deleted_at, latest_version, served_version
+      `SELECT id, workspace_id, source, source_item, created_at, updated_at, deleted_at, latest_version, served_version
        FROM documents WHERE id > ? ORDER BY id LIMIT ?`,
     ),
     versions: db.prepare<[string], VersionRow>('SELECT * FROM versions WHERE document_id = ? ORDER BY version'),
@@ -52,6 +53,7 @@ function snapshotOn(db: Database, ownConnection: boolean): DocumentSnapshot {
           id: row.id,
           workspaceId: row.workspace_id,
           source: row.source,
+          ...(row.source_item !== null ? { sourceItem: row.source_item } : {}),
           createdAt: row.created_at,
           updatedAt: row.updated_at,
           deletedAt: row.deleted_at,
@@ -92,9 +94,9 @@ export function createSqliteTransfer(context: SqliteContext, file: string): Docu
     deleteVersions: db.prepare('DELETE FROM versions WHERE document_id = ?'),
     deleteDocument: db.prepare('DELETE FROM documents WHERE id = ?'),
     insertDocument: db.prepare(
-      `INSERT INTO documents (id, workspace_id, source, created_at, updated_at, deleted_at, latest_version,
-         served_version, status, name)
-       VALUES (@id, @workspace_id, @source, @created_at, @updated_at, @deleted_at, @latest_version,
+      `INSERT INTO documents (id, workspace_id, source, source_item, created_at, updated_at, deleted_at,
+         latest_version, served_version, status, name)
+       VALUES (@id, @workspace_id, @source, @source_item, @created_at, @updated_at, @deleted_at, @latest_version,
          @served_version, @status, @name)`,
     ),
     insertVersion: db.prepare(
@@ -152,6 +154,7 @@ export function createSqliteTransfer(context: SqliteContext, file: string): Docu
           id: document.id,
           workspace_id: document.workspaceId,
           source: document.source,
+          source_item: document.sourceItem ?? null,
           created_at: canonicalTime(document.createdAt, 'createdAt'),
           updated_at: canonicalTime(document.updatedAt, 'updatedAt'),
           deleted_at: time(document.deletedAt, 'deletedAt'),
