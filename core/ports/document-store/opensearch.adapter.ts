@@ -63,6 +63,11 @@ export type { OpenSearchDocumentStoreOptions };
  *   `bad-request` (the engine cannot index it).
  * - `completeVersion` of a missing version resolves `{served: false}`; `hasVectors` of a version
  *   without chunks is false; `archiveVersion` refuses (`conflict`) the version served now.
+ * - A write's key (`NewVersion.writeKey`, `softDelete`'s) is a field of the version record the
+ *   append creates, or of the document record the deletion writes: the same write as the change.
+ *   `findWrite` searches both indexes for it after refreshing them (it is asked only by a request
+ *   that resumes one cut off), skips a version 1 without its document, and advances the document
+ *   for a version an append left behind.
  * - Keyword search ORs the words of the text (Unicode words, lower-cased, diacritics folded,
  *   Porter-stemmed); the score is BM25.
  *
