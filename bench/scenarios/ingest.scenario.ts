@@ -269,7 +269,16 @@ export async function ingestOverhead(ctx: BenchContext, target: Target, size: nu
             }
           }
         : undefined;
-    const run = await ingestOnce(ctx, target, count, cache, measureFloor);
+    let run: IngestRun;
+    try {
+      run = await ingestOnce(ctx, target, count, cache, measureFloor);
+    } catch (error) {
+      // An engine restarted by someone else's drill: the rounds done so far still count.
+      if (runs.length === 0) throw error;
+      row.notes.push(`round ${round + 1} failed, the figures are those of ${runs.length}: ${firstLine(error)}`);
+      floors.length = Math.min(floors.length, runs.length);
+      break;
+    }
     runs.push(run);
     noteFailures(row, run);
     if (target.runtime === 'embedded') for (const [name, n] of run.chunkCounts) ctx.chunkCounts.set(name, n);
