@@ -57,6 +57,9 @@ export const ERROR_CATALOGUE = {
   'internal-error': entry('internal-error', 'Internal Server Error'),
   'service-unavailable': entry('service-unavailable', 'Service Unavailable', true),
 
+  // Scoped tokens need a signing key: `KB_TOKEN_SECRET` on the distributed runtime.
+  'tokens-unavailable': entry('conflict', 'Scoped tokens are not set up'),
+
   // Idempotency-Key: a malformed key; a key already used for another request; a key whose first
   // request is still running (retry after Retry-After to get its answer).
   'idempotency-key-invalid': entry('bad-request', 'Invalid Idempotency-Key'),

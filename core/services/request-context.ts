@@ -1,3 +1,5 @@
+import type { AccessScope } from '../model/access-scope.model.ts';
+
 /**
  * Who is asking: the workspace, the authenticated key's id (or, for a person signed in to the
  * dashboard, the account's id with `actorType: 'user'`), and the request's trace id.
@@ -8,6 +10,11 @@ export interface RequestContext {
   /** Absent: an API key. */
   readonly actorType?: 'api_key' | 'user';
   readonly traceId: string;
+  /**
+   * Present when the request came with a scoped token: `keyId` is then its parent key's id, and
+   * every document-level read and search is narrowed to the token's rules (`access-rules.ts`).
+   */
+  readonly scope?: AccessScope;
 }
 
 /** A person acting in the dashboard, for the audit log. */

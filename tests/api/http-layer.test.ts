@@ -92,6 +92,7 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
       list: unexpected,
       revoke: unexpected,
       count: unexpected,
+      activeKey: unexpected,
       authenticate: async (presented) => (presented === KEY ? record : null),
     },
     rateLimiter: {
@@ -108,6 +109,7 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
     reindex: { indexModel: unexpected, run: unexpected },
     retention: { run: unexpected },
     idempotency: { parseKey: unexpected, begin: unexpected, sweep: unexpected },
+    tokens: { mint: unexpected, verify: async () => null, maxTtlSeconds: 3600 },
   };
 }
 

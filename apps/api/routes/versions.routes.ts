@@ -18,7 +18,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
   app.get(
     '/documents/:id/versions',
     {
-      config: { permission: 'read' },
+      config: { permission: 'read', scopedTokens: true },
       schema: {
         tags: ['versions'],
         operationId: 'listVersions',
@@ -34,7 +34,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
   app.get(
     '/documents/:id/versions/compare',
     {
-      config: { permission: 'read' },
+      config: { permission: 'read', scopedTokens: true },
       schema: {
         tags: ['versions'],
         operationId: 'compareVersions',
@@ -53,7 +53,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
   app.get(
     '/documents/:id/versions/:version',
     {
-      config: { permission: 'read' },
+      config: { permission: 'read', scopedTokens: true },
       schema: {
         tags: ['versions'],
         operationId: 'getVersion',
