@@ -134,6 +134,9 @@ export function createKbClient(options) {
                 body: { target_version: targetVersion },
             }));
         },
+        async createToken(request) {
+            return unwrap(await api.POST('/api/v1/tokens', { body: request }));
+        },
     };
     return client;
 }
