@@ -101,13 +101,16 @@ export function createDocumentsService(deps: {
   ): Promise<DocumentRecord[]> {
     const visible: DocumentRecord[] = [];
     let after: DocumentListQuery['after'];
+    // The first page counts the list; the next ones reuse its count (the store would count again).
+    let knownTotal: number | undefined;
     for (;;) {
       const page = await documents.listDocuments({
         ...filters,
         limit: 1000,
         ...(after ? { after } : {}),
-        knownTotal: 0,
+        ...(knownTotal !== undefined ? { knownTotal } : {}),
       });
+      knownTotal = page.total;
       for (const doc of page.documents) if (canSee(ctx, doc, doc.latest)) visible.push(doc);
       const last = page.documents.at(-1);
       if (page.documents.length < 1000 || !last) return visible;

@@ -151,14 +151,17 @@ export function createScopedTokensService(deps: {
       }
       const filters = input.filters ?? {};
       checkRules(filters, input.sources);
-      const now = Math.floor(Date.now() / 1000);
+      const nowMs = Date.now();
+      const now = Math.floor(nowMs / 1000);
+      // Whole seconds (JWT times): rounded up, so a token lives at least the lifetime asked for.
+      const exp = Math.ceil(nowMs / 1000 + ttl);
       const scope: AccessScope = {
         tokenId: randomUUID(),
         parentKeyId: parent.id,
         permissions: [...new Set(asked)].sort(),
         filters,
         sources: input.sources ? [...new Set(input.sources)] : null,
-        expiresAt: new Date((now + ttl) * 1000).toISOString(),
+        expiresAt: new Date(exp * 1000).toISOString(),
       };
       const token = await new SignJWT({
         ws: parent.workspaceId,
@@ -171,7 +174,7 @@ export function createScopedTokensService(deps: {
         .setSubject(parent.id)
         .setJti(scope.tokenId)
         .setIssuedAt(now)
-        .setExpirationTime(now + ttl)
+        .setExpirationTime(exp)
         .sign(secret);
       return { token, scope, workspaceId: parent.workspaceId };
     },
