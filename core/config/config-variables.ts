@@ -595,6 +595,19 @@ export const CONFIG_VARIABLES = [
     { min: 0, max: 5000 },
   ),
   v(
+    'KB_TOKEN_SECRET',
+    'string',
+    '',
+    'Key (32 bytes: 64 hex digits or base64) that signs and checks scoped tokens (`POST /api/v1/tokens`, HMAC-SHA256); every API process of a deployment needs the same one, and changing it ends every token. Empty: the embedded runtime makes one and keeps it in `<KB_DATA_DIR>/token-secret`; the distributed runtime cannot mint or accept tokens.',
+  ),
+  v(
+    'KB_TOKEN_MAX_TTL_S',
+    'integer',
+    '86400',
+    'The longest lifetime (seconds) a scoped token may be minted with; a request asking for more is refused.',
+    { min: 60, max: 2592000 },
+  ),
+  v(
     'KB_KEY_TOUCH_MS',
     'integer',
     '30000',

@@ -145,6 +145,8 @@ const sharedProperties = {
   }),
   rateLimit: Type.Object({ syncIntervalMs: Type.Integer(), soloSyncIntervalMs: Type.Integer() }),
   keyCacheMs: Type.Integer(),
+  /** Scoped tokens: the signing key (null: the embedded runtime keeps its own) and the longest lifetime. */
+  tokens: Type.Object({ secret: NullableString, maxTtlSeconds: Type.Integer() }),
   /** How often an API process writes the last-use times of keys. */
   keyTouchMs: Type.Integer(),
   /**

@@ -198,6 +198,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       soloSyncIntervalMs: int('KB_RATE_LIMIT_SOLO_SYNC_MS'),
     },
     keyCacheMs: int('KB_KEY_CACHE_MS'),
+    tokens: {
+      secret: (() => {
+        const key = opt('KB_TOKEN_SECRET');
+        if (key !== null && !parseSecretKey(key))
+          problems.push('KB_TOKEN_SECRET: not 32 bytes as 64 hex digits or base64');
+        return key;
+      })(),
+      maxTtlSeconds: int('KB_TOKEN_MAX_TTL_S'),
+    },
     keyTouchMs: int('KB_KEY_TOUCH_MS'),
     metrics: { token: opt('KB_METRICS_TOKEN'), host: str('KB_METRICS_HOST'), port: optInt('KB_METRICS_PORT') },
     dashboard: {

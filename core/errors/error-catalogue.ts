@@ -62,6 +62,9 @@ export const ERROR_CATALOGUE = {
   'backlog-full': entry('rate-limit-exceeded', 'Ingestion backlog full', true),
   'deployment-backlog-full': entry('service-unavailable', 'Ingestion backlog of the service full', true),
 
+  // Scoped tokens need a signing key: `KB_TOKEN_SECRET` on the distributed runtime.
+  'tokens-unavailable': entry('conflict', 'Scoped tokens are not set up'),
+
   // Idempotency-Key: a malformed key; a key already used for another request; a key whose first
   // request is still running (retry after Retry-After to get its answer).
   'idempotency-key-invalid': entry('bad-request', 'Invalid Idempotency-Key'),

@@ -28,6 +28,7 @@ import { createPipelineOverviewService } from '../services/pipeline-overview.ser
 import { createRateLimiter } from '../services/rate-limiter.ts';
 import { createReindexService } from '../services/reindex.service.ts';
 import { createRetentionService } from '../services/retention.service.ts';
+import { createScopedTokensService } from '../services/scoped-tokens.service.ts';
 import { createSearchService } from '../services/search.service.ts';
 import type { Services } from '../services/services.ts';
 import { createStrandedVersionsService } from '../services/stranded-versions.service.ts';
@@ -44,6 +45,7 @@ import { createDistributedPorts } from './distributed-ports.ts';
 import { createEmbeddedPorts } from './embedded-ports.ts';
 import type { Ports } from './runtime-ports.ts';
 import { createSourceParts } from './source-parts.ts';
+import { tokenSecret } from './token-secret.ts';
 
 export type { Ports } from './runtime-ports.ts';
 
@@ -267,9 +269,11 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       topic: topics.notification,
       heartbeatMs: config.events.heartbeatMs,
       maxStreamsPerKey: config.events.maxStreamsPerKey,
+      documents: ports.documents,
     }),
     idempotency,
     backlog,
+    tokens: createScopedTokensService({ secret: tokenSecret(config), maxTtlSeconds: config.tokens.maxTtlSeconds }),
   };
   let dispatcher: WebhookDispatcher | undefined;
 

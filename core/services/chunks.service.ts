@@ -4,7 +4,7 @@ import type { DocumentStore } from '../ports/document-store/document-store.port.
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import { decodeCursor, encodeCursor } from '../util/cursor.ts';
 import { storageKeys } from '../util/storage-keys.ts';
-import { allChunks, loadDocument, loadVersion } from './document-access.ts';
+import { allChunks, loadDocumentVersion, loadVersion } from './document-access.ts';
 import { chunkView } from './document-views.ts';
 import type { RequestContext } from './request-context.ts';
 
@@ -39,9 +39,7 @@ export function createChunksService(deps: { documents: DocumentStore; objects: O
   const { documents, objects } = deps;
   return {
     async chunks(ctx, documentId, { version, cursor, limit }) {
-      const doc = await loadDocument(documents, ctx, documentId);
-      const v = version ?? doc.servedVersion ?? doc.latestVersion;
-      if (version !== undefined) await loadVersion(documents, ctx, documentId, version);
+      const v = (await loadDocumentVersion(documents, ctx, documentId, version)).record.version;
       const afterIndex = cursor ? decodeCursor(cursor, isChunkCursor).afterIndex : -1;
       const page = await documents.listChunks(documentId, v, { afterIndex, limit });
       const last = page.chunks.at(-1);
@@ -59,14 +57,17 @@ export function createChunksService(deps: { documents: DocumentStore; objects: O
     },
 
     async context(ctx, documentId, { version, chunkId, window }) {
-      const doc = await loadDocument(documents, ctx, documentId);
-      const v = version ?? doc.servedVersion ?? doc.latestVersion;
-      const record = await loadVersion(documents, ctx, documentId, v);
+      const { record } = await loadDocumentVersion(documents, ctx, documentId, version);
+      const v = record.version;
       if (chunkId !== undefined) {
         const chunk = await documents.getChunk(chunkId);
-        if (!chunk || chunk.documentId !== documentId || chunk.workspaceId !== ctx.workspaceId) {
-          throw new KbError('not-found', `Chunk ${chunkId} was not found in document ${documentId}.`);
-        }
+        const missing = () => new KbError('not-found', `Chunk ${chunkId} was not found in document ${documentId}.`);
+        if (!chunk || chunk.documentId !== documentId || chunk.workspaceId !== ctx.workspaceId) throw missing();
+        // The chunk's own version must be visible to the caller's scope too.
+        if (ctx.scope && chunk.version !== v)
+          await loadVersion(documents, ctx, documentId, chunk.version).catch(() => {
+            throw missing();
+          });
         const from = Math.max(0, chunk.index - window);
         const page = await documents.listChunks(documentId, chunk.version, {
           afterIndex: from - 1,

@@ -14,7 +14,7 @@ import {
 } from '../ports/document-store/document-store.port.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import { decodeCursor, encodeCursor } from '../util/cursor.ts';
-import { isDocumentId, loadDocument } from './document-access.ts';
+import { canSee, isDocumentId, loadDocument } from './document-access.ts';
 import { documentView, listItemView } from './document-views.ts';
 import { createListTotalCache } from './list-total-cache.ts';
 import type { RequestContext } from './request-context.ts';
@@ -131,6 +131,50 @@ export function createDocumentsService(deps: {
     return result;
   }
 
+  /**
+   * The documents of the workspace a scoped caller sees (its latest version passes the scope's
+   * rules), newest first, under the store's filters: the store cannot apply the rules, so the
+   * whole filtered list is read (in pages) and checked here.
+   */
+  async function visibleDocuments(
+    ctx: RequestContext,
+    filters: Omit<DocumentListQuery, 'limit' | 'after' | 'offset' | 'knownTotal'>,
+  ): Promise<DocumentRecord[]> {
+    const visible: DocumentRecord[] = [];
+    let after: DocumentListQuery['after'];
+    // The first page counts the list; the next ones reuse its count (the store would count again).
+    let knownTotal: number | undefined;
+    for (;;) {
+      const page = await documents.listDocuments({
+        ...filters,
+        limit: 1000,
+        ...(after ? { after } : {}),
+        ...(knownTotal !== undefined ? { knownTotal } : {}),
+      });
+      knownTotal = page.total;
+      for (const doc of page.documents) if (canSee(ctx, doc, doc.latest)) visible.push(doc);
+      const last = page.documents.at(-1);
+      if (page.documents.length < 1000 || !last) return visible;
+      after = { createdAt: last.createdAt, id: last.id };
+    }
+  }
+
+  /** {@link listPage} for a scoped caller: the same page and total, of what it sees. */
+  async function scopedListPage(
+    ctx: RequestContext,
+    filters: Omit<DocumentListQuery, 'limit' | 'after' | 'offset' | 'knownTotal'>,
+    page: Pick<DocumentListQuery, 'limit' | 'after' | 'offset'>,
+  ): Promise<{ documents: DocumentRecord[]; total: number }> {
+    const all = await visibleDocuments(ctx, filters);
+    let from = page.offset ?? 0;
+    if (page.after) {
+      const { createdAt, id } = page.after;
+      const at = all.findIndex((d) => d.createdAt < createdAt || (d.createdAt === createdAt && d.id < id));
+      from = at === -1 ? all.length : at;
+    }
+    return { documents: all.slice(from, from + page.limit), total: all.length };
+  }
+
   return {
     async get(ctx, documentId) {
       const record = await loadDocument(documents, ctx, documentId);
@@ -195,7 +239,8 @@ export function createDocumentsService(deps: {
       if (query.page !== undefined || query.pageSize !== undefined) {
         const page = query.page ?? 1;
         const pageSize = query.pageSize ?? 20;
-        const result = await listPage(filters, { limit: pageSize, offset: (page - 1) * pageSize });
+        const paging = { limit: pageSize, offset: (page - 1) * pageSize };
+        const result = ctx.scope ? await scopedListPage(ctx, filters, paging) : await listPage(filters, paging);
         return {
           mode: 'offset',
           documents: await withSourceItems(result.documents.map(listItemView), result.documents),
@@ -206,10 +251,8 @@ export function createDocumentsService(deps: {
       }
       const limit = query.limit ?? 20;
       const after = query.cursor ? decodeCursor(query.cursor, isListCursor) : undefined;
-      const result = await listPage(filters, {
-        limit: limit + 1,
-        ...(after ? { after } : {}),
-      });
+      const paging = { limit: limit + 1, ...(after ? { after } : {}) };
+      const result = ctx.scope ? await scopedListPage(ctx, filters, paging) : await listPage(filters, paging);
       const page = result.documents.slice(0, limit);
       const last = page.at(-1);
       const hasMore = result.documents.length > limit;

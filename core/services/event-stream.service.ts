@@ -5,7 +5,10 @@ import {
   type NotificationPayload,
   notificationFromRecord,
 } from '../events/notifications.ts';
+import type { DocumentStore } from '../ports/document-store/document-store.port.ts';
 import type { DeliveredMessage, MessageLogTail, Subscription } from '../ports/message-log/message-log.port.ts';
+import { versionVisible } from './access-rules.ts';
+import { documentFacts } from './document-access.ts';
 import { createNotificationFanOut } from './event-fan-out.ts';
 import type { RequestContext } from './request-context.ts';
 
@@ -49,6 +52,41 @@ export interface EventStreamDeps {
   readonly maxStreamsPerKey: number;
   /** How long the shared tail outlives the last stream (default 30 s). */
   readonly lingerMs?: number;
+  /** Where a scoped caller's events are checked against its rules (none: a scoped caller sees no event). */
+  readonly documents?: Pick<DocumentStore, 'getDocument' | 'getVersion'>;
+}
+
+/**
+ * Whether a scoped caller may see an event: only events of documents, and only when the version
+ * the event names passes the scope's rules (as document reads check them). A document purged
+ * since, or an event without a version, is not shown.
+ */
+async function eventVisible(
+  documents: EventStreamDeps['documents'],
+  ctx: RequestContext,
+  payload: NotificationPayload,
+): Promise<boolean> {
+  if (!ctx.scope) return true;
+  if (!documents) return false;
+  const data = payload.data;
+  const documentId = data.document_id;
+  const version = data.version;
+  if (!payload.type.startsWith('document.') || typeof documentId !== 'string' || typeof version !== 'number') {
+    return false;
+  }
+  const [facts, record] = await Promise.all([
+    documentFacts(documents, ctx.workspaceId, documentId),
+    documents.getVersion(documentId, version),
+  ]);
+  if (!facts || !record || record.workspaceId !== ctx.workspaceId) return false;
+  return versionVisible(ctx.scope, {
+    documentId,
+    // A deleted document's source is no longer read from the store, but its event names it.
+    source: facts.source ?? (typeof data.source === 'string' ? data.source : null),
+    documentCreatedAt: facts.createdAt,
+    mimeType: record.mimeType,
+    metadata: record.metadata,
+  });
 }
 
 /** `<ms since epoch the event was appended to the log>-<event id>`. */
@@ -181,10 +219,16 @@ export function createEventStreamService(deps: EventStreamDeps): EventStreamServ
         free();
         if (error !== null) request.onEnd(error);
       };
+      // A scoped caller's events are checked one at a time, in order, as they are sent.
+      const send = ctx.scope
+        ? async (event: StreamEvent) => {
+            if (await eventVisible(deps.documents, ctx, event.payload)) await request.send(event);
+          }
+        : request.send;
       const pump = async () => {
         sending = true;
         try {
-          while (queue.length > 0 && !ended) await request.send(queue.shift() as StreamEvent);
+          while (queue.length > 0 && !ended) await send(queue.shift() as StreamEvent);
         } catch (error) {
           finish(error);
         } finally {

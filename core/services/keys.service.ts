@@ -90,6 +90,8 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
     });
 
   const cache = new Map<string, CachedKey>();
+  /** Keys looked up by id (scoped tokens' parents), trusted for `cacheMs` like `cache`. */
+  const byId = new Map<string, { readonly record: ApiKeyRecord | null; readonly at: number }>();
 
   /** Reads `hashes` in one query and caches what it found (an older read never replaces a newer one). */
   const readBatch = async (hashes: readonly string[]): Promise<Map<string, ApiKeyRecord>> => {
@@ -213,6 +215,7 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
       const before = by ? await deps.accountStore.getKey(id) : null;
       const revoked = await deps.accountStore.revokeKey(id, isoNow());
       cache.clear();
+      byId.clear();
       if (by && revoked && before && before.revokedAt === null) await audit('key_revoke', before, by);
       return revoked;
     },
@@ -231,6 +234,20 @@ export function createKeysService(deps: KeysServiceDeps): KeysService & { close(
         const entry = cache.get(hash);
         if (entry) entry.used = true;
       }
+      if (!record || record.revokedAt !== null) return null;
+      pendingTouches.set(record.id, new Date(now).toISOString());
+      return record;
+    },
+
+    async activeKey(id) {
+      const now = Date.now();
+      let entry = byId.get(id);
+      if (!entry || now - entry.at >= deps.cacheMs) {
+        entry = { record: await deps.accountStore.getKey(id), at: now };
+        if (byId.size > 10_000) byId.clear();
+        byId.set(id, entry);
+      }
+      const record = entry.record;
       if (!record || record.revokedAt !== null) return null;
       pendingTouches.set(record.id, new Date(now).toISOString());
       return record;

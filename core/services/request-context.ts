@@ -1,3 +1,4 @@
+import type { AccessScope } from '../model/access-scope.model.ts';
 import type { AuditActor } from '../model/account-records.model.ts';
 
 /**
@@ -13,6 +14,11 @@ export interface RequestContext {
   /** The acting source's name (`actorType: 'source'`), kept in the audit entries it causes. */
   readonly actorName?: string;
   readonly traceId: string;
+  /**
+   * Present when the request came with a scoped token: `keyId` is then its parent key's id, and
+   * every document-level read and search is narrowed to the token's rules (`access-rules.ts`).
+   */
+  readonly scope?: AccessScope;
 }
 
 /** The audit actor of `ctx`: a key, a dashboard account, or a source (with its name). */

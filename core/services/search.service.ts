@@ -1,8 +1,11 @@
 import { KbError } from '../errors/kb-error.ts';
+import type { AccessScope } from '../model/access-scope.model.ts';
 import type { SearchResultView } from '../model/response-views.model.ts';
 import type { DocumentStore, StoreSearchQuery } from '../ports/document-store/document-store.port.ts';
 import type { EmbeddingProvider } from '../ports/embedding/embedding.port.ts';
 import { toIso } from '../util/time.ts';
+import { narrowFilters, versionVisible } from './access-rules.ts';
+import { documentFacts } from './document-access.ts';
 import {
   collapse,
   type FusionWeights,
@@ -54,12 +57,24 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
           }
         }
       }
+      // A scoped token's rules narrow the request's filters; nothing left to match: no results.
+      const filters = ctx.scope ? narrowFilters(ctx.scope.filters, request.filters) : request.filters;
+      if (filters === null) {
+        return {
+          query: request.query,
+          mode: request.mode,
+          as_of: asOf ?? (request.asOf ? toIso(request.asOf) : null),
+          results: [],
+          took_ms: Math.round((performance.now() - started) * 100) / 100,
+          ...(warnings.length > 0 ? { warnings } : {}),
+        };
+      }
       const base: StoreSearchQuery = {
         workspaceId: ctx.workspaceId,
         text: request.query,
         limit: SEARCH_CANDIDATES,
         asOf,
-        filters: request.filters,
+        filters,
       };
 
       let mode = request.mode;
@@ -104,6 +119,7 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
         ]);
         ranked = phraseFirst(fuseScores(keyword, semantic, request.weights ?? deps.defaultWeights), request.query);
       }
+      if (ctx.scope) ranked = await visibleHits(deps.documents, ctx.workspaceId, ctx.scope, ranked);
       if (request.minScore !== undefined) {
         const min = request.minScore;
         ranked = ranked.filter((r) => r.score >= min);
@@ -133,6 +149,34 @@ export function createSearchService(deps: SearchServiceDeps): SearchService {
       };
     },
   };
+}
+
+/**
+ * The hits a scope lets through, checked hit by hit with the predicate document reads use (the
+ * store already applied the scope's filters; its sources it cannot, and this check does not
+ * trust the store alone). The documents are read once each, deleted ones too (`as_of`).
+ */
+async function visibleHits(
+  documents: DocumentStore,
+  workspaceId: string,
+  scope: AccessScope,
+  ranked: RankedHit[],
+): Promise<RankedHit[]> {
+  const ids = [...new Set(ranked.map((r) => r.hit.chunk.documentId))];
+  const facts = new Map(
+    await Promise.all(ids.map(async (id) => [id, await documentFacts(documents, workspaceId, id)] as const)),
+  );
+  return ranked.filter(({ hit }) => {
+    const doc = facts.get(hit.chunk.documentId);
+    if (!doc || hit.chunk.workspaceId !== workspaceId) return false;
+    return versionVisible(scope, {
+      documentId: hit.chunk.documentId,
+      source: doc.source,
+      documentCreatedAt: doc.createdAt,
+      mimeType: hit.mimeType,
+      metadata: hit.documentMetadata,
+    });
+  });
 }
 
 export function queryTerms(query: string): string[] {

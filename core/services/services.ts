@@ -34,6 +34,7 @@ import type { PipelineOverviewService } from './pipeline-overview.service.ts';
 import type { ReindexService } from './reindex.service.ts';
 import type { AccountActor, RequestContext } from './request-context.ts';
 import type { RetentionService } from './retention.service.ts';
+import type { ScopedTokensService } from './scoped-tokens.service.ts';
 import type { FusionWeights, ResultGrouping } from './search-ranking.ts';
 import type { SourcesService } from './sources.service.ts';
 import type { UploadStagingService } from './upload-staging.service.ts';
@@ -94,6 +95,8 @@ export interface KeysService {
   revoke(id: string, by?: AccountActor): Promise<boolean>;
   /** The active key record for a presented key, or null (unknown, malformed or revoked). Cached for `KB_KEY_CACHE_MS`. */
   authenticate(presented: string): Promise<ApiKeyRecord | null>;
+  /** The active key record with this id (a scoped token's parent), or null (unknown or revoked). Cached as `authenticate`. */
+  activeKey(id: string): Promise<ApiKeyRecord | null>;
 }
 
 export interface RateDecision {
@@ -192,6 +195,8 @@ export interface Services {
   readonly retention: RetentionService;
   readonly webhooks: WebhooksService;
   readonly events: EventStreamService;
+  /** Scoped tokens: minting and checking. */
+  readonly tokens: ScopedTokensService;
   /** `Idempotency-Key`s of writes: claims and the answers retries get again. */
   readonly idempotency: IdempotencyService;
   /** The ingestion backlog: its counts and drain rate, and admission of writes that queue ingestion. */

@@ -2,7 +2,7 @@ import { KbError } from '../errors/kb-error.ts';
 import type { VersionRecord } from '../model/document-records.model.ts';
 import type { CompareView, RollbackView, VersionDetailView, VersionView } from '../model/response-views.model.ts';
 import { diffChunks } from './chunk-diff.ts';
-import { allChunks, loadDocument, loadVersion } from './document-access.ts';
+import { allChunks, canSee, documentNotFound, isDocumentId, loadDocument, loadVersion } from './document-access.ts';
 import { versionDetailView, versionView } from './document-views.ts';
 import type { WriteKey } from './idempotency.service.ts';
 import type { IngestionBacklogService } from './ingestion-backlog.service.ts';
@@ -45,6 +45,14 @@ export function createVersionsService(
   const writer = createVersionWriter(deps);
   return {
     async history(ctx, documentId) {
+      if (ctx.scope) {
+        // A scoped caller sees the versions its rules let through; none: the document does not exist for it.
+        const doc = isDocumentId(documentId) ? await documents.getDocument(ctx.workspaceId, documentId) : null;
+        const versions = doc ? await documents.listVersions(ctx.workspaceId, documentId) : [];
+        const visible = doc ? versions.filter((v) => canSee(ctx, doc, v)) : [];
+        if (visible.length === 0) throw documentNotFound(documentId);
+        return { document_id: documentId, versions: visible.map(versionView) };
+      }
       await loadDocument(documents, ctx, documentId);
       const versions = await documents.listVersions(ctx.workspaceId, documentId);
       return { document_id: documentId, versions: versions.map(versionView) };

@@ -94,6 +94,7 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
       list: unexpected,
       revoke: unexpected,
       count: unexpected,
+      activeKey: unexpected,
       authenticate: async (presented) => (presented === KEY ? record : null),
     },
     rateLimiter: {
@@ -111,6 +112,7 @@ function fakeServices(behaviour: { ready?: () => Promise<ReadinessView>; get?: (
     retention: { run: unexpected },
     idempotency: { parseKey: unexpected, begin: unexpected, sweep: unexpected },
     backlog: { admit: unexpected, noteQueued: unexpected, view: unexpected },
+    tokens: { mint: unexpected, verify: async () => null, maxTtlSeconds: 3600 },
   };
 }
 

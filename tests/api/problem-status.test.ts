@@ -17,6 +17,7 @@ const STATUS: Record<ErrorCode, number> = {
   'not-found': 404,
   'method-not-allowed': 405,
   conflict: 409,
+  'tokens-unavailable': 409,
   'payload-too-large': 413,
   'validation-error': 422,
   'rate-limit-exceeded': 429,

@@ -49,6 +49,14 @@ with KbClient(url, key) as kb:
         KbClient(url, other_key).get_document(up.document_id)
     except KbApiError as error:
         out["other_workspace"] = {"status": error.status, "title": error.problem.title}
+    minted = kb.create_token(600, permissions=["search"], filters={"document_ids": [str(up.document_id)]})
+    with KbClient(url, minted.token) as scoped:
+        found = scoped.search("export dashboard reports second", mode="keyword").results
+        out["scoped"] = {"type": minted.token_type.value, "documents": sorted({str(h.document_id) for h in found})}
+        try:
+            scoped.get_document(up.document_id)
+        except KbApiError as error:
+            out["scoped"]["read"] = error.status
 
 # Every write carries an Idempotency-Key unless turned off: a transport that loses the first answer
 # and sends the request again (as after a network failure) creates one document with it, two without.
@@ -126,6 +134,7 @@ describe.skipIf(missing !== null)(
         expect(out.compare.modified).toBe(1);
         expect(out.compare.new).toContain('PDF and CSV.');
         expect(out.rollback).toEqual({ version: 3, restored_from: 1 });
+        expect(out.scoped).toEqual({ type: 'Bearer', documents: [out.ids[1]], read: 403 });
         expect(out.after_rollback).toBe(3);
         expect(out.listed).toEqual(out.ids);
         expect(out.other_workspace).toEqual({ status: 404, title: 'Not Found' });

@@ -65,6 +65,16 @@ out.lost = { with_key: matches.filter((m) => m.source_item === 'lost.md').length
 let calls503 = 0;
 const fetch503 = retryingFetch(async () => (++calls503 === 1 ? new Response('{}', { status: 503, headers: { 'retry-after': '0' } }) : new Response('{}', { status: 200 })), { maxRetries: 3, maxRetryAfterSeconds: 60 });
 out.retry503 = { status: (await fetch503(new Request('http://kb.test/api/v1/documents', { method: 'POST', body: 'x' }))).status, attempts: calls503 };
+// A scoped token for an end user: searches only its documents, and cannot read with search alone.
+const minted = await kb.createToken({ expires_in: 600, permissions: ['search'], filters: { document_ids: [up.document_id] } });
+const scoped = createKbClient({ baseUrl: process.env.KB_URL, apiKey: minted.token });
+const scopedFound = await scoped.search({ query: 'export dashboard reports second', mode: 'keyword' });
+out.scoped = { type: minted.token_type, documents: [...new Set(scopedFound.results.map((r) => r.document_id))] };
+try {
+  await scoped.getDocument(up.document_id);
+} catch (error) {
+  out.scoped.read = error.status;
+}
 
 // 429 then 200: the layer waits Retry-After and sends the request again, body included.
 const bodies = [];
@@ -130,6 +140,7 @@ describe('TypeScript client (npm install ./clients/typescript into a new project
       expect(out.listed).toEqual(out.ids);
       expect(out.audit).toEqual(['create', 'update', 'rollback']);
       expect(out.other_workspace).toEqual({ isApiError: true, status: 404, title: 'Not Found' });
+      expect(out.scoped).toEqual({ type: 'Bearer', documents: [out.ids[1]], read: 403 });
       expect(out.retry).toEqual({ status: 200, attempts: 2, same_body: true, waited: true });
       expect(out.lost).toEqual({ with_key: 1, without_key: 2 });
       expect(out.retry503).toEqual({ status: 200, attempts: 2 });

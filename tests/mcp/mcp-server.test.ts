@@ -328,6 +328,18 @@ describe('kb mcp (stdio)', () => {
     });
   }, 120_000);
 
+  it('serves a scoped token within its rules', async () => {
+    const minted = await svc.request('POST', '/api/v1/tokens', {
+      json: { expires_in: 600, filters: { metadata: { team: 'field' } } },
+    });
+    expect(minted.status).toBe(201);
+    const client = await stdioClient(minted.body.token);
+    const found = await call(client, 'search', { query: 'glacier aurora dashboard', mode: 'keyword' });
+    expect(found.text).toContain(cite('guide.md', guide, 1, 0));
+    expect(found.text).not.toContain('notes.md');
+    expect((await call(client, 'get_document', { document_id: notes })).isError).toBe(true);
+  }, 120_000);
+
   it('refuses to start without a key (exit 2) or with an unknown one (exit 1)', async () => {
     const env = { KB_DATA_DIR: svc.dataDir, KB_API_KEY: '', KB_KEY: '', KB_LOG_LEVEL: 'silent' };
     const none = await kbResult(['mcp'], env);

@@ -1,5 +1,5 @@
 /**
- * OpenAPI examples of the chunk, context and search operations.
+ * OpenAPI examples of the chunk, context, search and scoped-token operations.
  * Assembled, and typed, in `openapi-examples.ts`.
  */
 export const SEARCH_EXAMPLES = {
@@ -75,6 +75,27 @@ export const SEARCH_EXAMPLES = {
           },
         ],
         took_ms: 41.7,
+      },
+    },
+  },
+  createToken: {
+    request: {
+      expires_in: 3600,
+      permissions: ['search', 'read'],
+      filters: { metadata: { customer: 'acme', status: 'published' } },
+      sources: ['help-centre'],
+    },
+    responses: {
+      '201': {
+        token:
+          'eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ3cyI6ImRlZmF1bHQiLCJwZXJtcyI6WyJyZWFkIiwic2VhcmNoIl19.4hS3v2x1Yk1mQpW0c9Jr8nTqZ7sB6dLaE5fGhKoMuIw',
+        token_type: 'Bearer',
+        expires_at: '2026-03-14T10:00:00.000Z',
+        workspace_id: 'default',
+        parent_key_id: '5b0e8f3c-2d4a-4c6b-9e1f-7a8b9c0d1e2f',
+        permissions: ['read', 'search'],
+        filters: { metadata: { customer: ['acme'], status: ['published'] } },
+        sources: ['help-centre'],
       },
     },
   },

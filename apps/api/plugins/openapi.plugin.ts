@@ -40,7 +40,11 @@ async function openApiPlugin(app: FastifyInstance, opts: OpenApiPluginOptions) {
       components: {
         securitySchemes: {
           ApiKeyAuth: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'Preferred; wins over Bearer.' },
-          BearerAuth: { type: 'http', scheme: 'bearer', description: 'The same API key as a bearer token.' },
+          BearerAuth: {
+            type: 'http',
+            scheme: 'bearer',
+            description: 'The same API key as a bearer token, or a scoped token (`POST /api/v1/tokens`).',
+          },
         },
       },
       security: API_KEY_SECURITY,
@@ -56,6 +60,10 @@ async function openApiPlugin(app: FastifyInstance, opts: OpenApiPluginOptions) {
         },
         { name: 'webhooks', description: 'Signed webhook endpoints and their deliveries' },
         { name: 'events', description: 'Live stream of document events (Server-Sent Events)' },
+        {
+          name: 'tokens',
+          description: 'Scoped tokens for end users: short-lived, read and search only, narrowed to rules',
+        },
         { name: 'admin', description: 'Dead letters of the pipeline: list and replay (owners and write keys)' },
         { name: 'health', description: 'Liveness and readiness (no key needed)' },
         { name: 'errors', description: 'Pages explaining each problem kind' },

@@ -10,7 +10,7 @@ const chunksRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
   app.get(
     '/chunks/:document_id',
     {
-      config: { permission: 'read' },
+      config: { permission: 'read', scopedTokens: true },
       schema: {
         tags: ['chunks'],
         operationId: 'listChunks',
@@ -34,7 +34,7 @@ const chunksRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
   app.get(
     '/chunks/:document_id/context',
     {
-      config: { permission: 'read' },
+      config: { permission: 'read', scopedTokens: true },
       schema: {
         tags: ['chunks'],
         operationId: 'getDocumentContext',

@@ -172,7 +172,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
   app.get(
     '/documents',
     {
-      config: { permission: 'read' },
+      config: { permission: 'read', scopedTokens: true },
       schema: {
         tags: ['documents'],
         operationId: 'listDocuments',
@@ -206,7 +206,8 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
       const mark = documents.listChangeMark();
       const questionMark = request.url.indexOf('?');
       const queryString = questionMark === -1 ? '' : request.url.slice(questionMark + 1);
-      const cached = listPages.get(ctx.workspaceId, queryString, mark);
+      // A scoped token's page is its own: never served from nor stored in the workspace's cache.
+      const cached = ctx.scope ? undefined : listPages.get(ctx.workspaceId, queryString, mark);
       if (cached !== undefined) return sendJsonText(reply, cached);
       const query: ListDocumentsQuery = {
         ...(q.status !== undefined ? { status: q.status } : {}),
@@ -224,7 +225,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
           : { documents: result.documents, pagination: result.pagination };
       const serialised = reply.serialize(body);
       const text = typeof serialised === 'string' ? serialised : JSON.stringify(body);
-      listPages.set(ctx.workspaceId, queryString, mark, text);
+      if (!ctx.scope) listPages.set(ctx.workspaceId, queryString, mark, text);
       return sendJsonText(reply, text);
     },
   );
@@ -232,7 +233,7 @@ const documentsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { 
   app.get(
     '/documents/:id',
     {
-      config: { permission: 'read' },
+      config: { permission: 'read', scopedTokens: true },
       schema: {
         tags: ['documents'],
         operationId: 'getDocument',

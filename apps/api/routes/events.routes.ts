@@ -37,7 +37,7 @@ const eventsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
   app.get(
     '/events',
     {
-      config: { permission: 'read', sessionWorkspaceQuery: true },
+      config: { permission: 'read', scopedTokens: true, sessionWorkspaceQuery: true },
       schema: {
         tags: ['events'],
         operationId: 'streamEvents',

@@ -3,6 +3,8 @@
  * message (or batch) and is answered on its own, so any number of API processes can serve it.
  * The caller authenticates exactly as on the resource routes (`X-API-Key` or `Authorization:
  * Bearer`, the same keys, the same rate limit); each tool then checks the permission it needs.
+ * A scoped token is accepted too: its tools see only what its rules let through (the services apply
+ * them), with the token's permissions, counted against its parent key.
  * Every JSON-RPC call counts against the rate limit as one request: a batch of 100 tool calls
  * counts 100 (a POST at least one), all of them or none, before any runs — a batch larger than
  * what the key has left is a 429 problem like any refused request, and nothing in it runs.
@@ -12,9 +14,10 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { FastifyInstance } from 'fastify';
 import { KbError } from '../../../core/errors/kb-error.ts';
+import { looksLikeToken } from '../../../core/services/scoped-tokens.service.ts';
 import type { Services } from '../../../core/services/services.ts';
 import { createKbMcpServer, type McpAccess } from '../../mcp/mcp-server.ts';
-import { authenticateKey, presentedKey } from '../plugins/auth.plugin.ts';
+import { authenticateKey, authenticateToken, presentedKey, tokenPermissions } from '../plugins/auth.plugin.ts';
 
 export interface McpRoutesOptions {
   readonly services: Services;
@@ -43,12 +46,16 @@ export default async function mcpRoutes(app: FastifyInstance, opts: McpRoutesOpt
     if (presented === null) {
       throw new KbError('unauthorized', 'Missing API key: send it in X-API-Key or as Authorization: Bearer <key>.');
     }
-    const key = await authenticateKey(presented, request, reply, services, callsIn(request.body));
+    // A scoped token: its parent key is counted, its permissions checked, its rules carried to every tool.
+    const { key, scope } = looksLikeToken(presented)
+      ? await authenticateToken(presented, request, reply, services, callsIn(request.body))
+      : { key: await authenticateKey(presented, request, reply, services, callsIn(request.body)), scope: null };
+    const held = scope ? tokenPermissions(key, scope) : key.permissions;
     const access: McpAccess = async (permission) => {
-      if (!key.permissions.includes(permission)) {
-        throw new KbError('forbidden', `This API key lacks the '${permission}' permission.`);
+      if (!held.includes(permission)) {
+        throw new KbError('forbidden', `This ${scope ? 'token' : 'API key'} lacks the '${permission}' permission.`);
       }
-      return { workspaceId: key.workspaceId, keyId: key.id, traceId: request.id };
+      return { workspaceId: key.workspaceId, keyId: key.id, traceId: request.id, ...(scope ? { scope } : {}) };
     };
     const server = createKbMcpServer({
       services,

@@ -5,12 +5,11 @@ import type { SearchFilters } from '../../../core/model/search-filters.model.ts'
 import type { SearchRequest } from '../../../core/services/services.ts';
 import { requestContext } from '../plugins/auth.plugin.ts';
 import { AUTHENTICATED_ERRORS, problemResponses } from '../schemas/common.schema.ts';
-import { SearchBody, SearchResponse } from '../schemas/search.schema.ts';
+import { SearchBody, type SearchFiltersSchema, SearchResponse } from '../schemas/search.schema.ts';
 import type { RoutesOptions } from './documents.routes.ts';
 
-/** The request body (validated) as the search service's request; a scalar metadata value becomes a one-element list. */
-export function toSearchRequest(body: Static<typeof SearchBody>): SearchRequest {
-  const f = body.filters ?? {};
+/** Filters as a request sends them (validated) in the services' form; a scalar metadata value becomes a one-element list. */
+export function toSearchFilters(f: Static<typeof SearchFiltersSchema>): SearchFilters {
   const metadata = f.metadata
     ? Object.fromEntries(Object.entries(f.metadata).map(([k, v]) => [k, Array.isArray(v) ? v : [v]]))
     : undefined;
@@ -21,6 +20,25 @@ export function toSearchRequest(body: Static<typeof SearchBody>): SearchRequest 
     ...(f.created_after !== undefined ? { createdAfter: f.created_after } : {}),
     ...(f.created_before !== undefined ? { createdBefore: f.created_before } : {}),
   };
+  return filters;
+}
+
+/** Filters in the services' form as the API shows them (the inverse of {@link toSearchFilters}). */
+export function fromSearchFilters(f: SearchFilters): Static<typeof SearchFiltersSchema> {
+  return {
+    ...(f.documentIds !== undefined ? { document_ids: [...f.documentIds] } : {}),
+    ...(f.metadata !== undefined
+      ? { metadata: Object.fromEntries(Object.entries(f.metadata).map(([k, v]) => [k, [...v]])) }
+      : {}),
+    ...(f.mimeTypes !== undefined ? { mime_types: [...f.mimeTypes] } : {}),
+    ...(f.createdAfter !== undefined ? { created_after: f.createdAfter } : {}),
+    ...(f.createdBefore !== undefined ? { created_before: f.createdBefore } : {}),
+  };
+}
+
+/** The request body (validated) as the search service's request. */
+export function toSearchRequest(body: Static<typeof SearchBody>): SearchRequest {
+  const filters = toSearchFilters(body.filters ?? {});
   return {
     query: body.query,
     asOf: body.as_of ?? null,
@@ -37,7 +55,7 @@ const searchRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { ser
   app.post(
     '/search',
     {
-      config: { permission: 'search' },
+      config: { permission: 'search', scopedTokens: true },
       schema: {
         tags: ['search'],
         operationId: 'search',

@@ -14,6 +14,7 @@ import documentsRoutes, { type RoutesOptions } from './documents.routes.ts';
 import eventsRoutes from './events.routes.ts';
 import searchRoutes from './search.routes.ts';
 import sourcesRoutes from './sources.routes.ts';
+import tokensRoutes from './tokens.routes.ts';
 import versionsRoutes from './versions.routes.ts';
 import webhooksRoutes from './webhooks.routes.ts';
 
@@ -42,6 +43,7 @@ const v1Routes: FastifyPluginAsync<RoutesOptions> = async (app, opts) => {
   await app.register(sourcesRoutes, deps);
   await app.register(webhooksRoutes, deps);
   await app.register(eventsRoutes, deps);
+  await app.register(tokensRoutes, deps);
   await app.register(deadLettersRoutes, deps);
 };
 

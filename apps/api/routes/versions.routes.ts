@@ -19,7 +19,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
   app.get(
     '/documents/:id/versions',
     {
-      config: { permission: 'read' },
+      config: { permission: 'read', scopedTokens: true },
       schema: {
         tags: ['versions'],
         operationId: 'listVersions',
@@ -35,7 +35,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
   app.get(
     '/documents/:id/versions/compare',
     {
-      config: { permission: 'read' },
+      config: { permission: 'read', scopedTokens: true },
       schema: {
         tags: ['versions'],
         operationId: 'compareVersions',
@@ -54,7 +54,7 @@ const versionsRoutes: FastifyPluginAsyncTypebox<RoutesOptions> = async (app, { s
   app.get(
     '/documents/:id/versions/:version',
     {
-      config: { permission: 'read' },
+      config: { permission: 'read', scopedTokens: true },
       schema: {
         tags: ['versions'],
         operationId: 'getVersion',

@@ -5,6 +5,24 @@ export const SEARCH_MODES = ['hybrid', 'semantic', 'keyword'] as const;
 
 const Scalar = Type.Union([Type.String(), Type.Number(), Type.Boolean()]);
 
+/** The search filter language: search requests' `filters`, and the rules of a scoped token. */
+export const SearchFiltersSchema = Type.Object(
+  {
+    document_ids: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000 })),
+    metadata: Type.Optional(
+      Type.Record(Type.String(), Type.Union([Scalar, Type.Array(Scalar, { minItems: 1, maxItems: 100 })]), {
+        maxProperties: 64,
+        propertyNames: { not: { const: '__proto__' } },
+        description: 'Metadata `key` equals the value, or one of the values; at most 64 keys (all must match).',
+      }),
+    ),
+    mime_types: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 20 })),
+    created_after: Type.Optional(DateTime()),
+    created_before: Type.Optional(DateTime()),
+  },
+  { title: 'SearchFilters', additionalProperties: false },
+);
+
 export const SearchBody = Type.Object(
   {
     query: Type.String({
@@ -48,24 +66,7 @@ export const SearchBody = Type.Object(
           '`passage`: drop a chunk whose text overlaps a better one of the same version; `document`: one result per document (its best chunk); `none`: every chunk.',
       }),
     ),
-    filters: Type.Optional(
-      Type.Object(
-        {
-          document_ids: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000 })),
-          metadata: Type.Optional(
-            Type.Record(Type.String(), Type.Union([Scalar, Type.Array(Scalar, { minItems: 1, maxItems: 100 })]), {
-              maxProperties: 64,
-              propertyNames: { not: { const: '__proto__' } },
-              description: 'Metadata `key` equals the value, or one of the values; at most 64 keys (all must match).',
-            }),
-          ),
-          mime_types: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { maxItems: 20 })),
-          created_after: Type.Optional(DateTime()),
-          created_before: Type.Optional(DateTime()),
-        },
-        { title: 'SearchFilters', additionalProperties: false },
-      ),
-    ),
+    filters: Type.Optional(SearchFiltersSchema),
     min_score: Type.Optional(Type.Number({ description: 'Drop results scoring below this.' })),
   },
   { title: 'SearchRequest', additionalProperties: false },

@@ -87,6 +87,22 @@ kb users reset-password --email <address> [--json]
   --json    print the service's JSON answer exactly as it came`,
     load: async () => (await import('./search.command.ts')).searchCommand,
   },
+  tokens: {
+    summary: 'Mint a scoped token for an end user (reads and searches only what its rules let through)',
+    usage: `kb tokens create --expires-in <seconds> [--permissions read,search] [--filter '{"metadata":{"customer":"acme"}}'] [--sources <name>,…] [--url http://127.0.0.1:8080] [--key ink_…] [--json]
+
+  Prints the token alone on stdout (what it carries on stderr): hand it to the end user's client, which
+  sends it as Authorization: Bearer <token>. It expires, dies with the key, never writes.
+  --expires-in   lifetime in seconds (required; at most the service's KB_TOKEN_MAX_TTL_S)
+  --permissions  read, search or both (default: those of the key's)
+  --filter       the rules in the search filter language: document_ids, metadata, mime_types,
+                 created_after, created_before
+  --sources      source names a visible document must come from
+  --url          the service (default KB_API_URL)
+  --key          an API key with read or search permission (default KB_API_KEY, else KB_KEY)
+  --json         print the service's JSON answer exactly as it came`,
+    load: async () => (await import('./tokens.command.ts')).tokensCommand,
+  },
   sources: {
     summary: 'Add, list, sync and remove sources of synchronisation (folders kept in sync)',
     usage: `kb sources add <name> --kind folder --path <dir> [--include <glob>]... [--exclude <glob>]... [--metadata '{"k":"v"}'] [--schedule PT15M] [--json]

@@ -2,8 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { KbError } from '../../../core/errors/kb-error.ts';
+import type { AccessScope } from '../../../core/model/access-scope.model.ts';
+import type { ApiKeyRecord } from '../../../core/model/account-records.model.ts';
 import { silentLogger } from '../../../core/model/logger.model.ts';
 import { createRuntime } from '../../../core/runtime/runtime.ts';
+import { looksLikeToken } from '../../../core/services/scoped-tokens.service.ts';
 import { createKbMcpServer, type McpAccess } from '../../mcp/mcp-server.ts';
 import { type Command, print, untilSignal } from './command.ts';
 import { fetchModelWithProgress } from './models.command.ts';
@@ -13,7 +16,7 @@ import { fetchModelWithProgress } from './models.command.ts';
  * opens the runtime of its configuration itself (no HTTP service needed; on the embedded runtime it
  * may run beside `kb serve` on the same data directory) and acts as one API key: the key's
  * workspace, its permissions and its rate limit, checked again on every tool call (so revoking the
- * key stops it). stdout carries the protocol only; everything else goes to stderr.
+ * key stops it). A scoped token works too, as its parent key within the token's rules. stdout carries the protocol only; everything else goes to stderr.
  */
 export const mcpCommand: Command = {
   async run(args, { config, out, err }) {
@@ -27,14 +30,31 @@ export const mcpCommand: Command = {
     print(err, await fetchModelWithProgress(config, err));
     const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
     try {
-      const { keys, rateLimiter } = runtime.services;
-      if (!(await keys.authenticate(key))) {
-        print(err, 'kb mcp: the API key is invalid or has been revoked.');
+      const { keys, rateLimiter, tokens } = runtime.services;
+      // A scoped token acts as its parent key, within its rules and with its permissions.
+      const caller = async (): Promise<{ record: ApiKeyRecord; scope: AccessScope | null } | null> => {
+        if (!looksLikeToken(key)) {
+          const record = await keys.authenticate(key);
+          return record ? { record, scope: null } : null;
+        }
+        const verified = await tokens.verify(key);
+        const record = verified ? await keys.activeKey(verified.scope.parentKeyId) : null;
+        if (!verified || !record || record.workspaceId !== verified.workspaceId) return null;
+        return { record, scope: verified.scope };
+      };
+      if (!(await caller())) {
+        print(
+          err,
+          looksLikeToken(key)
+            ? 'kb mcp: the token is invalid or expired, or its key has been revoked.'
+            : 'kb mcp: the API key is invalid or has been revoked.',
+        );
         return 1;
       }
       const access: McpAccess = async (permission) => {
-        const record = await keys.authenticate(key);
-        if (!record) throw new KbError('unauthorized', 'The API key is invalid or has been revoked.');
+        const found = await caller();
+        if (!found) throw new KbError('unauthorized', 'The API key (or token) is invalid, expired or revoked.');
+        const { record, scope } = found;
         const decision = rateLimiter.hit(record);
         if (!decision.allowed) {
           const retryAfter = Math.max(1, Math.ceil(decision.retryAfter));
@@ -44,10 +64,16 @@ export const mcpCommand: Command = {
             { retryAfter },
           );
         }
-        if (!record.permissions.includes(permission)) {
-          throw new KbError('forbidden', `This API key lacks the '${permission}' permission.`);
+        const held = scope ? scope.permissions.filter((p) => record.permissions.includes(p)) : record.permissions;
+        if (!held.includes(permission)) {
+          throw new KbError('forbidden', `This ${scope ? 'token' : 'API key'} lacks the '${permission}' permission.`);
         }
-        return { workspaceId: record.workspaceId, keyId: record.id, traceId: randomUUID() };
+        return {
+          workspaceId: record.workspaceId,
+          keyId: record.id,
+          traceId: randomUUID(),
+          ...(scope ? { scope } : {}),
+        };
       };
       const server = createKbMcpServer({
         services: runtime.services,

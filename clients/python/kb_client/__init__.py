@@ -24,6 +24,7 @@ import httpx
 from ._generated import AuthenticatedClient
 from ._generated.api.documents import get_document, list_documents, lookup_documents
 from ._generated.api.search import search as search_operation
+from ._generated.api.tokens import create_token as create_token_operation
 from ._generated.api.versions import compare_versions, list_versions, rollback_document
 from ._generated.models import (
     Document,
@@ -35,9 +36,11 @@ from ._generated.models import (
     Problem,
     RollbackRequest,
     RollbackResult,
+    ScopedToken,
     SearchRequest,
     SourceItemKey,
     SearchResponse,
+    TokenRequest,
     UploadResult,
     VersionComparison,
     VersionList,
@@ -53,6 +56,7 @@ __all__ = [
     "KbClient",
     "RetryOn429Transport",
     "RollbackResult",
+    "ScopedToken",
     "SearchResponse",
     "UploadResult",
     "VersionComparison",
@@ -147,11 +151,11 @@ def _ok(response: Response[Any], expected: type[T]) -> T:
 class KbClient:
     """A client of one service, as one API key.
 
-    ``base_url`` is the service's address (``http://127.0.0.1:8080``), ``api_key`` a key (``ink_…``),
-    sent as ``Authorization: Bearer``. A request answered 429 or 503 is retried ``max_retries`` times,
-    each after its ``Retry-After`` (at most ``max_retry_wait`` seconds). Every write carries a fresh
-    random ``Idempotency-Key`` unless the call passes one (``idempotency_key=``) or the client was made
-    with ``idempotency_keys=False``.
+    ``base_url`` is the service's address (``http://127.0.0.1:8080``), ``api_key`` a key (``ink_…``)
+    or a scoped token (from ``create_token``), sent as ``Authorization: Bearer``. A request answered
+    429 or 503 is retried ``max_retries`` times, each after its ``Retry-After`` (at most
+    ``max_retry_wait`` seconds). Every write carries a fresh random ``Idempotency-Key`` unless the
+    call passes one (``idempotency_key=``) or the client was made with ``idempotency_keys=False``.
     """
 
     def __init__(
@@ -325,3 +329,12 @@ class KbClient:
     def rollback(self, document_id: str, target_version: int) -> RollbackResult:
         body = RollbackRequest(target_version=target_version)
         return _ok(rollback_document.sync_detailed(document_id, client=self.api, body=body), RollbackResult)
+
+    # -- scoped tokens --
+
+    def create_token(self, expires_in: int, **rules: Any) -> ScopedToken:
+        """Mints a short-lived scoped token for an end user: it reads and searches only what its rules let
+        through. ``rules`` are the other members of the request (``permissions``, ``filters``,
+        ``sources``) as the API names them; hand ``.token`` to the end user's client."""
+        body = TokenRequest.from_dict({"expires_in": expires_in, **rules})
+        return _ok(create_token_operation.sync_detailed(client=self.api, body=body), ScopedToken)

@@ -170,6 +170,9 @@ export function createKbClient(options) {
                 body: { target_version: targetVersion },
             }));
         },
+        async createToken(request) {
+            return unwrap(await api.POST('/api/v1/tokens', { body: request }));
+        },
     };
     return client;
 }

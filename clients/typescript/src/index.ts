@@ -27,11 +27,13 @@ export type AuditEntry = Schemas['AuditEntry'];
 export type Problem = Schemas['Problem'];
 export type Metadata = Schemas['Metadata'];
 export type DocumentLookupMatch = Schemas['DocumentLookupMatch'];
+export type TokenRequest = Schemas['TokenRequest'];
+export type ScopedToken = Schemas['ScopedToken'];
 
 export interface KbClientOptions {
   /** The service's address, e.g. `http://127.0.0.1:8080`. */
   readonly baseUrl: string;
-  /** An API key (`ink_…`), sent as `X-API-Key`. */
+  /** An API key (`ink_…`) or a scoped token (from `createToken`), sent as `X-API-Key`. */
   readonly apiKey: string;
   /** Retries of a request answered 429 or 503, each after its `Retry-After` (default 5). */
   readonly maxRetries?: number;
@@ -162,6 +164,11 @@ export interface KbClient {
   versions(documentId: string): Promise<VersionList>;
   compareVersions(documentId: string, from: number, to: number): Promise<VersionComparison>;
   rollback(documentId: string, targetVersion: number): Promise<RollbackResult>;
+  /**
+   * Mints a short-lived scoped token for an end user: it reads and searches only what its
+   * `filters` and `sources` let through. Hand `token` to the end user's client (as its `apiKey`).
+   */
+  createToken(request: TokenRequest): Promise<ScopedToken>;
 }
 
 /** The data of a successful answer, or a {@link KbApiError}. */
@@ -274,6 +281,9 @@ export function createKbClient(options: KbClientOptions): KbClient {
           body: { target_version: targetVersion },
         }),
       );
+    },
+    async createToken(request) {
+      return unwrap(await api.POST('/api/v1/tokens', { body: request }));
     },
   };
   return client;

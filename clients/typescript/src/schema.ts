@@ -539,6 +539,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mint a scoped token for an end user
+         * @description A short-lived token (a signed JWT) to hand to an end user's client, such as a help-centre widget: it reads and searches only the documents its rules let through. `filters` take the search filter language (metadata, `document_ids`, `mime_types`, creation dates) and `sources` source names; a document version is visible when it matches all of them. Every search of the token is narrowed to its rules (a request's own filters can only narrow them further); every document, version, chunk, context, diff and event outside them answers 404 or is left out, as for another workspace's. Its permissions are `read` and/or `search`, never more than the key's; it never writes and cannot mint tokens. It counts against the minting key's rate limit, is logged under that key, and stops working at `expires_at` or when the key is revoked. Needs a key with `read` or `search`.
+         */
+        post: operations["createToken"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/admin/dead-letters": {
         parameters: {
             query?: never;
@@ -1105,6 +1125,21 @@ export interface components {
             restored_from: number;
             status: components["schemas"]["VersionStatus"];
         };
+        /** ScopedToken */
+        ScopedToken: {
+            /** @description Send it as `Authorization: Bearer <token>` (or `X-API-Key`). */
+            token: string;
+            /** @enum {string} */
+            token_type: "Bearer";
+            /** Format: date-time */
+            expires_at: string;
+            workspace_id: string;
+            /** @description The key that minted the token: revoking it ends the token. */
+            parent_key_id: string;
+            permissions: ("read" | "search")[];
+            filters: components["schemas"]["SearchFilters"];
+            sources: string[] | null;
+        };
         /** SearchFilters */
         SearchFilters: {
             document_ids?: string[];
@@ -1291,6 +1326,16 @@ export interface components {
             run_id: string;
             /** @enum {string} */
             status: "running";
+        };
+        /** TokenRequest */
+        TokenRequest: {
+            /** @description Lifetime in seconds (required), at most the operator's bound `KB_TOKEN_MAX_TTL_S` (default 86400). */
+            expires_in: number;
+            /** @description What the token may do: `read`, `search`, or both (default: those of the key's). Never `write`. */
+            permissions?: ("read" | "search")[];
+            filters?: components["schemas"]["SearchFilters"];
+            /** @description Names of the sources a visible document must come from (its `source`); absent: any source. */
+            sources?: string[];
         };
         /**
          * UpdateSourceRequest
@@ -4197,6 +4242,85 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createToken: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "expires_in": 3600,
+                 *       "permissions": [
+                 *         "search",
+                 *         "read"
+                 *       ],
+                 *       "filters": {
+                 *         "metadata": {
+                 *           "customer": "acme",
+                 *           "status": "published"
+                 *         }
+                 *       },
+                 *       "sources": [
+                 *         "help-centre"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["TokenRequest"];
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "X-RateLimit-Limit": components["headers"]["X-RateLimit-Limit"];
+                    "X-RateLimit-Remaining": components["headers"]["X-RateLimit-Remaining"];
+                    "X-RateLimit-Reset": components["headers"]["X-RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJ3cyI6ImRlZmF1bHQiLCJwZXJtcyI6WyJyZWFkIiwic2VhcmNoIl19.4hS3v2x1Yk1mQpW0c9Jr8nTqZ7sB6dLaE5fGhKoMuIw",
+                     *       "token_type": "Bearer",
+                     *       "expires_at": "2026-03-14T10:00:00.000Z",
+                     *       "workspace_id": "default",
+                     *       "parent_key_id": "5b0e8f3c-2d4a-4c6b-9e1f-7a8b9c0d1e2f",
+                     *       "permissions": [
+                     *         "read",
+                     *         "search"
+                     *       ],
+                     *       "filters": {
+                     *         "metadata": {
+                     *           "customer": [
+                     *             "acme"
+                     *           ],
+                     *           "status": [
+                     *             "published"
+                     *           ]
+                     *         }
+                     *       },
+                     *       "sources": [
+                     *         "help-centre"
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScopedToken"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            409: components["responses"]["Conflict"];
+            422: components["responses"]["ValidationError"];
             429: components["responses"]["RateLimited"];
             503: components["responses"]["ServiceUnavailable"];
         };

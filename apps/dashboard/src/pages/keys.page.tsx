@@ -27,6 +27,35 @@ function CreatedKey(props: { secret: string; name: string; onDone: () => void })
   );
 }
 
+/** How to give an end user a scoped token: minted on the customer's server from a key, never in the browser. */
+const MINT_EXAMPLE = (origin: string) =>
+  [
+    `curl -H "X-API-Key: $KB_KEY" -H 'content-type: application/json' \\`,
+    `  -d '{"expires_in":3600,"permissions":["search"],"filters":{"metadata":{"customer":"acme"}}}' \\`,
+    `  ${origin}/api/v1/tokens`,
+  ].join('\n');
+const CLI_EXAMPLE = `kb tokens create --expires-in 3600 --filter '{"metadata":{"customer":"acme"}}'`;
+
+function ScopedTokensHelp() {
+  return (
+    <details class="card" data-testid="scoped-tokens-help">
+      <summary>Search for end users: scoped tokens</summary>
+      <p>
+        Never put a key in an end user's browser or app. Have your server mint a short-lived token from a key with{' '}
+        <code>read</code> or <code>search</code>: it reads and searches only the documents its rules let through
+        (metadata, document ids, types, creation dates, sources), never writes, expires, and stops working when the key
+        is revoked. Requests with it count against the key's rate limit.
+      </p>
+      <pre class="example">{MINT_EXAMPLE(location.origin)}</pre>
+      <p class="muted">
+        The end user's client then sends <code>Authorization: Bearer &lt;token&gt;</code>. From the command line:{' '}
+        <code>{CLI_EXAMPLE}</code>; from the clients: <code>createToken</code> (TypeScript), <code>create_token</code>{' '}
+        (Python).
+      </p>
+    </details>
+  );
+}
+
 export function KeysPage(props: { account: Account }) {
   const [keys, setKeys] = useState<ApiKey[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -168,6 +197,7 @@ export function KeysPage(props: { account: Account }) {
           </p>
         </ConfirmDialog>
       )}
+      <ScopedTokensHelp />
     </section>
   );
 }

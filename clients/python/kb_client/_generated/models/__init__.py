@@ -63,6 +63,9 @@ from .replace_form import ReplaceForm
 from .replace_form_metadata import ReplaceFormMetadata
 from .rollback_request import RollbackRequest
 from .rollback_result import RollbackResult
+from .scoped_token import ScopedToken
+from .scoped_token_permissions_item import ScopedTokenPermissionsItem
+from .scoped_token_token_type import ScopedTokenTokenType
 from .search_filters import SearchFilters
 from .search_filters_metadata import SearchFiltersMetadata
 from .search_request import SearchRequest
@@ -86,6 +89,8 @@ from .source_run_status import SourceRunStatus
 from .source_status import SourceStatus
 from .sync_started import SyncStarted
 from .sync_started_status import SyncStartedStatus
+from .token_request import TokenRequest
+from .token_request_permissions_item import TokenRequestPermissionsItem
 from .update_source_request import UpdateSourceRequest
 from .update_source_request_metadata import UpdateSourceRequestMetadata
 from .update_webhook_request import UpdateWebhookRequest
@@ -171,6 +176,9 @@ __all__ = (
     "ReplaceFormMetadata",
     "RollbackRequest",
     "RollbackResult",
+    "ScopedToken",
+    "ScopedTokenPermissionsItem",
+    "ScopedTokenTokenType",
     "SearchFilters",
     "SearchFiltersMetadata",
     "SearchRequest",
@@ -194,6 +202,8 @@ __all__ = (
     "SourceStatus",
     "SyncStarted",
     "SyncStartedStatus",
+    "TokenRequest",
+    "TokenRequestPermissionsItem",
     "UpdateSourceRequest",
     "UpdateSourceRequestMetadata",
     "UpdateWebhookRequest",
