@@ -287,6 +287,22 @@ function openSearchOnlyTests(): void {
       expect(await store.findWrite(workspaceId, 'half')).toBeNull();
     });
 
+    it('copies the status to the document when a completion cut off after it marked the version is retried', async () => {
+      const workspaceId = `ws-${randomUUID()}`;
+      const doc = await served(workspaceId, 'a completion cut off before its copy');
+      // The document's copy of the status as the process killed before it left it.
+      await raw('POST', `/${prefix}-documents/_update/${doc.id}?refresh=true`, { doc: { status: 'processing' } });
+      expect((await store.listDocuments({ workspaceId, status: 'processing', limit: 10 })).total).toBe(1);
+      await store.completeVersion(doc.id, 1, {
+        at: new Date().toISOString(),
+        chunkCount: 1,
+        tokens: 1,
+        embeddingModel: null,
+      });
+      expect((await store.listDocuments({ workspaceId, status: 'processing', limit: 10 })).total).toBe(0);
+      expect((await store.listDocuments({ workspaceId, status: 'completed', limit: 10 })).total).toBe(1);
+    });
+
     it('finishes an interrupted completion when it is retried', async () => {
       const workspaceId = `ws-${randomUUID()}`;
       const doc = await served(workspaceId, 'osprey original');

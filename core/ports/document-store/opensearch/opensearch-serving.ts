@@ -155,7 +155,10 @@ export function createServing(context: OpenSearchContext) {
     }
   }
 
-  /** Advances the document's latest version to `version` (already created) unless it is there already. */
+  /**
+   * Advances the document's latest version to `version` (already created) unless it is there
+   * already, then copies the version's status as it is now.
+   */
   async function advanceLatest(documentId: string, version: VersionSource): Promise<void> {
     for (let attempt = 0; ; attempt += 1) {
       const document = await getDocument(documentId);
@@ -167,7 +170,12 @@ export function createServing(context: OpenSearchContext) {
         updated_at: version.created_at,
         rev: document.source.rev + 1,
       };
-      if (await put(names.documents, documentId, next, document, 'own-reads')) return;
+      if (await put(names.documents, documentId, next, document, 'own-reads')) {
+        // The status copied above may be stale: the version may have moved on since it was read
+        // (completed by a stage whose own copy skipped the document, not yet advanced to it).
+        await mirrorStatus(documentId, version.version, new Date().toISOString(), 'own-reads');
+        return;
+      }
       await backoff(attempt, `version ${version.version} of ${documentId}`);
     }
   }

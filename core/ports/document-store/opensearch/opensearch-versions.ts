@@ -163,6 +163,9 @@ export function createOpenSearchVersionStore(
       if (current === null || current.status === 'completed') {
         await writeChunks({ model });
         if (current === null) return { served: false, completed: null };
+        // A completion cut off after it marked the version (its process killed, the engine stopping)
+        // left the document's copy of the status behind: copied now (nothing is written when it is there).
+        await mirrorStatus(documentId, version, at, 'own-reads');
         return {
           served: current.served_from !== null,
           completed: {
