@@ -53,7 +53,12 @@ beforeAll(async () => {
       `<sitemapindex>${[0, 1, 2].map((n) => `<sitemap><loc>${origin}/large-${n}.xml</loc></sitemap>`).join('')}</sitemapindex>`,
     ),
   );
-  svc = await buildTestApp({ stages: 'none', env: { KB_OUTBOUND_ALLOW_PRIVATE: 'true' } });
+  // No stage runs, so the sitemap runs' thousands of versions stay queued: the backlog bounds are
+  // off, or the later uploads of this file would be refused as backpressure.
+  svc = await buildTestApp({
+    stages: 'none',
+    env: { KB_OUTBOUND_ALLOW_PRIVATE: 'true', KB_MAX_BACKLOG_PER_WORKSPACE: '0', KB_MAX_BACKLOG: '0' },
+  });
 }, 120_000);
 
 afterAll(async () => {
