@@ -34,7 +34,10 @@ export async function bulkIngestScenario(ctx: BenchContext, target: Target, file
     row.skipped = 'embedded runtime only';
     return row;
   }
-  const instance = await target.fresh();
+  const fresh = await target.fresh();
+  // No stage runs here, so every created version stays queued: without lifting the backlog bounds
+  // the run after the changes would wait on 429s at the default 2,000 instead of timing the command.
+  const instance = { ...fresh, config: { ...fresh.config, backlog: { maxPerWorkspace: 0, maxTotal: 0 } } };
   const root = await mkdtemp(path.join(os.tmpdir(), 'kb-bench-bulk-'));
   const service = await startInProcess(instance);
   try {
