@@ -128,8 +128,7 @@ export function createVersionsService(
         });
         const completed = await writer.completeFromExisting(target, created);
         if (!completed) await writer.publishUploaded(ctx, created);
-        if (completed) ticket?.release();
-        else ticket?.accepted();
+        if (!completed) ticket?.accepted();
       } finally {
         ticket?.release();
       }
