@@ -68,7 +68,14 @@ export async function startEvalService(keptDataDir: string | null): Promise<Eval
       headers['content-type'] = 'application/json';
       payload = JSON.stringify(body);
     }
-    const res = await fetch(`${srv.url}${pathname}`, { method, headers, ...(payload ? { body: payload } : {}) });
+    // Like any client: a 429 or 503 (the ingestion backlog at its bound) is sent again after Retry-After.
+    let res = await fetch(`${srv.url}${pathname}`, { method, headers, ...(payload ? { body: payload } : {}) });
+    for (let attempt = 0; (res.status === 429 || res.status === 503) && attempt < 1000; attempt++) {
+      const seconds = Math.min(60, Math.max(1, Number(res.headers.get('retry-after')) || 1));
+      await res.arrayBuffer();
+      await new Promise((resolve) => setTimeout(resolve, seconds * 1000));
+      res = await fetch(`${srv.url}${pathname}`, { method, headers, ...(payload ? { body: payload } : {}) });
+    }
     const text = await res.text();
     if (!res.ok) throw new Error(`${method} ${pathname} answered ${res.status}: ${text}`);
     return JSON.parse(text) as T;
