@@ -1,4 +1,5 @@
-import { loadConfig } from '../../core/config/config.ts';
+import { loadClientConfig } from '../../core/config/client-config.ts';
+import type { Config } from '../../core/config/config.ts';
 import { exitQuietlyOnClosedPipe } from './commands/closed-pipe.ts';
 import { oneLine } from './commands/command.ts';
 import type { CommandEntry } from './commands/command-registry.js';
@@ -16,10 +17,21 @@ async function main(argv: string[]): Promise<number> {
   const [name, ...rest] = argv as [string, ...string[]];
   // Known: answerWithoutLoading answers an unknown command.
   const entry = findCommand(name) as CommandEntry;
-  const config = loadConfig();
+  const client = loadClientConfig();
+  let config: Promise<Config> | undefined;
+  const loadConfig = () => {
+    config ??= import('../../core/config/config.ts').then(({ loadConfig }) => loadConfig());
+    return config;
+  };
   const command = await entry.load();
   try {
-    return await command.run(rest, { config, out: process.stdout, err: process.stderr, usage: entry.usage });
+    return await command.run(rest, {
+      client,
+      loadConfig,
+      out: process.stdout,
+      err: process.stderr,
+      usage: entry.usage,
+    });
   } catch (error) {
     if (error instanceof CommandLineError) {
       process.stderr.write(`kb ${name}: ${oneLine(error.message)}\n\nUsage: ${entry.usage}\n`);

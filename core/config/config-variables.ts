@@ -3,7 +3,7 @@
  * also feeds the README's table. `loadConfig` in `config.ts` reads them.
  */
 
-import { EMBEDDING_PROVIDERS, LOG_LEVELS, RUNTIMES, VECTOR_QUANTIZATIONS } from './config.schema.ts';
+import { EMBEDDING_PROVIDERS, LOG_LEVELS, RUNTIMES, VECTOR_QUANTIZATIONS } from './config-values.ts';
 
 export type Kind = 'string' | 'integer' | 'boolean' | 'enum' | 'list' | 'url';
 

@@ -1,4 +1,5 @@
 import { type Static, type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
+import { EMBEDDING_PROVIDERS, LOG_LEVELS, RUNTIMES, VECTOR_QUANTIZATIONS } from './config-values.ts';
 
 /**
  * The shape of a loaded configuration as a TypeBox schema: a union discriminated on `runtime`.
@@ -7,11 +8,6 @@ import { type Static, type TObject, type TProperties, type TSchema, Type } from 
  */
 
 const NullableString = Type.Union([Type.String(), Type.Null()]);
-
-export const RUNTIMES = ['embedded', 'distributed'] as const satisfies readonly RuntimeKind[];
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-export const EMBEDDING_PROVIDERS = ['local', 'transformers', 'cohere', 'openai'] as const;
-export const VECTOR_QUANTIZATIONS = ['i8', 'f16', 'f32'] as const;
 
 /** Settings both runtimes share. */
 const sharedProperties = {
@@ -232,6 +228,8 @@ export type DistributedConfig = ReadonlyDeep<Static<typeof DistributedConfigSche
 /** The one validated configuration of the service; narrow on `runtime` for the engine URLs. */
 export type Config = EmbeddedConfig | DistributedConfig;
 export type RuntimeKind = Config['runtime'];
+// The catalogue's runtimes are the schema's (a compile-time check).
+RUNTIMES satisfies readonly RuntimeKind[];
 export type EmbeddingProviderName = Config['embedding']['provider'];
 export type VectorQuantization = (typeof VECTOR_QUANTIZATIONS)[number];
 

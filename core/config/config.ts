@@ -4,6 +4,7 @@ import { Value } from '@sinclair/typebox/value';
 import { KbError } from '../errors/kb-error.ts';
 import { parseFolderRoots } from '../sources/folder-roots.ts';
 import { parseSecretKey } from '../sources/secret-box.ts';
+import { readClientConfig } from './client-config.ts';
 import {
   type Config,
   ConfigSchema,
@@ -216,7 +217,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       maxFailedSignIns: int('KB_SIGNIN_MAX_FAILURES'),
       lockoutSeconds: int('KB_SIGNIN_LOCKOUT_SECONDS'),
     },
-    client: { url: url('KB_API_URL') ?? 'http://127.0.0.1:8080', apiKey: opt('KB_API_KEY') ?? opt('KB_KEY') },
+    client: readClientConfig({ url, opt }),
   };
 
   if (config.chunking.overlapTokens >= config.chunking.chunkTokens) {

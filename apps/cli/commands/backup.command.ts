@@ -85,7 +85,8 @@ function location(positionals: string[], what: string): string {
 }
 
 export const backupCommand: Command = {
-  async run(args, { config, out }) {
+  async run(args, { loadConfig, out }) {
+    const config = await loadConfig();
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
@@ -134,7 +135,8 @@ export const backupCommand: Command = {
 };
 
 export const restoreCommand: Command = {
-  async run(args, { config, out }) {
+  async run(args, { loadConfig, out }) {
+    const config = await loadConfig();
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,

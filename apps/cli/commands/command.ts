@@ -1,9 +1,16 @@
 import type { Writable } from 'node:stream';
+import type { ClientConfig } from '../../../core/config/client-config.ts';
 import type { Config } from '../../../core/config/config.ts';
 import { escapeForDisplay } from '../../../core/util/display-text.ts';
 
 export interface CommandContext {
-  readonly config: Config;
+  /** Where the service is and the key to send: all a command that talks to it over HTTP needs. */
+  readonly client: ClientConfig;
+  /**
+   * The whole validated configuration, loaded on the first call (its schema takes a few hundred
+   * milliseconds to load, which commands that only call the API do not pay).
+   */
+  readonly loadConfig: () => Promise<Config>;
   readonly out: Writable;
   readonly err: Writable;
   /** The command's usage text (from `command-registry.js`), for messages about a wrong command line. */

@@ -34,7 +34,8 @@ function lettersTable(letters: readonly DeadLetterView[]): string {
  * the same to a workspace's owners and write keys (`/api/v1/admin/dead-letters`).
  */
 export const dlqCommand: Command = {
-  async run(args, { config, out }) {
+  async run(args, { loadConfig, out }) {
+    const config = await loadConfig();
     const [action, ...rest] = args;
     const { values, positionals } = parseArgs({
       args: rest,

@@ -6,7 +6,8 @@ import { type Command, print, table } from './command.ts';
 import { CommandLineError, refusedArgument } from './help.ts';
 
 export const keysCommand: Command = {
-  async run(args, { config, out, err }) {
+  async run(args, { loadConfig, out, err }) {
+    const config = await loadConfig();
     const [action, ...rest] = args;
     const { values, positionals } = parseArgs({
       args: rest,

@@ -22,7 +22,8 @@ function subcommandOptions(args: string[], name: string) {
 }
 
 export const schemasCommand: Command = {
-  async run(args, { config, out }) {
+  async run(args, { loadConfig, out }) {
+    const config = await loadConfig();
     const values = subcommandOptions(args, 'register');
     // Creating the runtime ensures every topic and registers its schema (BACKWARD compatibility).
     const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
@@ -58,7 +59,8 @@ export const schemasCommand: Command = {
 };
 
 export const reindexCommand: Command = {
-  async run(args, { config, out }) {
+  async run(args, { loadConfig, out }) {
+    const config = await loadConfig();
     const { values } = parseArgs({
       args,
       options: { force: { type: 'boolean', default: false }, json: { type: 'boolean', default: false } },
@@ -112,7 +114,8 @@ export function reindexSummary(report: ReindexReport): string {
 }
 
 export const retentionCommand: Command = {
-  async run(args, { config, out }) {
+  async run(args, { loadConfig, out }) {
+    const config = await loadConfig();
     const values = subcommandOptions(args, 'run');
     const runtime = await createRuntime(config, { stages: 'none', logger: silentLogger });
     try {

@@ -19,7 +19,8 @@ import { fetchModelWithProgress } from './models.command.ts';
  * key stops it). A scoped token works too, as its parent key within the token's rules. stdout carries the protocol only; everything else goes to stderr.
  */
 export const mcpCommand: Command = {
-  async run(args, { config, out, err }) {
+  async run(args, { loadConfig, out, err }) {
+    const config = await loadConfig();
     const { values } = parseArgs({ args, options: { key: { type: 'string' } } });
     const key = values.key ?? config.client.apiKey;
     if (!key) {

@@ -74,7 +74,8 @@ export async function prepareModelWithProgress(config: Config, err: NodeJS.Writa
 }
 
 export const modelsCommand: Command = {
-  async run(args, { config, out, err, usage }) {
+  async run(args, { loadConfig, out, err, usage }) {
+    const config = await loadConfig();
     const { values, positionals } = parseArgs({
       args,
       options: { 'if-possible': { type: 'boolean' }, json: { type: 'boolean' }, help: { type: 'boolean', short: 'h' } },

@@ -59,12 +59,12 @@ function widthOf(out: Writable): number {
  * service refusing a value (400, 422) is a wrong command line (exit 2); any other failure exits 1.
  */
 export const searchCommand: Command = {
-  async run(args, { config, out, err }) {
+  async run(args, { client, out, err }) {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
       options: {
-        url: { type: 'string', default: config.client.url },
+        url: { type: 'string', default: client.url },
         key: { type: 'string' },
         mode: { type: 'string', default: 'hybrid' },
         limit: { type: 'string', default: '10' },
@@ -76,7 +76,7 @@ export const searchCommand: Command = {
     const query = positionals.join(' ').trim();
     if (query === '') throw new CommandLineError('give the text to search for.');
     const body = searchBody(query, values);
-    const key = values.key ?? config.client.apiKey;
+    const key = values.key ?? client.apiKey;
     if (!key)
       throw new CommandLineError(
         'kb search needs an API key with search permission: --key ink_…, KB_API_KEY or KB_KEY.',

@@ -74,7 +74,8 @@ export async function bootstrapAccount(runtime: Runtime, out: NodeJS.WritableStr
 }
 
 export const serveCommand: Command = {
-  async run(args, { config, out, err }) {
+  async run(args, { loadConfig, out, err }) {
+    const config = await loadConfig();
     const { values } = parseArgs({ args, options: { stages: { type: 'string' } } });
     const stages = parseStages(values.stages, config.runtime === 'embedded' ? STAGE_NAMES : []);
     // Search embeds queries, so the API needs the model as much as the embed stage does.
@@ -151,7 +152,8 @@ export function parsePort(value: string | undefined, option: string): number | u
 }
 
 export const workerCommand: Command = {
-  async run(args, { config, out, err }) {
+  async run(args, { loadConfig, out, err }) {
+    const config = await loadConfig();
     const { values } = parseArgs({
       args,
       options: { stages: { type: 'string', default: 'all' }, 'metrics-port': { type: 'string' } },

@@ -76,13 +76,13 @@ function parseMetadata(text: string | undefined): Record<string, unknown> | unde
  * the run with its counts), runs and remove. A source is named by its name or id.
  */
 export const sourcesCommand: Command = {
-  async run(args, { config, out, err }) {
+  async run(args, { client: service, out, err }) {
     const [action, ...rest] = args;
     const { values, positionals } = parseArgs({
       args: rest,
       allowPositionals: true,
       options: {
-        url: { type: 'string', default: config.client.url },
+        url: { type: 'string', default: service.url },
         key: { type: 'string' },
         kind: { type: 'string', default: 'folder' },
         path: { type: 'string' },
@@ -101,7 +101,7 @@ export const sourcesCommand: Command = {
     if (!ACTIONS.includes(action as Action)) {
       throw new CommandLineError(`unknown action "${action}"; the actions are ${ACTIONS.join(', ')}.`);
     }
-    const key = values.key ?? config.client.apiKey;
+    const key = values.key ?? service.apiKey;
     if (!key) throw new CommandLineError('kb sources needs an API key: --key ink_…, KB_API_KEY or KB_KEY.');
     const name = positionals[0];
     if (action !== 'list' && !name) throw new CommandLineError(`${action} needs a source name.`);

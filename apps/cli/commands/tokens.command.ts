@@ -44,12 +44,12 @@ function tokenBody(values: Record<string, string | boolean | undefined>): Record
  * any other failure exits 1.
  */
 export const tokensCommand: Command = {
-  async run(args, { config, out, err }) {
+  async run(args, { client, out, err }) {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
       options: {
-        url: { type: 'string', default: config.client.url },
+        url: { type: 'string', default: client.url },
         key: { type: 'string' },
         'expires-in': { type: 'string' },
         permissions: { type: 'string' },
@@ -66,7 +66,7 @@ export const tokensCommand: Command = {
     }
     if (rest.length > 0) throw new CommandLineError(`unexpected argument "${rest[0]}".`);
     const body = tokenBody(values);
-    const key = values.key ?? config.client.apiKey;
+    const key = values.key ?? client.apiKey;
     if (!key) {
       throw new CommandLineError(
         'kb tokens create needs an API key with read or search permission: --key ink_…, KB_API_KEY or KB_KEY.',

@@ -17,7 +17,8 @@ async function passwordFromStdin(): Promise<string> {
 const ACTIONS = ['create', 'list', 'reset-password'];
 
 export const usersCommand: Command = {
-  async run(args, { config, out }) {
+  async run(args, { loadConfig, out }) {
+    const config = await loadConfig();
     const [action, ...rest] = args;
     const { values } = parseArgs({
       args: rest,

@@ -31,13 +31,13 @@ interface Delivery {
 
 /** `kb webhooks`: the webhook endpoints of the key's workspace, over the HTTP API. */
 export const webhooksCommand: Command = {
-  async run(args, { config, out, err }) {
+  async run(args, { client, out, err }) {
     const [action, ...rest] = args;
     const { values, positionals } = parseArgs({
       args: rest,
       allowPositionals: true,
       options: {
-        url: { type: 'string', default: config.client.url },
+        url: { type: 'string', default: client.url },
         key: { type: 'string' },
         events: { type: 'string', default: '*' },
         description: { type: 'string' },
@@ -52,7 +52,7 @@ export const webhooksCommand: Command = {
           : `name an action: ${ACTIONS.join(', ')}.`,
       );
     }
-    const key = values.key ?? config.client.apiKey;
+    const key = values.key ?? client.apiKey;
     if (!key)
       throw new CommandLineError(
         'kb webhooks needs an API key with write permission: --key ink_…, KB_API_KEY or KB_KEY.',
