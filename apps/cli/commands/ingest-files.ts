@@ -21,6 +21,8 @@ export interface IngestFile {
   readonly item: string;
   /** The folder argument it was found in; null for a file argument. */
   readonly folder: string | null;
+  /** Its size in bytes when it was found. */
+  readonly size: number;
 }
 
 export interface CollectedFiles {
@@ -37,42 +39,56 @@ function fileItem(p: string): string {
   return posix(relative === '' || relative.startsWith('..') || path.isAbsolute(relative) ? absolute : relative);
 }
 
+/** What one path found: its files and skipped paths, in name order. */
+interface Found {
+  readonly files: IngestFile[];
+  readonly skipped: SkippedPath[];
+}
+
 /**
  * Walks files and folders in name order. Skips, with a reason: paths that do not exist, hidden
  * entries inside folders (names starting with `.`, not descended into), files whose extension is
- * not a supported format, and anything that is not a regular file or folder.
+ * not a supported format, and anything that is not a regular file or folder. The entries of a
+ * folder are looked at all at once (a re-run of a large folder is mostly this walk); the result
+ * keeps their name order.
  */
 export async function collectFiles(paths: readonly string[]): Promise<CollectedFiles> {
-  const files: IngestFile[] = [];
-  const skipped: SkippedPath[] = [];
-  const walk = async (p: string, folder: string | null) => {
+  const walk = async (p: string, folder: string | null): Promise<Found> => {
     let info: Awaited<ReturnType<typeof stat>>;
     try {
       info = await stat(p);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      skipped.push({ path: p, reason: code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})` });
-      return;
+      return {
+        files: [],
+        skipped: [{ path: p, reason: code === 'ENOENT' ? 'does not exist' : `cannot be read (${code ?? 'error'})` }],
+      };
     }
     if (info.isDirectory()) {
-      const entries = await readdir(p, { withFileTypes: true });
-      for (const entry of entries.sort((a, b) => a.name.localeCompare(b.name))) {
-        const child = path.join(p, entry.name);
-        if (entry.name.startsWith('.')) skipped.push({ path: child, reason: 'hidden (name starts with ".")' });
-        else await walk(child, folder ?? p);
-      }
-    } else if (!info.isFile()) {
-      skipped.push({ path: p, reason: 'not a regular file' });
-    } else if (!SUPPORTED.has(path.extname(p).toLowerCase())) {
-      const ext = path.extname(p) || '(no extension)';
-      skipped.push({
-        path: p,
-        reason: `${ext} is not a supported format (${INGEST_EXTENSIONS.join(' ')})`,
-      });
-    } else {
-      files.push({ path: p, item: folder === null ? fileItem(p) : posix(path.relative(folder, p)), folder });
+      const entries = (await readdir(p, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+      const found = await Promise.all(
+        entries.map((entry): Promise<Found> | Found => {
+          const child = path.join(p, entry.name);
+          if (entry.name.startsWith('.')) {
+            return { files: [], skipped: [{ path: child, reason: 'hidden (name starts with ".")' }] };
+          }
+          return walk(child, folder ?? p);
+        }),
+      );
+      return { files: found.flatMap((f) => f.files), skipped: found.flatMap((f) => f.skipped) };
     }
+    if (!info.isFile()) return { files: [], skipped: [{ path: p, reason: 'not a regular file' }] };
+    if (!SUPPORTED.has(path.extname(p).toLowerCase())) {
+      const ext = path.extname(p) || '(no extension)';
+      return {
+        files: [],
+        skipped: [{ path: p, reason: `${ext} is not a supported format (${INGEST_EXTENSIONS.join(' ')})` }],
+      };
+    }
+    const item = folder === null ? fileItem(p) : posix(path.relative(folder, p));
+    return { files: [{ path: p, item, folder, size: info.size }], skipped: [] };
   };
-  for (const p of paths) await walk(p, null);
-  return { files, skipped };
+  const found: Found[] = [];
+  for (const p of paths) found.push(await walk(p, null));
+  return { files: found.flatMap((f) => f.files), skipped: found.flatMap((f) => f.skipped) };
 }

@@ -4,15 +4,22 @@
  * version (changed) or as a new document.
  */
 import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
+import { createReadStream, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { IngestFile } from './ingest-files.ts';
 import { type IngestTarget, type Known, lookup, pairKey } from './ingest-requests.ts';
 
-/** Pairs asked per lookup request. */
-export const LOOKUP_BATCH = 200;
+/** Pairs asked per lookup request (the service takes up to 1000). */
+export const LOOKUP_BATCH = 500;
+/** Lookup requests in flight at once. */
+const LOOKUP_CONCURRENCY = 2;
 /** Files hashed at once. */
-const HASH_CONCURRENCY = 8;
+const HASH_CONCURRENCY = 16;
+/**
+ * Files up to this size are read whole, at once, to be hashed (a promise-based open, stat, read and
+ * close of each costs more than the read itself); larger ones are streamed.
+ */
+const READ_WHOLE_BYTES = 256 * 1024;
 
 export interface PlannedFile extends IngestFile {
   readonly source: string;
@@ -36,9 +43,10 @@ export function sourceOf(file: IngestFile, given: string | undefined): string {
   return path.basename(path.resolve(file.folder)) || 'upload';
 }
 
-async function sha256(file: string): Promise<string> {
+async function sha256(file: IngestFile): Promise<string> {
   const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  if (file.size <= READ_WHOLE_BYTES) return hash.update(readFileSync(file.path)).digest('hex');
+  for await (const chunk of createReadStream(file.path)) hash.update(chunk as Buffer);
   return hash.digest('hex');
 }
 
@@ -56,12 +64,40 @@ async function mapLimited<T, R>(items: readonly T[], concurrency: number, work: 
   return results;
 }
 
+/** The lookups of every pair, {@link LOOKUP_BATCH} a request, some in flight at once. */
+async function lookupAll(
+  target: IngestTarget,
+  pairs: ReadonlyArray<{ source: string; item: string }>,
+): Promise<{ found: Map<string, Known>; notice?: string } | { refused: string } | { failed: string }> {
+  const batches: Array<ReadonlyArray<{ source: string; item: string }>> = [];
+  for (let start = 0; start < pairs.length; start += LOOKUP_BATCH)
+    batches.push(pairs.slice(start, start + LOOKUP_BATCH));
+  const results = await mapLimited(batches, LOOKUP_CONCURRENCY, (batch) => lookup(target, batch));
+  const found = new Map<string, Known>();
+  for (const result of results) {
+    if ('failed' in result) return { failed: `looking the files up failed (${result.failed})` };
+    if ('refused' in result) {
+      if (result.status === 401) return { refused: result.refused };
+      return {
+        found: new Map(),
+        notice:
+          result.status === 403
+            ? 'this key may not read documents, so unchanged files cannot be recognised: every file is uploaded (give the key the read permission to skip unchanged files).'
+            : 'the service cannot look documents up by source item (an older version?): every file is uploaded.',
+      };
+    }
+    for (const [key, known] of result.found) found.set(key, known);
+  }
+  return { found };
+}
+
 /**
- * Hashes the files and looks their (source, item) pairs up, {@link LOOKUP_BATCH} a request. A
- * second file of a pair already taken in this run is a duplicate (reported, not uploaded). When the
- * key may not read documents (403) or the service has no lookup (404), every file is planned as
- * new and `notice` says so (the uploads' Idempotency-Keys still keep a re-run from creating
- * duplicates for as long as the service keeps the keys); a refused key (401) refuses the plan.
+ * Hashes the files and, at the same time, looks their (source, item) pairs up (the lookup does not
+ * need the content). A second file of a pair already taken in this run is a duplicate (reported,
+ * not uploaded). When the key may not read documents (403) or the service has no lookup (404),
+ * every file is planned as new and `notice` says so (the uploads' Idempotency-Keys still keep a
+ * re-run from creating duplicates for as long as the service keeps the keys); a refused key (401)
+ * refuses the plan.
  */
 export async function planIngest(
   target: IngestTarget,
@@ -70,46 +106,34 @@ export async function planIngest(
 ): Promise<Plan> {
   const seen = new Map<string, string>();
   const duplicates: Array<{ file: string; reason: string }> = [];
-  const unique: IngestFile[] = [];
+  const unique: Array<IngestFile & { readonly source: string }> = [];
   for (const file of files) {
-    const key = pairKey(sourceOf(file, source), file.item);
+    const fileSource = sourceOf(file, source);
+    const key = pairKey(fileSource, file.item);
     const first = seen.get(key);
     if (first !== undefined) {
       duplicates.push({ file: file.path, reason: `same source and path "${file.item}" as ${first}; not uploaded` });
     } else {
       seen.set(key, file.path);
-      unique.push(file);
+      unique.push({ ...file, source: fileSource });
     }
   }
-  const planned: PlannedFile[] = await mapLimited(unique, HASH_CONCURRENCY, async (file) => ({
-    ...file,
-    source: sourceOf(file, source),
-    contentHash: await sha256(file.path),
-  }));
-
-  const found = new Map<string, Known>();
-  let notice: string | undefined;
-  for (let start = 0; start < planned.length; start += LOOKUP_BATCH) {
-    const batch = planned.slice(start, start + LOOKUP_BATCH);
-    const result = await lookup(
-      target,
-      batch.map((f) => ({ source: f.source, item: f.item })),
-    );
-    if ('failed' in result) return { failed: `looking the files up failed (${result.failed})` };
-    if ('refused' in result) {
-      if (result.status === 401) return { refused: result.refused };
-      notice =
-        result.status === 403
-          ? 'this key may not read documents, so unchanged files cannot be recognised: every file is uploaded (give the key the read permission to skip unchanged files).'
-          : 'the service cannot look documents up by source item (an older version?): every file is uploaded.';
-      break;
-    }
-    for (const [key, known] of result.found) found.set(key, known);
-  }
+  // The lookups go out first; the hashing, mostly synchronous reads, lets their answers in now and then.
+  const lookups = lookupAll(
+    target,
+    unique.map((f) => ({ source: f.source, item: f.item })),
+  );
+  let hashed = 0;
+  const planned = await mapLimited(unique, HASH_CONCURRENCY, async (file): Promise<PlannedFile> => {
+    if (++hashed % 64 === 0) await new Promise((resolve) => setImmediate(resolve));
+    return { ...file, contentHash: await sha256(file) };
+  });
+  const looked = await lookups;
+  if ('refused' in looked || 'failed' in looked) return looked;
   const steps: Step[] = planned.map((file) => {
-    const known = found.get(pairKey(file.source, file.item));
+    const known = looked.found.get(pairKey(file.source, file.item));
     if (known === undefined) return { kind: 'create', file };
     return known.contentHash === file.contentHash ? { kind: 'skip', file, known } : { kind: 'update', file, known };
   });
-  return { steps, duplicates, ...(notice !== undefined ? { notice } : {}) };
+  return { steps, duplicates, ...(looked.notice !== undefined ? { notice: looked.notice } : {}) };
 }

@@ -2,7 +2,6 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { type Command, print } from './command.ts';
 import { collectFiles, INGEST_EXTENSIONS, type SkippedPath } from './ingest-files.ts';
-import { followDocuments } from './ingest-follow.ts';
 import { planIngest, type Step } from './ingest-plan.ts';
 import {
   createDocument,
@@ -13,7 +12,6 @@ import {
   updateKey,
   type WriteOutcome,
 } from './ingest-requests.ts';
-import { progressBar } from './progress.ts';
 import { checkService } from './service-client.ts';
 
 interface IngestOptions {
@@ -119,12 +117,12 @@ async function runStep(step: Step, target: IngestTarget): Promise<WriteOutcome |
  * (with `--wait`) are followed to `completed` or `failed`.
  */
 export const ingestCommand: Command = {
-  async run(args, { config, out, err, usage }) {
+  async run(args, { client, out, err, usage }) {
     const { values, positionals } = parseArgs({
       args,
       allowPositionals: true,
       options: {
-        url: { type: 'string', default: config.client.url },
+        url: { type: 'string', default: client.url },
         key: { type: 'string' },
         concurrency: { type: 'string', default: '4' },
         metadata: { type: 'string' },
@@ -133,7 +131,7 @@ export const ingestCommand: Command = {
         json: { type: 'boolean', default: false },
       },
     });
-    const key = values.key ?? config.client.apiKey;
+    const key = values.key ?? client.apiKey;
     if (!key) {
       print(err, 'kb ingest needs an API key with write permission: --key ink_…, KB_API_KEY or KB_KEY.');
       return 2;
@@ -192,7 +190,6 @@ export const ingestCommand: Command = {
     const writes = plan.steps.filter((s) => s.kind !== 'skip');
     report.skipped += plan.steps.length - writes.length;
 
-    const bar = progressBar('Uploading');
     let refused: string | null = null;
     const record = (step: Step, outcome: WriteOutcome | 'skipped') => {
       if (outcome === 'skipped') report.skipped++;
@@ -215,6 +212,9 @@ export const ingestCommand: Command = {
     // The first upload goes alone: a refused key stops the run before the progress bar starts and
     // before any other upload goes out.
     if (writes.length > 0) {
+      // Loaded only when there is something to upload (or, below, to follow): a re-run that finds
+      // nothing changed is mostly the command's start.
+      const bar = (await import('./progress.ts')).progressBar('Uploading');
       const first = writes[0] as Step;
       record(first, await runStep(first, target));
       let next = 1;
@@ -244,6 +244,7 @@ export const ingestCommand: Command = {
 
     let processed: { completed: number; failed: number } | undefined;
     if (values.wait && report.uploaded.length > 0) {
+      const { followDocuments } = await import('./ingest-follow.ts');
       processed = await followDocuments(report.uploaded, options, report.failures);
       if (!values.json) {
         print(
