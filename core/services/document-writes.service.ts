@@ -1,3 +1,5 @@
+import { isRetriable } from '../errors/kb-error.ts';
+import { isStorageFull } from '../errors/storage-errors.ts';
 import { documentNotification, type Notification, publishNotification } from '../events/notifications.ts';
 import type { DocumentRecord, Metadata, VersionRecord } from '../model/document-records.model.ts';
 import type { Logger } from '../model/logger.model.ts';
@@ -120,6 +122,9 @@ export function createDocumentWritesService(
   /**
    * Runs a write of a staged file; when it fails, the staged file goes too, unless the write had
    * recorded a version of it by then (it calls `referenced`): that version still needs its file.
+   * An engine that failed to answer (unavailable, reset, timed out) may have applied the write
+   * all the same, and a retry with the request's key then answers that version: the file is kept,
+   * and the leftovers sweep removes it later if no version refers to it.
    */
   async function discardingOnFailure<T>(
     staged: StagedUpload,
@@ -131,7 +136,8 @@ export function createDocumentWritesService(
         kept = true;
       });
     } catch (error) {
-      if (!kept) await objects.delete(staged.storageKey).catch(() => {});
+      const mayBeApplied = isRetriable(error) && !isStorageFull(error);
+      if (!kept && !mayBeApplied) await objects.delete(staged.storageKey).catch(() => {});
       throw error;
     }
   }
@@ -177,6 +183,7 @@ export function createDocumentWritesService(
     const doc = await documents.getDocument(ctx.workspaceId, found.documentId);
     const first = await documents.getVersion(found.documentId, 1);
     if (doc === null || first === null) return null;
+    await writer.requeueResumed(ctx, first);
     await writer.auditVersion(ctx, 'create', first, null, first.changeReason);
     return uploadView(doc, first);
   }
@@ -201,9 +208,14 @@ export function createDocumentWritesService(
     try {
       await writer.publishUploaded(ctx, doc.latest);
     } catch (error) {
-      // Nothing half-written: without its event the document would stay pending forever.
-      await documents.purge(ctx.workspaceId, doc.id).catch(() => {});
-      await objects.deletePrefix(storageKeys.documentPrefix(ctx.workspaceId, doc.id)).catch(() => {});
+      // Nothing half-written: without its event the document would stay pending forever. Its
+      // files go only once it is gone: a document the purge could not remove is still answered to
+      // a retry with the request's key, and queued again by the check for versions left pending.
+      const purged = await documents.purge(ctx.workspaceId, doc.id).then(
+        () => true,
+        () => false,
+      );
+      if (purged) await objects.deletePrefix(storageKeys.documentPrefix(ctx.workspaceId, doc.id)).catch(() => {});
       throw error;
     }
     await writer.auditVersion(ctx, 'create', doc.latest, null, changeReason);
@@ -223,6 +235,7 @@ export function createDocumentWritesService(
     if (found === null) return null;
     const created = await documents.getVersion(documentId, found.version);
     if (created === null) return null;
+    await writer.requeueResumed(ctx, created);
     const before = await documents.getVersion(documentId, found.version - 1);
     await writer.auditVersion(ctx, 'update', created, before, created.changeReason);
     return viewAt(ctx, documentId, created.version);

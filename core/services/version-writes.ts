@@ -128,6 +128,12 @@ export interface VersionWriter {
   /** Publishes the `uploaded` event that sends the version through ingestion. */
   publishUploaded(ctx: RequestContext, version: VersionRecord): Promise<void>;
   /**
+   * For a request that resumes a write an earlier one made: publishes the version's `uploaded`
+   * event again while the version is still `pending` (the earlier request may have failed before
+   * it published; a second event for a version already queued is ingested once).
+   */
+  requeueResumed(ctx: RequestContext, version: VersionRecord): Promise<void>;
+  /**
    * Serves `target` from `source`'s chunks and vectors (metadata change, rollback) when they are
    * all there; returns false when the pipeline must run instead.
    */
@@ -172,6 +178,10 @@ export function createVersionWriter(deps: VersionWriterDeps): VersionWriter {
 
     async publishUploaded(ctx, v) {
       await publishEvent(log, topics.uploaded, v.documentId, uploadedEvent(v, ctx.traceId));
+    },
+
+    async requeueResumed(ctx, v) {
+      if (v.status === 'pending') await writer.publishUploaded(ctx, v);
     },
 
     async completeFromExisting(source, target) {

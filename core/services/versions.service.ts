@@ -99,6 +99,7 @@ export function createVersionsService(
       const resumed = await writer.findResumed(ctx, write, 'version', documentId);
       const earlier = resumed === null ? null : await documents.getVersion(documentId, resumed.version);
       if (earlier !== null) {
+        await writer.requeueResumed(ctx, earlier);
         const before = await documents.getVersion(documentId, earlier.version - 1);
         await writer.auditVersion(ctx, 'rollback', earlier, before, changeReason);
         return {

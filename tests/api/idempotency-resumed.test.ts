@@ -199,6 +199,41 @@ describe('a write that failed after it was applied', () => {
     expect(await auditOf(id, 'update')).toBe(1);
   });
 
+  it('keeps the file of an upload whose store answered a failure after recording it, so the retry is ingested', async () => {
+    // A full service: the version must reach `completed`, not fail its parse for a missing file.
+    const full = await startTestService({ stages: 'all' });
+    try {
+      const documents = full.runtime.ports.documents;
+      const createDocument = documents.createDocument.bind(documents);
+      documents.createDocument = async (input) => {
+        documents.createDocument = createDocument;
+        await createDocument(input);
+        throw engineUnavailable('opensearch', 'the connection was reset before the answer');
+      };
+      const key = randomUUID();
+      const file = uniqueFile('applied-then-failed');
+      const send = () =>
+        full.request('POST', '/api/v1/documents', { body: uploadForm(file), headers: { 'idempotency-key': key } });
+      const first = await send();
+      expect(first.status, first.text).toBe(503);
+      const retry = await send();
+      expect(retry.status, retry.text).toBe(201);
+      const id = retry.body.document_id as string;
+      const list = await full.request('GET', '/api/v1/documents?limit=100');
+      expect(list.body.documents.filter((d: { name: string }) => d.name === file.name)).toHaveLength(1);
+      const deadline = Date.now() + 30_000;
+      let doc = await full.request('GET', `/api/v1/documents/${id}`);
+      while (doc.body.status !== 'completed' && doc.body.status !== 'failed' && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        doc = await full.request('GET', `/api/v1/documents/${id}`);
+      }
+      expect(doc.body.error).toBeNull();
+      expect(doc.body).toMatchObject({ status: 'completed', version: 1 });
+    } finally {
+      await full.close();
+    }
+  });
+
   it('answers a delete whose notification the log refused 204, and publishes the notification after all', async () => {
     const created = await svc.request('POST', '/api/v1/documents', { body: uploadForm(uniqueFile('notify-later')) });
     const id = created.body.document_id as string;
