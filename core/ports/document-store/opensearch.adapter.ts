@@ -5,6 +5,7 @@ import { createOpenSearchChunkIndex } from './opensearch/opensearch-chunks.ts';
 import { type OpenSearchDocumentStoreOptions, openOpenSearchContext } from './opensearch/opensearch-context.ts';
 import { OPENSEARCH } from './opensearch/opensearch-http.ts';
 import { createOpenSearchIndexModelStore } from './opensearch/opensearch-index-model.ts';
+import { createOpenSearchNotificationOutbox } from './opensearch/opensearch-notification-outbox.ts';
 import { createOpenSearchPendingVersions } from './opensearch/opensearch-pending-versions.ts';
 import { createOpenSearchRetentionStore } from './opensearch/opensearch-retention.ts';
 import { createOpenSearchSourceItemLookup } from './opensearch/opensearch-source-items.ts';
@@ -68,6 +69,10 @@ export type { OpenSearchDocumentStoreOptions };
  *   `findWrite` searches both indexes for it after refreshing them (it is asked only by a request
  *   that resumes one cut off), skips a version 1 without its document, and advances the document
  *   for a version an append left behind.
+ * - A deletion's pending notification (`NotificationOutbox`) is a field of the document record
+ *   that the deletion's guarded write writes; `listPendingNotifications` refreshes the documents
+ *   index and searches it, `clearNotification` is a script that clears the field only while it
+ *   still holds that id.
  * - Keyword search ORs the words of the text (Unicode words, lower-cased, diacritics folded,
  *   Porter-stemmed); the score is BM25.
  *
@@ -89,6 +94,7 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
     ...createOpenSearchVectorCache(context),
     ...createOpenSearchRetentionStore(context),
     ...createOpenSearchPendingVersions(context),
+    ...createOpenSearchNotificationOutbox(context),
     ...createOpenSearchTransfer(context),
 
     async ping() {

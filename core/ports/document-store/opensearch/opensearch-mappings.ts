@@ -96,6 +96,8 @@ const DOCUMENT_PROPERTIES = {
   rev: { type: 'long' },
   served: OPAQUE,
   deleted_by: KEYWORD,
+  // The pending notification of its deletion (`NotificationOutbox`): listed by `at`, its body kept only.
+  notification: { properties: { id: KEYWORD, at: DATE, body: STORED_KEYWORD } },
 };
 
 const VERSION_PROPERTIES = {

@@ -400,7 +400,7 @@ export function createOpenSearchVersionStore(
 
     completeVersionWithChunks: (documentId, version, chunks, result) => complete(documentId, version, result, chunks),
 
-    async softDelete(workspaceId, documentId, at, writeKey) {
+    async softDelete(workspaceId, documentId, at, writeKey, notify) {
       const when = canonicalTime(at, 'at');
       for (let attempt = 0; ; attempt += 1) {
         const document = await getDocument(documentId);
@@ -411,7 +411,7 @@ export function createOpenSearchVersionStore(
           const latest = await getVersionSource(documentId, document.source.latest_version);
           return latest === null ? null : toDocumentRecord(document.source, latest);
         }
-        const next: DocumentSource = {
+        let next: DocumentSource = {
           ...document.source,
           deleted_at: when,
           updated_at: when,
@@ -419,6 +419,14 @@ export function createOpenSearchVersionStore(
           deleted_by: writeKey ?? null,
           rev: document.source.rev + 1,
         };
+        if (notify !== undefined) {
+          // Made from the latest version as the guard below holds it (an append changes the
+          // document record), and written in the same record as the deletion.
+          const latest = await getVersionSource(documentId, next.latest_version);
+          if (latest === null) return null;
+          const notification = notify(toDocumentRecord(next, latest));
+          next = { ...next, notification: { id: notification.id, at: when, body: notification.body } };
+        }
         if (!(await put(names.documents, documentId, next, document))) {
           await backoff(attempt, `delete ${documentId}`);
           continue;

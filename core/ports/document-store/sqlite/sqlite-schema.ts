@@ -3,7 +3,9 @@
  *
  * - `documents`: one row per document; `status`/`name` mirror the latest version for list filters;
  *   `deleted_by` is the write key of its deletion.
- *   `source_item` is the item within its source it was created for (NULL: none).
+ *   `source_item` is the item within its source it was created for (NULL: none);
+ *   `notification_id`, `notification_at` and `notification` are the pending notification of its
+ *   deletion, recorded in the deletion's transaction and cleared once the log took it (NULL: none).
  * - `versions`: one row per (document, version) with every `VersionRecord` field (JSON for
  *   `metadata`, `error` and `progress`) and the write key of the request that created it.
  * - `chunks`: one row per chunk; `seq` is the rowid the FTS5 index points at, `id` is the public
@@ -176,6 +178,17 @@ export const DOCUMENT_STORE_MIGRATIONS: readonly { readonly name: string; readon
     statements: [
       'ALTER TABLE documents ADD COLUMN source_item TEXT',
       'CREATE INDEX documents_by_source_item ON documents (workspace_id, source, source_item) WHERE source_item IS NOT NULL',
+    ],
+  },
+  {
+    // The notification of a change, pending until the message log took it (`NotificationOutbox`):
+    // written in the change's transaction, listed oldest first from an index of the pending alone.
+    name: 'document-store-009-pending-notifications',
+    statements: [
+      'ALTER TABLE documents ADD COLUMN notification_id TEXT',
+      'ALTER TABLE documents ADD COLUMN notification_at TEXT',
+      'ALTER TABLE documents ADD COLUMN notification TEXT',
+      'CREATE INDEX documents_pending_notification ON documents (notification_at, id) WHERE notification_id IS NOT NULL',
     ],
   },
 ];

@@ -103,6 +103,9 @@ export function createSqliteVersionStore(context: SqliteContext): Omit<VersionSt
       `UPDATE documents SET deleted_at = @at, updated_at = @at, served_version = NULL, deleted_by = @write_key
        WHERE id = @id`,
     ),
+    recordNotification: db.prepare(
+      'UPDATE documents SET notification_id = @notification_id, notification_at = @at, notification = @body WHERE id = @id',
+    ),
     deletionByKey: db.prepare<[string, string], { id: string; latest_version: number }>(
       `SELECT id, latest_version FROM documents WHERE deleted_by = ? AND workspace_id = ?
        ORDER BY deleted_at DESC, id DESC LIMIT 1`,
@@ -337,7 +340,7 @@ export function createSqliteVersionStore(context: SqliteContext): Omit<VersionSt
       });
     },
 
-    async softDelete(workspaceId, documentId, at, writeKey) {
+    async softDelete(workspaceId, documentId, at, writeKey, notify) {
       const when = canonicalTime(at, 'at');
       return write(() => {
         const document = statements.documentMeta.get(documentId);
@@ -354,7 +357,18 @@ export function createSqliteVersionStore(context: SqliteContext): Omit<VersionSt
           });
         }
         statements.softDelete.run({ id: documentId, at: when, write_key: writeKey ?? null });
-        return toDocumentRecord(statements.documentById.get(documentId, workspaceId)!);
+        const deleted = toDocumentRecord(statements.documentById.get(documentId, workspaceId)!);
+        if (notify !== undefined) {
+          // In the deletion's transaction: the deletion is never stored without its notification.
+          const notification = notify(deleted);
+          statements.recordNotification.run({
+            id: documentId,
+            notification_id: notification.id,
+            at: when,
+            body: notification.body,
+          });
+        }
+        return deleted;
       });
     },
 
