@@ -8,6 +8,7 @@ import { isoNow } from '../util/time.ts';
 import { documentNotFound, isDocumentId, loadDocument } from './document-access.ts';
 import { documentView } from './document-views.ts';
 import type { WriteKey } from './idempotency.service.ts';
+import { createNotificationOutboxService, type NotificationOutboxService } from './notification-outbox.service.ts';
 import { actorOf, type RequestContext } from './request-context.ts';
 import type { StagedUpload } from './upload-staging.service.ts';
 import { createVersionWriter, newVersionFrom, type VersionWriterDeps } from './version-writes.ts';
@@ -55,10 +56,14 @@ export interface DocumentWritesService {
     write?: WriteKey,
   ): Promise<DocumentView>;
   /**
-   * Deletes the document (or purges it). Once the deletion is written the answer is a success: the
-   * `document.deleted` notification that follows is published again until the log takes it, not
-   * failed with the request. A document already deleted is `not-found`, unless this request's key
-   * deleted it (an earlier request with the key cut off, or answered a failure, after the deletion).
+   * Deletes the document (or purges it). Once the deletion is written the answer is a success: its
+   * `document.deleted` notification is recorded pending in the same store write as the deletion
+   * and published from the outbox until the log takes it (see `notification-outbox.service.ts`),
+   * by this process or, should it end first, by the next one that drains; it is not failed with
+   * the request. A document already deleted is `not-found`, unless this request's key deleted it
+   * (an earlier request with the key cut off, or answered a failure, after the deletion). A purge's
+   * `document.purged` is published again in the background until the log takes it, by this
+   * process only: it is lost if the process ends first.
    */
   remove(ctx: RequestContext, documentId: string, options: { purge: boolean }, write?: WriteKey): Promise<void>;
   reprocess(ctx: RequestContext, documentId: string): Promise<DocumentView>;
@@ -78,16 +83,32 @@ export function createDocumentWritesService(
     readonly logger?: Logger;
     /** The first pause before a notification is published again, doubling up to 30 s (default 1 s). */
     readonly notifyRetryMs?: number;
+    /**
+     * The outbox a deletion's notification is recorded in and published from (default: one of
+     * this service's own over `documents`, `log` and the notification topic, which drains only
+     * after a failure of its own).
+     */
+    readonly outbox?: NotificationOutboxService;
   },
 ): DocumentWritesService {
   const { documents, objects } = deps;
   const logger = deps.logger ?? silentLogger;
   const firstRetryMs = deps.notifyRetryMs ?? 1000;
+  const outbox =
+    deps.outbox ??
+    createNotificationOutboxService({
+      store: documents,
+      log: deps.log,
+      topic: deps.topics.notification,
+      logger,
+      retryMs: firstRetryMs,
+    });
 
   /**
-   * Publishes a notification of a change already written. A failure (the log down) does not fail
-   * the write: the notification is published again, in the background, until the log takes it
-   * (lost only if this process ends first).
+   * Publishes a notification of a change already written that the store could not keep pending (a
+   * purge removes the document). A failure (the log down) does not fail the write: the
+   * notification is published again, in the background, until the log takes it (lost only if
+   * this process ends first).
    */
   async function notifyWritten(notification: Notification): Promise<void> {
     try {
@@ -299,7 +320,14 @@ export function createDocumentWritesService(
         return;
       }
       const now = isoNow();
-      const deleted = await freeing(() => documents.softDelete(ctx.workspaceId, documentId, now, write?.key));
+      // The notification is made from the document as the deletion leaves it and recorded pending
+      // in the deletion's own write: a process killed after the deletion leaves it to a drain.
+      const notification = outbox.draft((changed) =>
+        documentNotification('document.deleted', changed, changed.latest, changed.deletedAt ?? now, actorOf(ctx)),
+      );
+      const deleted = await freeing(() =>
+        documents.softDelete(ctx.workspaceId, documentId, now, write?.key, notification.draft),
+      );
       if (!deleted?.deletedAt) throw documentNotFound(documentId);
       const once = { at: deleted.deletedAt };
       const audit = () =>
@@ -324,9 +352,11 @@ export function createDocumentWritesService(
         throw documentNotFound(documentId);
       }
       await audit();
-      await notifyWritten(
-        documentNotification('document.deleted', deleted, deleted.latest, deleted.deletedAt, actorOf(ctx)),
-      );
+      const recorded = notification.recorded();
+      // Recorded by this call: published now. Deleted by an earlier request with this key: its
+      // notification, if still pending, is the outbox's to publish, under its own id.
+      if (recorded !== undefined) await outbox.deliver(documentId, recorded);
+      else outbox.wake();
     },
 
     async reprocess(ctx, documentId) {
