@@ -246,7 +246,13 @@ export interface VersionStore {
    * changes stored with one key, the latest.
    */
   findWrite(workspaceId: string, writeKey: string): Promise<RecordedWrite | null>;
-  purge(workspaceId: string, documentId: string): Promise<boolean>;
+  /**
+   * Removes the document of the workspace with everything of it; false when there is none. `notify`,
+   * when given, makes the purge's notification from the document as it was (deleted or not, with
+   * its latest version), which is recorded pending together with the notification the document
+   * held, if any, where the purge leaves them (see {@link NotificationOutbox}).
+   */
+  purge(workspaceId: string, documentId: string, notify?: NotificationDraft): Promise<boolean>;
 
   /** Documents not deleted, by their latest version's status, over every workspace (for metrics). */
   countDocumentsByStatus(): Promise<Record<VersionStatus, number>>;

@@ -128,7 +128,43 @@ export function notificationOutboxAspect(suite: ContractContext): void {
       expect(await pendingOf(store, ids)).toEqual([]);
     });
 
-    it('removes the pending notification of a purged document with it', async () => {
+    it('keeps a purge’s notification, and the one its document held, after the document is gone', async () => {
+      const workspaceId = newWorkspace();
+      const doc = await createDoc(workspaceId);
+      await store.appendVersion(workspaceId, doc.id, () => newVersion({ createdAt: at(2) }));
+      const deletion = recordingDraft();
+      await store.softDelete(workspaceId, doc.id, at(5), undefined, deletion.draft);
+      const purge = recordingDraft();
+      expect(await store.purge(workspaceId, doc.id, purge.draft)).toBe(true);
+      expect(await store.getVersion(doc.id, 1)).toBeNull();
+      // Made from the document as it was: deleted, with its latest version.
+      expect(purge.seen).toHaveLength(1);
+      expect(purge.seen[0]).toMatchObject({ id: doc.id, workspaceId, deletedAt: at(5), latestVersion: 2 });
+      const listed = await pendingOf(store, [doc.id]);
+      expect(listed.map((pending) => [pending.id, pending.body])).toEqual([
+        [deletion.last()?.id, deletion.last()?.body],
+        [purge.last()?.id, purge.last()?.body],
+      ]);
+      expect(listed.every((pending) => pending.workspaceId === workspaceId)).toBe(true);
+      expect(listed[0]?.recordedAt).toBe(at(5));
+
+      // Each is cleared by its own id.
+      await store.clearNotification(doc.id, purge.last()?.id ?? '');
+      expect((await pendingOf(store, [doc.id])).map((pending) => pending.id)).toEqual([deletion.last()?.id]);
+      await store.clearNotification(doc.id, deletion.last()?.id ?? '');
+      await store.clearNotification(doc.id, deletion.last()?.id ?? '');
+      expect(await pendingOf(store, [doc.id])).toEqual([]);
+
+      // Nothing purged: nothing recorded, the draft not called.
+      const none = recordingDraft();
+      expect(await store.purge(workspaceId, doc.id, none.draft)).toBe(false);
+      const foreign = await createDoc(newWorkspace());
+      expect(await store.purge(workspaceId, foreign.id, none.draft)).toBe(false);
+      expect(none.seen).toEqual([]);
+      expect(await pendingOf(store, [doc.id, foreign.id])).toEqual([]);
+    });
+
+    it('a purge without a draft removes the pending notification of its document with it', async () => {
       const workspaceId = newWorkspace();
       const doc = await createDoc(workspaceId);
       await store.softDelete(workspaceId, doc.id, at(5), undefined, recordingDraft().draft);

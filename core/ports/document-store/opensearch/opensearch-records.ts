@@ -47,6 +47,15 @@ export interface DocumentSource {
   readonly notification?: StoredNotification | null;
 }
 
+/** `_source` of a pending notification kept past its document's purge (the outbox index). */
+export interface OutboxSource {
+  readonly id: string;
+  readonly workspace_id: string;
+  readonly document_id: string;
+  readonly at: string;
+  readonly body: string;
+}
+
 /** A pending notification as a document record holds it. */
 export interface StoredNotification {
   readonly id: string;

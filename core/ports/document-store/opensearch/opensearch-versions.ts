@@ -13,6 +13,7 @@ import type {
   DocumentListQuery,
   DocumentStore,
   NewDocument,
+  NotificationDraft,
   RecordedWrite,
   VersionPatch,
   VersionStore,
@@ -25,6 +26,7 @@ import {
   type DocumentSource,
   later,
   newVersionSource,
+  type OutboxSource,
   toDocumentRecord,
   type VersionSource,
   versionId,
@@ -47,6 +49,7 @@ export function createOpenSearchVersionStore(
     resultWindow,
     refreshQuery,
     path,
+    getGuarded,
     getDocument,
     getGuardedMany,
     getVersionSource,
@@ -62,6 +65,37 @@ export function createOpenSearchVersionStore(
   } = context;
   const { propagate, mirrorStatus, advanceLatest } = createServing(context);
   const { putChunks } = createChunkWriter(context);
+
+  /**
+   * Writes to the outbox index, before a purge removes anything, the notification the document held
+   * and the purge's own. Each is created only if absent: a purge retried after one cut off keeps
+   * the first one's notification (its draft is not called again).
+   */
+  async function keepNotifications(document: DocumentSource, notify: NotificationDraft): Promise<void> {
+    const entry = (id: string, at: string, body: string): OutboxSource => ({
+      id,
+      workspace_id: document.workspace_id,
+      document_id: document.id,
+      at,
+      body,
+    });
+    const held = document.notification;
+    if (held !== undefined && held !== null) {
+      await put(names.outbox, `${document.id}:held`, entry(held.id, held.at, held.body), 'create', 'later');
+    }
+    const purgeId = `${document.id}:purge`;
+    if (await getGuarded(names.outbox, purgeId)) return;
+    const latest = await getVersionSource(document.id, document.latest_version);
+    if (latest === null) return;
+    const notification = notify(toDocumentRecord(document, latest));
+    await put(
+      names.outbox,
+      purgeId,
+      entry(notification.id, new Date().toISOString(), notification.body),
+      'create',
+      'later',
+    );
+  }
 
   async function listDocuments(query: DocumentListQuery): Promise<{ documents: DocumentRecord[]; total: number }> {
     const filter: Json[] = [
@@ -470,9 +504,10 @@ export function createOpenSearchVersionStore(
       return null;
     },
 
-    async purge(workspaceId, documentId) {
+    async purge(workspaceId, documentId, notify) {
       const document = await getDocument(documentId);
       if (document === null || document.source.workspace_id !== workspaceId) return false;
+      if (notify !== undefined) await keepNotifications(document.source, notify);
       const byDocument = { term: { document_id: documentId } };
       await deleteMatching(names.chunks, byDocument, BY_CHUNK_ID);
       // By id: versions are written without a refresh, so a search could miss the newest. One past

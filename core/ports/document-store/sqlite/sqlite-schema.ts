@@ -6,6 +6,8 @@
  *   `source_item` is the item within its source it was created for (NULL: none);
  *   `notification_id`, `notification_at` and `notification` are the pending notification of its
  *   deletion, recorded in the deletion's transaction and cleared once the log took it (NULL: none).
+ * - `notification_outbox`: pending notifications of purged documents (the purge's own, and the one
+ *   the document held), written in the purge's transaction and deleted once the log took them.
  * - `versions`: one row per (document, version) with every `VersionRecord` field (JSON for
  *   `metadata`, `error` and `progress`) and the write key of the request that created it.
  * - `chunks`: one row per chunk; `seq` is the rowid the FTS5 index points at, `id` is the public
@@ -189,6 +191,15 @@ export const DOCUMENT_STORE_MIGRATIONS: readonly { readonly name: string; readon
       'ALTER TABLE documents ADD COLUMN notification_at TEXT',
       'ALTER TABLE documents ADD COLUMN notification TEXT',
       'CREATE INDEX documents_pending_notification ON documents (notification_at, id) WHERE notification_id IS NOT NULL',
+      // Pending notifications of documents purged since: the purge's own, and the one its document held.
+      `CREATE TABLE notification_outbox (
+          id TEXT PRIMARY KEY,
+          workspace_id TEXT NOT NULL,
+          document_id TEXT NOT NULL,
+          recorded_at TEXT NOT NULL,
+          body TEXT NOT NULL
+        ) WITHOUT ROWID`,
+      'CREATE INDEX notification_outbox_by_time ON notification_outbox (recorded_at, document_id, id)',
     ],
   },
 ];

@@ -114,6 +114,14 @@ export function createSqliteVersionStore(context: SqliteContext): Omit<VersionSt
       `SELECT v.document_id, v.version FROM versions v JOIN documents d ON d.id = v.document_id
        WHERE v.write_key = ? AND v.workspace_id = ? ORDER BY v.created_at DESC, v.version DESC LIMIT 1`,
     ),
+    heldNotification: db.prepare<
+      [string],
+      { notification_id: string | null; notification_at: string | null; notification: string | null }
+    >('SELECT notification_id, notification_at, notification FROM documents WHERE id = ?'),
+    keepNotification: db.prepare(
+      `INSERT OR IGNORE INTO notification_outbox (id, workspace_id, document_id, recorded_at, body)
+       VALUES (@id, @workspace_id, @document_id, @recorded_at, @body)`,
+    ),
     purgeChunks: db.prepare('DELETE FROM chunks WHERE document_id = ?'),
     purgeVersions: db.prepare('DELETE FROM versions WHERE document_id = ?'),
     purgeDocument: db.prepare('DELETE FROM documents WHERE id = ? AND workspace_id = ?'),
@@ -386,10 +394,32 @@ export function createSqliteVersionStore(context: SqliteContext): Omit<VersionSt
       });
     },
 
-    async purge(workspaceId, documentId) {
+    async purge(workspaceId, documentId, notify) {
+      const now = new Date().toISOString();
       return write(() => {
         const document = statements.documentMeta.get(documentId);
         if (document === undefined || document.workspace_id !== workspaceId) return false;
+        if (notify !== undefined) {
+          // In the purge's transaction, to a table the purge leaves: the notification the document
+          // held (its deletion's, still pending) and the purge's own.
+          const held = statements.heldNotification.get(documentId);
+          const keep = (id: string, recordedAt: string, body: string) =>
+            statements.keepNotification.run({
+              id,
+              workspace_id: workspaceId,
+              document_id: documentId,
+              recorded_at: recordedAt,
+              body,
+            });
+          if (held?.notification_id && held.notification_at !== null && held.notification !== null) {
+            keep(held.notification_id, held.notification_at, held.notification);
+          }
+          const row = statements.documentById.get(documentId, workspaceId);
+          if (row !== undefined) {
+            const notification = notify(toDocumentRecord(row));
+            keep(notification.id, now, notification.body);
+          }
+        }
         statements.purgeChunks.run(documentId);
         statements.purgeVersions.run(documentId);
         statements.purgeDocument.run(documentId, workspaceId);
