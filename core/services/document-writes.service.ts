@@ -1,4 +1,4 @@
-import { documentNotification, type Notification, publishNotification } from '../events/notifications.ts';
+import { documentNotification } from '../events/notifications.ts';
 import type { DocumentRecord, Metadata, VersionRecord } from '../model/document-records.model.ts';
 import type { Logger } from '../model/logger.model.ts';
 import { silentLogger } from '../model/logger.model.ts';
@@ -62,8 +62,8 @@ export interface DocumentWritesService {
    * by this process or, should it end first, by the next one that drains; it is not failed with
    * the request. A document already deleted is `not-found`, unless this request's key deleted it
    * (an earlier request with the key cut off, or answered a failure, after the deletion). A purge's
-   * `document.purged` is published again in the background until the log takes it, by this
-   * process only: it is lost if the process ends first.
+   * `document.purged` goes the same way: recorded pending by the purge (with the deletion's, if that
+   * was still pending), published, and drained after a failure.
    */
   remove(ctx: RequestContext, documentId: string, options: { purge: boolean }, write?: WriteKey): Promise<void>;
   reprocess(ctx: RequestContext, documentId: string): Promise<DocumentView>;
@@ -81,12 +81,12 @@ export function createDocumentWritesService(
     readonly freeing?: <T>(write: () => Promise<T>) => Promise<T>;
     /** Where a notification published again after a failure is reported. */
     readonly logger?: Logger;
-    /** The first pause before a notification is published again, doubling up to 30 s (default 1 s). */
+    /** The default outbox's first pause before a drain after a failed publish, doubling up to 30 s (default 1 s). */
     readonly notifyRetryMs?: number;
     /**
-     * The outbox a deletion's notification is recorded in and published from (default: one of
-     * this service's own over `documents`, `log` and the notification topic, which drains only
-     * after a failure of its own).
+     * The outbox the notifications of deletions and purges are recorded in and published from
+     * (default: one of this service's own over `documents`, `log` and the notification topic,
+     * which drains only after a failure of its own).
      */
     readonly outbox?: NotificationOutboxService;
   },
@@ -104,37 +104,6 @@ export function createDocumentWritesService(
       retryMs: firstRetryMs,
     });
 
-  /**
-   * Publishes a notification of a change already written that the store could not keep pending (a
-   * purge removes the document). A failure (the log down) does not fail the write: the
-   * notification is published again, in the background, until the log takes it (lost only if
-   * this process ends first).
-   */
-  async function notifyWritten(notification: Notification): Promise<void> {
-    try {
-      await publishNotification(deps.log, deps.topics.notification, notification);
-      return;
-    } catch (error) {
-      logger.warn(
-        { err: String(error), type: notification.payload.type, document_id: notification.subject },
-        'could not publish the notification of a change written; publishing it again in the background',
-      );
-    }
-    const again = (pauseMs: number) => {
-      const timer = setTimeout(() => {
-        publishNotification(deps.log, deps.topics.notification, notification).then(
-          () =>
-            logger.info(
-              { type: notification.payload.type, document_id: notification.subject },
-              'published the notification of a change written, after a failure',
-            ),
-          () => again(Math.min(30_000, pauseMs * 2)),
-        );
-      }, pauseMs);
-      timer.unref();
-    };
-    again(firstRetryMs);
-  }
   const freeing = deps.freeing ?? (<T>(write: () => Promise<T>) => write());
   const writer = createVersionWriter(deps);
 
@@ -303,20 +272,19 @@ export function createDocumentWritesService(
       if (purge) {
         const doc = await documents.getDocument(ctx.workspaceId, documentId);
         const versions = await documents.listVersions(ctx.workspaceId, documentId);
-        const removed = await freeing(() => documents.purge(ctx.workspaceId, documentId));
+        // Made from the document as it was, and kept pending by the purge where it leaves it.
+        const notification = outbox.draft((purged) =>
+          documentNotification('document.purged', purged, purged.latest, undefined, actorOf(ctx)),
+        );
+        const removed = await freeing(() => documents.purge(ctx.workspaceId, documentId, notification.draft));
         if (!removed) throw documentNotFound(documentId);
         await objects.deletePrefix(storageKeys.documentPrefix(ctx.workspaceId, documentId));
         const latest = doc?.latest ?? versions[0] ?? null;
         await freeing(() => writer.audit(ctx, 'purge', documentId, latest?.version ?? null, latest, null, null));
-        await notifyWritten(
-          documentNotification(
-            'document.purged',
-            { id: documentId, workspaceId: ctx.workspaceId, source: doc?.source ?? '' },
-            latest,
-            undefined,
-            actorOf(ctx),
-          ),
-        );
+        const recorded = notification.recorded();
+        if (recorded !== undefined) await outbox.deliver(documentId, recorded);
+        // The document's deletion notification, had it not been published yet, was kept with it.
+        outbox.wake();
         return;
       }
       const now = isoNow();

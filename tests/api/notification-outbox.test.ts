@@ -1,7 +1,7 @@
 /**
- * A deletion answered 204 while the log refuses its notification is not lost with the process:
- * the notification is recorded pending with the deletion, and the next service on the same data
- * publishes it at start-up, under the id it was recorded with (each webhook delivery's
+ * A deletion or purge answered 204 while the log refuses its notification is not lost with the
+ * process: the notification is recorded pending with the change, and the next service on the same
+ * data publishes it at start-up, under the id it was recorded with (each webhook delivery's
  * `webhook-id`). On the embedded runtime over a real socket; the log down is a log whose publishes
  * to the notification topic are refused until the process ends.
  */
@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { engineUnavailable } from '../../core/errors/kb-error.ts';
+import type { PendingNotification } from '../../core/ports/document-store/document-store.port.ts';
 import { startTestService, type TestService } from '../support/test-service.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -30,66 +31,111 @@ function refuseNotifications(svc: TestService): void {
   };
 }
 
+/**
+ * A service on a fresh data directory with a webhook endpoint for `events` and one uploaded
+ * document; `restart` stops it (the log never having taken what it refused) and starts the next
+ * one on the same data, dispatching webhooks.
+ */
+async function scenario(events: readonly string[]) {
+  const dataDir = await mkdtemp(path.join(os.tmpdir(), 'kb-outbox-test-'));
+  cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+  const receiver: WebhookReceiver = await startWebhookReceiver();
+  cleanups.push(() => receiver.close());
+  const first = await startTestService({ dataDir, stages: 'none', env: ENV });
+  let firstOpen = true;
+  cleanups.push(() => (firstOpen ? first.close() : Promise.resolve()));
+  const endpoint = await first.request('POST', '/api/v1/webhooks', {
+    json: { url: `${receiver.url}/hook`, events },
+  });
+  expect(endpoint.status, endpoint.text).toBe(201);
+  const created = await first.upload('outbox.txt', 'a document removed while the log is down');
+  expect(created.status, created.text).toBe(201);
+  const documentId = created.body.document_id as string;
+
+  return {
+    first,
+    documentId,
+    /** What the store holds pending for the document. */
+    async pending(svc: TestService): Promise<PendingNotification[]> {
+      const all = await svc.runtime.ports.documents.listPendingNotifications(100);
+      return all.filter((entry) => entry.documentId === documentId);
+    },
+    /** The document's deliveries received, in order. */
+    received: () => receiver.to('/hook').filter((request) => request.json.data.document_id === documentId),
+    async restart(): Promise<TestService> {
+      firstOpen = false;
+      await first.close();
+      const second = await startTestService({ dataDir, stages: 'none', dispatchWebhooks: true, env: ENV });
+      cleanups.push(() => second.close());
+      return second;
+    },
+    waitFor: (count: number) =>
+      receiver.waitFor(
+        () => receiver.to('/hook').filter((r) => r.json.data.document_id === documentId).length >= count,
+      ),
+    /** Resolves once nothing is pending and the endpoint lists a delivered delivery of each of `ids`. */
+    async settled(svc: TestService, ids: readonly string[]): Promise<void> {
+      const key = (await svc.createKey({ permissions: ['read', 'write'], workspaceId: first.workspaceId })).key;
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const left = await this.pending(svc);
+        const listed = await svc.request('GET', `/api/v1/webhooks/${endpoint.body.id}/deliveries`, { key });
+        expect(listed.status, listed.text).toBe(200);
+        const delivered = (listed.body.deliveries as { status: string; event_id: string }[])
+          .filter((entry) => entry.status === 'delivered')
+          .map((entry) => entry.event_id);
+        if (left.length === 0 && ids.every((id) => delivered.includes(id))) return;
+        if (Date.now() > deadline) throw new Error(`not settled: ${JSON.stringify({ left, delivered })}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    },
+  };
+}
+
 describe('notifications of writes answered while the log refused them', () => {
-  let receiver: WebhookReceiver;
-
   it('publishes a deletion’s notification from the next service on the same data, once, under its recorded id', async () => {
-    const dataDir = await mkdtemp(path.join(os.tmpdir(), 'kb-outbox-test-'));
-    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-    receiver = await startWebhookReceiver();
-    cleanups.push(() => receiver.close());
-
-    const first = await startTestService({ dataDir, stages: 'none', env: ENV });
-    let firstOpen = true;
-    cleanups.push(() => (firstOpen ? first.close() : Promise.resolve()));
-    const endpoint = await first.request('POST', '/api/v1/webhooks', {
-      json: { url: `${receiver.url}/deleted`, events: ['document.deleted'] },
-    });
-    expect(endpoint.status, endpoint.text).toBe(201);
-    const created = await first.upload('outbox.txt', 'a document deleted while the log is down');
-    expect(created.status, created.text).toBe(201);
-    const documentId = created.body.document_id as string;
-
+    const run = await scenario(['document.deleted']);
+    const { first, documentId } = run;
     refuseNotifications(first);
     const deleted = await first.request('DELETE', `/api/v1/documents/${documentId}`);
     expect(deleted.status, deleted.text).toBe(204);
     expect((await first.request('GET', `/api/v1/documents/${documentId}`)).status).toBe(404);
     // The notification waits in the store, recorded with the deletion.
-    const pending = (await first.runtime.ports.documents.listPendingNotifications(100)).filter(
-      (entry) => entry.documentId === documentId,
-    );
+    const pending = await run.pending(first);
     expect(pending).toHaveLength(1);
-    // The service stops without the log having taken it.
-    firstOpen = false;
-    await first.close();
 
-    const second = await startTestService({ dataDir, stages: 'none', dispatchWebhooks: true, env: ENV });
-    cleanups.push(() => second.close());
-    const ofDocument = () => receiver.to('/deleted').filter((request) => request.json.data.document_id === documentId);
-    await receiver.waitFor(() => ofDocument().length > 0, 30_000);
-    const [delivery] = ofDocument();
+    const second = await run.restart();
+    await run.waitFor(1);
+    const [delivery] = run.received();
     expect(delivery?.json).toMatchObject({
       type: 'document.deleted',
       data: { document_id: documentId, workspace_id: first.workspaceId, status: 'deleted', version: 1 },
     });
     expect(delivery?.headers['webhook-id']).toBe(pending[0]?.id);
-
     // Published once: nothing is left pending, and the endpoint's one delivery of it is done.
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const left = await second.runtime.ports.documents.listPendingNotifications(100);
-      const listed = await second.request('GET', `/api/v1/webhooks/${endpoint.body.id}/deliveries`, {
-        key: (await second.createKey({ permissions: ['read', 'write'], workspaceId: first.workspaceId })).key,
-      });
-      expect(listed.status, listed.text).toBe(200);
-      const done = (listed.body.deliveries as { status: string; event_id: string }[]).filter(
-        (entry) => entry.event_id === pending[0]?.id,
-      );
-      if (left.every((entry) => entry.documentId !== documentId) && done.some((entry) => entry.status === 'delivered'))
-        break;
-      if (Date.now() > deadline) throw new Error(`still pending: ${JSON.stringify({ left, done })}`);
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
-    expect(ofDocument().map((request) => request.headers['webhook-id'])).toEqual([pending[0]?.id]);
+    await run.settled(second, [pending[0]?.id ?? '']);
+    expect(run.received().map((request) => request.headers['webhook-id'])).toEqual([pending[0]?.id]);
+  });
+
+  it('publishes a purge’s notification, and the deletion’s still pending before it, from the next service', async () => {
+    const run = await scenario(['document.deleted', 'document.purged']);
+    const { first, documentId } = run;
+    refuseNotifications(first);
+    expect((await first.request('DELETE', `/api/v1/documents/${documentId}`)).status).toBe(204);
+    const purged = await first.request('DELETE', `/api/v1/documents/${documentId}?purge=true`);
+    expect(purged.status, purged.text).toBe(204);
+    const pending = await run.pending(first);
+    expect(pending).toHaveLength(2);
+
+    const second = await run.restart();
+    await run.waitFor(2);
+    const ids = pending.map((entry) => entry.id);
+    await run.settled(second, ids);
+    const received = run.received();
+    expect(received.map((request) => request.json.type)).toEqual(['document.deleted', 'document.purged']);
+    expect(received.map((request) => request.headers['webhook-id'])).toEqual(ids);
+    expect(received[1]?.json).toMatchObject({
+      data: { document_id: documentId, workspace_id: first.workspaceId, status: 'purged', version: 1 },
+    });
   });
 });
