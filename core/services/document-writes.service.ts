@@ -276,13 +276,16 @@ export function createDocumentWritesService(
         const notification = outbox.draft((purged) =>
           documentNotification('document.purged', purged, purged.latest, undefined, actorOf(ctx)),
         );
-        const removed = await freeing(() => documents.purge(ctx.workspaceId, documentId, notification.draft));
-        if (!removed) throw documentNotFound(documentId);
-        await objects.deletePrefix(storageKeys.documentPrefix(ctx.workspaceId, documentId));
-        const latest = doc?.latest ?? versions[0] ?? null;
-        await freeing(() => writer.audit(ctx, 'purge', documentId, latest?.version ?? null, latest, null, null));
-        const recorded = notification.recorded();
-        if (recorded !== undefined) await outbox.deliver(documentId, recorded);
+        try {
+          const removed = await freeing(() => documents.purge(ctx.workspaceId, documentId, notification.draft));
+          if (!removed) throw documentNotFound(documentId);
+          await objects.deletePrefix(storageKeys.documentPrefix(ctx.workspaceId, documentId));
+          const latest = doc?.latest ?? versions[0] ?? null;
+          await freeing(() => writer.audit(ctx, 'purge', documentId, latest?.version ?? null, latest, null, null));
+          await notification.deliver(documentId);
+        } finally {
+          notification.release();
+        }
         // The document's deletion notification, had it not been published yet, was kept with it.
         outbox.wake();
         return;
@@ -293,38 +296,42 @@ export function createDocumentWritesService(
       const notification = outbox.draft((changed) =>
         documentNotification('document.deleted', changed, changed.latest, changed.deletedAt ?? now, actorOf(ctx)),
       );
-      const deleted = await freeing(() =>
-        documents.softDelete(ctx.workspaceId, documentId, now, write?.key, notification.draft),
-      );
-      if (!deleted?.deletedAt) throw documentNotFound(documentId);
-      const once = { at: deleted.deletedAt };
-      const audit = () =>
-        freeing(() => writer.audit(ctx, 'delete', documentId, deleted.latestVersion, deleted.latest, null, null, once));
-      // Deleted before, by this request's key: an earlier request with it was cut off, or answered a
-      // failure, after the deletion. Its work is finished here and answered as it would have been.
-      const ours =
-        Date.parse(deleted.deletedAt) !== Date.parse(now) &&
-        write !== undefined &&
-        (await isDeletionOf(ctx, write.key, documentId));
-      if (!ours && Date.parse(deleted.deletedAt) !== Date.parse(now)) {
-        // Deleted before. A deletion interrupted before its audit entry (its process killed) was
-        // finished by the store just now; its entry is written here, under the id the deletion
-        // itself would have used, so a race between two of these leaves one.
-        const entries = await deps.accountStore.listAudit({
-          workspaceId: ctx.workspaceId,
-          documentId,
-          action: 'delete',
-          limit: 1,
-        });
-        if (entries.entries.length === 0) await audit();
-        throw documentNotFound(documentId);
+      try {
+        const deleted = await freeing(() =>
+          documents.softDelete(ctx.workspaceId, documentId, now, write?.key, notification.draft),
+        );
+        if (!deleted?.deletedAt) throw documentNotFound(documentId);
+        const once = { at: deleted.deletedAt };
+        const audit = () =>
+          freeing(() =>
+            writer.audit(ctx, 'delete', documentId, deleted.latestVersion, deleted.latest, null, null, once),
+          );
+        // Deleted before, by this request's key: an earlier request with it was cut off, or answered a
+        // failure, after the deletion. Its work is finished here and answered as it would have been.
+        const ours =
+          Date.parse(deleted.deletedAt) !== Date.parse(now) &&
+          write !== undefined &&
+          (await isDeletionOf(ctx, write.key, documentId));
+        if (!ours && Date.parse(deleted.deletedAt) !== Date.parse(now)) {
+          // Deleted before. A deletion interrupted before its audit entry (its process killed) was
+          // finished by the store just now; its entry is written here, under the id the deletion
+          // itself would have used, so a race between two of these leaves one.
+          const entries = await deps.accountStore.listAudit({
+            workspaceId: ctx.workspaceId,
+            documentId,
+            action: 'delete',
+            limit: 1,
+          });
+          if (entries.entries.length === 0) await audit();
+          throw documentNotFound(documentId);
+        }
+        await audit();
+        // Recorded by this call: published now. Deleted by an earlier request with this key: its
+        // notification, if still pending, is the outbox's to publish, under its own id.
+        await notification.deliver(documentId);
+      } finally {
+        notification.release();
       }
-      await audit();
-      const recorded = notification.recorded();
-      // Recorded by this call: published now. Deleted by an earlier request with this key: its
-      // notification, if still pending, is the outbox's to publish, under its own id.
-      if (recorded !== undefined) await outbox.deliver(documentId, recorded);
-      else outbox.wake();
     },
 
     async reprocess(ctx, documentId) {

@@ -35,11 +35,23 @@ export interface NotificationOutboxDeps {
   readonly idleMs?: number;
 }
 
-/** A draft for a store write, and the notification it made once the store called it. */
+/**
+ * A draft for a store write, and the notification it made once the store called it. From the
+ * moment the store calls the draft until `release`, this process's drains leave that notification
+ * to its writer (so that a drain running between the write and the writer's own publish does not
+ * publish it a second time); call `release` once the write is done, whatever happened.
+ */
 export interface DraftedNotification {
   readonly draft: NotificationDraft;
   /** The notification the store recorded; undefined when the write made no change. */
   recorded(): Notification | undefined;
+  /**
+   * Publishes the recorded notification now, as {@link NotificationOutboxService.deliver} does;
+   * with none recorded (the change was made by an earlier request), asks for a drain instead.
+   */
+  deliver(documentId: string): Promise<void>;
+  /** Ends the writer's hold; a notification recorded but not delivered is left to a drain, soon. */
+  release(): void;
 }
 
 export interface NotificationOutboxService {
@@ -176,33 +188,51 @@ export function createNotificationOutboxService(deps: NotificationOutboxDeps): N
     }
   }
 
+  async function deliver(documentId: string, notification: Notification): Promise<void> {
+    delivering.add(notification.id);
+    try {
+      await publishNotification(log, topic, notification);
+      await store.clearNotification(documentId, notification.id);
+    } catch (error) {
+      logger.warn(
+        { err: String(error), type: notification.payload.type, document_id: documentId },
+        'could not publish the notification of a change written; it stays pending and is published again',
+      );
+      schedule(pause);
+    } finally {
+      delivering.delete(notification.id);
+    }
+  }
+
   return {
     draft(make) {
       let recorded: Notification | undefined;
+      let delivered = false;
+      const held: string[] = [];
       return {
         draft: (changed) => {
           recorded = make(changed);
+          held.push(recorded.id);
+          delivering.add(recorded.id);
           return { id: recorded.id, body: encode(recorded) };
         },
         recorded: () => recorded,
+        async deliver(documentId) {
+          if (recorded === undefined) {
+            schedule(0);
+            return;
+          }
+          delivered = true;
+          await deliver(documentId, recorded);
+        },
+        release() {
+          for (const id of held.splice(0)) delivering.delete(id);
+          if (recorded !== undefined && !delivered) schedule(0);
+        },
       };
     },
 
-    async deliver(documentId, notification) {
-      delivering.add(notification.id);
-      try {
-        await publishNotification(log, topic, notification);
-        await store.clearNotification(documentId, notification.id);
-      } catch (error) {
-        logger.warn(
-          { err: String(error), type: notification.payload.type, document_id: documentId },
-          'could not publish the notification of a change written; it stays pending and is published again',
-        );
-        schedule(pause);
-      } finally {
-        delivering.delete(notification.id);
-      }
-    },
+    deliver,
 
     wake() {
       schedule(0);

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { documentNotification, type Notification } from '../../../core/events/notifications.ts';
 import type { Logger } from '../../../core/model/logger.model.ts';
 import type { DocumentStore } from '../../../core/ports/document-store/document-store.port.ts';
@@ -16,6 +16,7 @@ import { createSqliteDocumentStore } from '../../../core/ports/document-store/sq
 import type { MessageLog, OutgoingMessage } from '../../../core/ports/message-log/message-log.port.ts';
 import {
   createNotificationOutboxService,
+  type DraftedNotification,
   type NotificationOutboxService,
 } from '../../../core/services/notification-outbox.service.ts';
 
@@ -27,6 +28,8 @@ let published: OutgoingMessage[];
 let publishFails: boolean;
 let errors: string[];
 let outbox: NotificationOutboxService;
+/** The outbox of another process that wrote the deletions (its holds are not this one's). */
+let writer: NotificationOutboxService;
 
 const log = {
   async publish(_topic: string, messages: readonly OutgoingMessage[]) {
@@ -52,16 +55,22 @@ beforeEach(async () => {
   errors = [];
   // No drain on its own (a very long pause): each test drains when it means to.
   outbox = createNotificationOutboxService({ store: documents, log, topic: TOPIC, logger, retryMs: 3_600_000 });
+  writer = createNotificationOutboxService({ store: documents, log, topic: TOPIC, retryMs: 3_600_000 });
 });
 
 afterEach(async () => {
   await outbox.close();
+  await writer.close();
   await documents.close();
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A document of workspace `ws` deleted through the outbox's draft; answers the notification recorded. */
-async function deleteDocument(): Promise<{ documentId: string; notification: Notification }> {
+/** A document of workspace `ws` deleted with a draft of `via`; answers the notification recorded. */
+async function deleteDocument(via: NotificationOutboxService = writer): Promise<{
+  documentId: string;
+  notification: Notification;
+  drafted: DraftedNotification;
+}> {
   const documentId = randomUUID();
   await documents.createDocument({
     id: documentId,
@@ -80,13 +89,13 @@ async function deleteDocument(): Promise<{ documentId: string; notification: Not
       createdAt: new Date().toISOString(),
     },
   });
-  const drafted = outbox.draft((changed) =>
+  const drafted = via.draft((changed) =>
     documentNotification('document.deleted', changed, changed.latest, changed.deletedAt ?? undefined),
   );
   await documents.softDelete('ws', documentId, new Date().toISOString(), undefined, drafted.draft);
   const notification = drafted.recorded();
   if (notification === undefined) throw new Error('the deletion recorded no notification');
-  return { documentId, notification };
+  return { documentId, notification, drafted };
 }
 
 const eventIds = () => published.map((message) => (message.value as { event_id: string }).event_id);
@@ -117,6 +126,18 @@ describe('notification outbox', () => {
       value: { type: 'document.deleted', workspace_id: 'ws', subject: documentId },
     });
     expect(await documents.listPendingNotifications(10)).toEqual([]);
+  });
+
+  it('leaves a notification to its writer until released; released undelivered, a drain publishes it', async () => {
+    const { documentId, notification, drafted } = await deleteDocument(outbox);
+    // A drain between the deletion and its writer's own publish leaves it to the writer.
+    expect(await outbox.drain()).toBe(0);
+    expect(published).toEqual([]);
+    // The writer failed before it published (its audit entry, say): released, it is drained soon.
+    drafted.release();
+    await vi.waitFor(() => expect(eventIds()).toEqual([notification.id]));
+    expect(await documents.listPendingNotifications(10)).toEqual([]);
+    expect(published[0]).toMatchObject({ key: documentId });
   });
 
   it('leaves an unreadable pending notification pending, says so, and publishes the others', async () => {
