@@ -114,7 +114,7 @@ export function describeNotificationOutbox(runtime: string, storage: () => Scena
     });
 
     it(
-      'publishes a deletion’s notification from the next service on the same data, once, under its recorded id',
+      'publishes a deletion’s notification from the next service on the same data, under its recorded id only',
       async () => {
         const run = await scenario(storage(), ['document.deleted']);
         const { first, documentId } = run;
