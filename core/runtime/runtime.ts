@@ -24,6 +24,7 @@ import { createIdempotencyService } from '../services/idempotency.service.ts';
 import { createIngestionBacklogService } from '../services/ingestion-backlog.service.ts';
 import { createKeysService } from '../services/keys.service.ts';
 import { createLeftoversService } from '../services/leftovers.service.ts';
+import { createNotificationOutboxService } from '../services/notification-outbox.service.ts';
 import { createPipelineOverviewService } from '../services/pipeline-overview.service.ts';
 import { createRateLimiter } from '../services/rate-limiter.ts';
 import { createReindexService } from '../services/reindex.service.ts';
@@ -97,6 +98,13 @@ export interface RuntimeOptions {
    * endpoints (`kb serve` does, unless `KB_WEBHOOK_DISPATCH=false`).
    */
   readonly dispatchWebhooks?: boolean;
+  /**
+   * Publish the notifications of changes written that were left pending (a process killed, or the
+   * log down, before they were published): at start-up and then every 30 s, sooner after a
+   * failure (`kb serve` does: every process that serves writes should). Without it, a process
+   * publishes again only what its own writes could not.
+   */
+  readonly drainNotifications?: boolean;
   /**
    * Resolve the host names of the service's own requests (sources, webhooks) with this instead of
    * the system resolver; the outbound policy applies to what it answers (tests that point a name
@@ -202,10 +210,17 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     maxUploadBytes: config.maxUploadBytes,
     ...(disk ? { admit: disk.admit } : {}),
   });
+  const outbox = createNotificationOutboxService({
+    store: ports.documents,
+    log: ports.log,
+    topic: topics.notification,
+    logger,
+  });
   const documentWrites = createDocumentWritesService({
     ...writeDeps,
     ...(disk ? { freeing: disk.freeing } : {}),
     logger,
+    outbox,
   });
   const outbound: OutboundPolicy = options.resolveHost
     ? { ...config.outbound, resolve: options.resolveHost }
@@ -356,6 +371,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
     }
   }
 
+  if (options.drainNotifications) outbox.start();
   if (options.runSources) await sourceParts.start();
   const startDispatcher = async () => {
     dispatcher = await retryStartUp(
@@ -406,6 +422,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
       await stopping;
       await sweeping;
       await strandedCheck;
+      await outbox.close();
       await services.events.close();
       await rateLimiter.close();
       await keys.close();

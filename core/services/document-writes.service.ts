@@ -1,6 +1,6 @@
 import { isRetriable } from '../errors/kb-error.ts';
 import { isStorageFull } from '../errors/storage-errors.ts';
-import { documentNotification, type Notification, publishNotification } from '../events/notifications.ts';
+import { documentNotification } from '../events/notifications.ts';
 import type { DocumentRecord, Metadata, VersionRecord } from '../model/document-records.model.ts';
 import type { Logger } from '../model/logger.model.ts';
 import { silentLogger } from '../model/logger.model.ts';
@@ -10,6 +10,7 @@ import { isoNow } from '../util/time.ts';
 import { documentNotFound, isDocumentId, loadDocument } from './document-access.ts';
 import { documentView } from './document-views.ts';
 import type { WriteKey } from './idempotency.service.ts';
+import { createNotificationOutboxService, type NotificationOutboxService } from './notification-outbox.service.ts';
 import { actorOf, type RequestContext } from './request-context.ts';
 import type { StagedUpload } from './upload-staging.service.ts';
 import { createVersionWriter, newVersionFrom, type VersionWriterDeps } from './version-writes.ts';
@@ -18,14 +19,15 @@ import { createVersionWriter, newVersionFrom, type VersionWriterDeps } from './v
  * Every write but reprocess takes the {@link WriteKey} of a request sent with an
  * `Idempotency-Key`: what it writes carries the key, and a write that resumes a request cut off
  * before it stored its answer first looks for what that request wrote; found, it finishes what
- * may have been left undone (the audit entry; a version's event is queued again by the check for
- * versions left pending) and answers as that request would have, writing nothing new (a staged
+ * may have been left undone (the audit entry; a version still pending is queued again) and answers as that request would have, writing nothing new (a staged
  * file is discarded).
  */
 export interface DocumentWritesService {
   /**
    * A new document whose version 1 is the staged file, queued for ingestion. Whatever fails, the
-   * staged file is removed and nothing of the document is left.
+   * staged file is removed and nothing of the document is left, except when an engine failed to
+   * answer: the write may have been applied, so the file stays for a retry with the request's key
+   * (the leftovers sweep removes it if no version refers to it).
    */
   create(
     ctx: RequestContext,
@@ -57,10 +59,14 @@ export interface DocumentWritesService {
     write?: WriteKey,
   ): Promise<DocumentView>;
   /**
-   * Deletes the document (or purges it). Once the deletion is written the answer is a success: the
-   * `document.deleted` notification that follows is published again until the log takes it, not
-   * failed with the request. A document already deleted is `not-found`, unless this request's key
-   * deleted it (an earlier request with the key cut off, or answered a failure, after the deletion).
+   * Deletes the document (or purges it). Once the deletion is written the answer is a success: its
+   * `document.deleted` notification is recorded pending in the same store write as the deletion
+   * and published from the outbox until the log takes it (see `notification-outbox.service.ts`),
+   * by this process or, should it end first, by the next one that drains; it is not failed with
+   * the request. A document already deleted is `not-found`, unless this request's key deleted it
+   * (an earlier request with the key cut off, or answered a failure, after the deletion). A purge's
+   * `document.purged` goes the same way: recorded pending by the purge (with the deletion's, if that
+   * was still pending), published, and drained after a failure.
    */
   remove(ctx: RequestContext, documentId: string, options: { purge: boolean }, write?: WriteKey): Promise<void>;
   reprocess(ctx: RequestContext, documentId: string): Promise<DocumentView>;
@@ -78,44 +84,29 @@ export function createDocumentWritesService(
     readonly freeing?: <T>(write: () => Promise<T>) => Promise<T>;
     /** Where a notification published again after a failure is reported. */
     readonly logger?: Logger;
-    /** The first pause before a notification is published again, doubling up to 30 s (default 1 s). */
+    /** The default outbox's first pause before a drain after a failed publish, doubling up to 30 s (default 1 s). */
     readonly notifyRetryMs?: number;
+    /**
+     * The outbox the notifications of deletions and purges are recorded in and published from
+     * (default: one of this service's own over `documents`, `log` and the notification topic,
+     * which drains only after a failure of its own).
+     */
+    readonly outbox?: NotificationOutboxService;
   },
 ): DocumentWritesService {
   const { documents, objects } = deps;
   const logger = deps.logger ?? silentLogger;
   const firstRetryMs = deps.notifyRetryMs ?? 1000;
+  const outbox =
+    deps.outbox ??
+    createNotificationOutboxService({
+      store: documents,
+      log: deps.log,
+      topic: deps.topics.notification,
+      logger,
+      retryMs: firstRetryMs,
+    });
 
-  /**
-   * Publishes a notification of a change already written. A failure (the log down) does not fail
-   * the write: the notification is published again, in the background, until the log takes it
-   * (lost only if this process ends first).
-   */
-  async function notifyWritten(notification: Notification): Promise<void> {
-    try {
-      await publishNotification(deps.log, deps.topics.notification, notification);
-      return;
-    } catch (error) {
-      logger.warn(
-        { err: String(error), type: notification.payload.type, document_id: notification.subject },
-        'could not publish the notification of a change written; publishing it again in the background',
-      );
-    }
-    const again = (pauseMs: number) => {
-      const timer = setTimeout(() => {
-        publishNotification(deps.log, deps.topics.notification, notification).then(
-          () =>
-            logger.info(
-              { type: notification.payload.type, document_id: notification.subject },
-              'published the notification of a change written, after a failure',
-            ),
-          () => again(Math.min(30_000, pauseMs * 2)),
-        );
-      }, pauseMs);
-      timer.unref();
-    };
-    again(firstRetryMs);
-  }
   const freeing = deps.freeing ?? (<T>(write: () => Promise<T>) => write());
   const writer = createVersionWriter(deps);
 
@@ -295,51 +286,66 @@ export function createDocumentWritesService(
       if (purge) {
         const doc = await documents.getDocument(ctx.workspaceId, documentId);
         const versions = await documents.listVersions(ctx.workspaceId, documentId);
-        const removed = await freeing(() => documents.purge(ctx.workspaceId, documentId));
-        if (!removed) throw documentNotFound(documentId);
-        await objects.deletePrefix(storageKeys.documentPrefix(ctx.workspaceId, documentId));
-        const latest = doc?.latest ?? versions[0] ?? null;
-        await freeing(() => writer.audit(ctx, 'purge', documentId, latest?.version ?? null, latest, null, null));
-        await notifyWritten(
-          documentNotification(
-            'document.purged',
-            { id: documentId, workspaceId: ctx.workspaceId, source: doc?.source ?? '' },
-            latest,
-            undefined,
-            actorOf(ctx),
-          ),
+        // Made from the document as it was, and kept pending by the purge where it leaves it.
+        const notification = outbox.draft((purged) =>
+          documentNotification('document.purged', purged, purged.latest, undefined, actorOf(ctx)),
         );
+        try {
+          const removed = await freeing(() => documents.purge(ctx.workspaceId, documentId, notification.draft));
+          if (!removed) throw documentNotFound(documentId);
+          await objects.deletePrefix(storageKeys.documentPrefix(ctx.workspaceId, documentId));
+          const latest = doc?.latest ?? versions[0] ?? null;
+          await freeing(() => writer.audit(ctx, 'purge', documentId, latest?.version ?? null, latest, null, null));
+          await notification.deliver(documentId);
+        } finally {
+          notification.release();
+        }
+        // The document's deletion notification, had it not been published yet, was kept with it.
+        outbox.wake();
         return;
       }
       const now = isoNow();
-      const deleted = await freeing(() => documents.softDelete(ctx.workspaceId, documentId, now, write?.key));
-      if (!deleted?.deletedAt) throw documentNotFound(documentId);
-      const once = { at: deleted.deletedAt };
-      const audit = () =>
-        freeing(() => writer.audit(ctx, 'delete', documentId, deleted.latestVersion, deleted.latest, null, null, once));
-      // Deleted before, by this request's key: an earlier request with it was cut off, or answered a
-      // failure, after the deletion. Its work is finished here and answered as it would have been.
-      const ours =
-        Date.parse(deleted.deletedAt) !== Date.parse(now) &&
-        write !== undefined &&
-        (await isDeletionOf(ctx, write.key, documentId));
-      if (!ours && Date.parse(deleted.deletedAt) !== Date.parse(now)) {
-        // Deleted before. A deletion interrupted before its audit entry (its process killed) was
-        // finished by the store just now; its entry is written here, under the id the deletion
-        // itself would have used, so a race between two of these leaves one.
-        const entries = await deps.accountStore.listAudit({
-          workspaceId: ctx.workspaceId,
-          documentId,
-          action: 'delete',
-          limit: 1,
-        });
-        if (entries.entries.length === 0) await audit();
-        throw documentNotFound(documentId);
-      }
-      await audit();
-      await notifyWritten(
-        documentNotification('document.deleted', deleted, deleted.latest, deleted.deletedAt, actorOf(ctx)),
+      // The notification is made from the document as the deletion leaves it and recorded pending
+      // in the deletion's own write: a process killed after the deletion leaves it to a drain.
+      const notification = outbox.draft((changed) =>
+        documentNotification('document.deleted', changed, changed.latest, changed.deletedAt ?? now, actorOf(ctx)),
       );
+      try {
+        const deleted = await freeing(() =>
+          documents.softDelete(ctx.workspaceId, documentId, now, write?.key, notification.draft),
+        );
+        if (!deleted?.deletedAt) throw documentNotFound(documentId);
+        const once = { at: deleted.deletedAt };
+        const audit = () =>
+          freeing(() =>
+            writer.audit(ctx, 'delete', documentId, deleted.latestVersion, deleted.latest, null, null, once),
+          );
+        // Deleted before, by this request's key: an earlier request with it was cut off, or answered a
+        // failure, after the deletion. Its work is finished here and answered as it would have been.
+        const ours =
+          Date.parse(deleted.deletedAt) !== Date.parse(now) &&
+          write !== undefined &&
+          (await isDeletionOf(ctx, write.key, documentId));
+        if (!ours && Date.parse(deleted.deletedAt) !== Date.parse(now)) {
+          // Deleted before. A deletion interrupted before its audit entry (its process killed) was
+          // finished by the store just now; its entry is written here, under the id the deletion
+          // itself would have used, so a race between two of these leaves one.
+          const entries = await deps.accountStore.listAudit({
+            workspaceId: ctx.workspaceId,
+            documentId,
+            action: 'delete',
+            limit: 1,
+          });
+          if (entries.entries.length === 0) await audit();
+          throw documentNotFound(documentId);
+        }
+        await audit();
+        // Recorded by this call: published now. Deleted by an earlier request with this key: its
+        // notification, if still pending, is the outbox's to publish, under its own id.
+        await notification.deliver(documentId);
+      } finally {
+        notification.release();
+      }
     },
 
     async reprocess(ctx, documentId) {

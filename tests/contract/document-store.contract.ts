@@ -6,6 +6,7 @@ import { documentsAspect } from './document-store/documents.aspect.ts';
 import { MODEL } from './document-store/fixtures.ts';
 import { indexModelAspect } from './document-store/index-model.aspect.ts';
 import { keywordSearchAspect } from './document-store/keyword-search.aspect.ts';
+import { notificationOutboxAspect } from './document-store/notification-outbox.aspect.ts';
 import { pendingVersionsAspect } from './document-store/pending-versions.aspect.ts';
 import { recordedWritesAspect } from './document-store/recorded-writes.aspect.ts';
 import { retentionAspect } from './document-store/retention.aspect.ts';
@@ -55,6 +56,7 @@ export function describeDocumentStoreContract(
     retentionAspect(context);
     pendingVersionsAspect(context);
     recordedWritesAspect(context);
+    notificationOutboxAspect(context);
     sourceItemsAspect(context);
     transferAspect(context);
     options.additionalTests?.(context);

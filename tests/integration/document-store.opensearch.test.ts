@@ -198,6 +198,43 @@ function openSearchOnlyTests(): void {
       expect(await own.getVersion(doc.id, 1)).toMatchObject({ documentId: doc.id, version: 1 });
     });
 
+    it('holds the notifications of a purge cut off half-way until a later purge finishes it, under the first one’s id', async () => {
+      const ownPrefix = `kbtest-${randomUUID()}`;
+      const own = await open(ownPrefix);
+      const workspaceId = `ws-${randomUUID()}`;
+      const doc = await createPlainDocument(own, workspaceId);
+      const draft = (label: string) => () => ({ id: `${label}-${randomUUID()}`, body: JSON.stringify({ label }) });
+      const first = draft('first');
+      let firstId = '';
+      // The chunks index unavailable: the purge fails after it recorded its notification.
+      await raw('POST', `/${indexNames(ownPrefix).chunks}/_close`);
+      try {
+        await expect(
+          own.purge(workspaceId, doc.id, (changed) => {
+            const made = first();
+            firstId = made.id;
+            expect(changed.id).toBe(doc.id);
+            return made;
+          }),
+        ).rejects.toThrow();
+      } finally {
+        await raw('POST', `/${indexNames(ownPrefix).chunks}/_open?wait_for_active_shards=1`);
+      }
+      expect(firstId).not.toBe('');
+      // The document is still there: its purge's notification is not told yet.
+      expect(await own.getDocument(workspaceId, doc.id)).not.toBeNull();
+      expect(await own.listPendingNotifications(100)).toEqual([]);
+      let called = false;
+      expect(
+        await own.purge(workspaceId, doc.id, () => {
+          called = true;
+          return draft('second')();
+        }),
+      ).toBe(true);
+      expect(called).toBe(false);
+      expect((await own.listPendingNotifications(100)).map((pending) => pending.id)).toEqual([firstId]);
+    });
+
     it('gives appends from two stores on the same indexes distinct, gap-free numbers', async () => {
       const workspaceId = `ws-${randomUUID()}`;
       const second = await open(prefix);

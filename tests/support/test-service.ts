@@ -51,6 +51,8 @@ export async function startTestService(options: TestServiceOptions = {}): Promis
       ...(options.embeddings ? { embeddings: options.embeddings } : {}),
       ...(options.resolveHost ? { resolveHost: options.resolveHost } : {}),
       dispatchWebhooks: options.dispatchWebhooks ?? false,
+      // As `kb serve`: what an earlier process left pending is published at start-up.
+      drainNotifications: true,
     },
     async serve(config, rt) {
       const server = await startServer({

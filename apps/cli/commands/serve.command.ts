@@ -83,6 +83,7 @@ export const serveCommand: Command = {
     const runtime = await createRuntime(config, {
       stages,
       sweepLeftovers: true,
+      drainNotifications: true,
       followKeywordIndex: true,
       // Sync runs are pipeline work: processes running stages run them (and the schedules).
       runSources: stages.length > 0,
@@ -163,7 +164,13 @@ export const workerCommand: Command = {
     const metricsPort =
       parsePort(values['metrics-port'], '--metrics-port') ?? config.metrics.port ?? DEFAULT_WORKER_METRICS_PORT;
     if (stages.includes('embed')) print(err, await fetchModelWithProgress(config, err));
-    const runtime = await createRuntime(config, { stages, sweepLeftovers: true, runSources: true });
+    // Source syncs delete documents too: their notifications are drained here as well.
+    const runtime = await createRuntime(config, {
+      stages,
+      sweepLeftovers: true,
+      drainNotifications: true,
+      runSources: true,
+    });
     try {
       if (stages.includes('embed')) {
         await warnOnModelChange(runtime, err);

@@ -10,6 +10,9 @@ import type {
 } from '../../model/document-records.model.ts';
 import { SOURCE_ITEM_LOOKUP_MAX } from '../../model/document-records.model.ts';
 import type { SearchFilters } from '../../model/search-filters.model.ts';
+import type { NotificationDraft, NotificationOutbox } from './notification-outbox.ts';
+
+export type { NotificationDraft, NotificationOutbox, PendingNotification } from './notification-outbox.ts';
 
 /**
  * Fields of a new version; the store sets `version`, `status: pending` and the derived fields.
@@ -220,9 +223,17 @@ export interface VersionStore {
    * deleted before is answered as it was deleted, with its own `deletedAt` (and keeps its own
    * key), once what an interrupted deletion left undone is finished: a caller tells a deletion it
    * made (`deletedAt` is `at`) from an earlier one. Null when the document does not exist in the
-   * workspace.
+   * workspace. `notify`, when given, makes the deletion's notification, which is recorded pending
+   * in the same write as the deletion (see {@link NotificationOutbox}); a document deleted before
+   * records nothing and `notify` is not called.
    */
-  softDelete(workspaceId: string, documentId: string, at: string, writeKey?: string): Promise<DocumentRecord | null>;
+  softDelete(
+    workspaceId: string,
+    documentId: string,
+    at: string,
+    writeKey?: string,
+    notify?: NotificationDraft,
+  ): Promise<DocumentRecord | null>;
   /**
    * The change of the workspace stored with `writeKey`: the version `createDocument` or
    * `appendVersion` created with it (`NewVersion.writeKey`), or the deletion `softDelete` made
@@ -235,7 +246,13 @@ export interface VersionStore {
    * changes stored with one key, the latest.
    */
   findWrite(workspaceId: string, writeKey: string): Promise<RecordedWrite | null>;
-  purge(workspaceId: string, documentId: string): Promise<boolean>;
+  /**
+   * Removes the document of the workspace with everything of it; false when there is none. `notify`,
+   * when given, makes the purge's notification from the document as it was (deleted or not, with
+   * its latest version), which is recorded pending together with the notification the document
+   * held, if any, where the purge leaves them (see {@link NotificationOutbox}).
+   */
+  purge(workspaceId: string, documentId: string, notify?: NotificationDraft): Promise<boolean>;
 
   /** Documents not deleted, by their latest version's status, over every workspace (for metrics). */
   countDocumentsByStatus(): Promise<Record<VersionStatus, number>>;
@@ -427,6 +444,7 @@ export interface DocumentStore
     VectorCache,
     RetentionStore,
     PendingVersions,
+    NotificationOutbox,
     DocumentTransfer {
   /**
    * Writes a version's chunks and completes it: the outcome of `putChunks(chunks)` followed by

@@ -5,6 +5,7 @@ import { createOpenSearchChunkIndex } from './opensearch/opensearch-chunks.ts';
 import { type OpenSearchDocumentStoreOptions, openOpenSearchContext } from './opensearch/opensearch-context.ts';
 import { OPENSEARCH } from './opensearch/opensearch-http.ts';
 import { createOpenSearchIndexModelStore } from './opensearch/opensearch-index-model.ts';
+import { createOpenSearchNotificationOutbox } from './opensearch/opensearch-notification-outbox.ts';
 import { createOpenSearchPendingVersions } from './opensearch/opensearch-pending-versions.ts';
 import { createOpenSearchRetentionStore } from './opensearch/opensearch-retention.ts';
 import { createOpenSearchSourceItemLookup } from './opensearch/opensearch-source-items.ts';
@@ -17,8 +18,9 @@ export type { OpenSearchDocumentStoreOptions };
 /**
  * The distributed runtime's {@link DocumentStore} on OpenSearch with the k-NN plugin.
  *
- * Layout: five indexes named after `indexPrefix` (created at start-up when missing, strict
- * mappings): `-documents` (one per document; the authority for version allocation and serving),
+ * Layout: six indexes named after `indexPrefix` (created at start-up when missing, strict
+ * mappings): `-outbox` (pending notifications of purged documents),
+ * `-documents` (one per document; the authority for version allocation and serving),
  * `-versions` (id `<document>:<version>`), `-chunks` (id `<document>:<version>:<index>`, BM25 on
  * `content`, vectors in a Lucene HNSW cosine field `vector_d<dimensions>`), `-vector-cache` (id
  * derived from model and content hash, vector as base64 float32) and `-meta` (the index model).
@@ -68,6 +70,14 @@ export type { OpenSearchDocumentStoreOptions };
  *   `findWrite` searches both indexes for it after refreshing them (it is asked only by a request
  *   that resumes one cut off), skips a version 1 without its document, and advances the document
  *   for a version an append left behind.
+ * - A deletion's pending notification (`NotificationOutbox`) is a field of the document record
+ *   that the deletion's guarded write writes; `clearNotification` is a script that clears the
+ *   field only while it still holds that id. A purge first writes the notification the document
+ *   held and its own to the `-outbox` index (ids `<document>:held` and `<document>:purge`, created
+ *   only if absent, so a purge retried after one cut off keeps the first one's), then removes the
+ *   document. `listPendingNotifications` refreshes both indexes, searches both, and leaves out an
+ *   outbox entry whose document still exists (its purge not finished); such entries are fetched
+ *   but not answered, so a page may hold fewer than `limit` while more are pending.
  * - Keyword search ORs the words of the text (Unicode words, lower-cased, diacritics folded,
  *   Porter-stemmed); the score is BM25.
  *
@@ -89,6 +99,7 @@ export async function createOpenSearchDocumentStore(options: OpenSearchDocumentS
     ...createOpenSearchVectorCache(context),
     ...createOpenSearchRetentionStore(context),
     ...createOpenSearchPendingVersions(context),
+    ...createOpenSearchNotificationOutbox(context),
     ...createOpenSearchTransfer(context),
 
     async ping() {

@@ -2,6 +2,7 @@ import type { DocumentStore } from './document-store.port.ts';
 import { createSqliteChunkIndex } from './sqlite/sqlite-chunks.ts';
 import { openSqliteContext, type SqliteDocumentStoreOptions } from './sqlite/sqlite-context.ts';
 import { createSqliteIndexModelStore } from './sqlite/sqlite-index-model.ts';
+import { createSqliteNotificationOutbox } from './sqlite/sqlite-notification-outbox.ts';
 import { createSqlitePendingVersions } from './sqlite/sqlite-pending-versions.ts';
 import { createSqliteRetentionStore } from './sqlite/sqlite-retention.ts';
 import { createSqliteSourceItemLookup } from './sqlite/sqlite-source-items.ts';
@@ -29,6 +30,8 @@ export type { SqliteDocumentStoreOptions };
  * - `completeVersion` of a missing version resolves `{served: false}` (a late event of a purged
  *   document); `hasVectors` of a version without chunks is false (nothing to reuse).
  * - `archiveVersion` refuses (`conflict`) to archive the version search serves now.
+ * - A deletion's pending notification (`NotificationOutbox`) is three columns of the document's
+ *   row, written in the deletion's transaction and listed from a partial index of pending rows.
  * - Keyword search ORs the words of the text (stemmed, diacritics folded, no stop words removed).
  *   With the keyword index (`keywordIndex`) the score is the index's BM25; on the exact FTS5 path
  *   (no index, or one that cannot answer exactly now) it is the negated FTS5 `bm25()`. Either way
@@ -54,6 +57,7 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
     ...createSqliteVectorCache(context),
     ...createSqliteRetentionStore(context),
     ...createSqlitePendingVersions(context),
+    ...createSqliteNotificationOutbox(context),
     ...createSqliteTransfer(context, options.file),
 
     async ping() {

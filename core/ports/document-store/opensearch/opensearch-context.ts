@@ -29,7 +29,7 @@ import { createSharedRefresh } from './opensearch-refresh.ts';
 export interface OpenSearchDocumentStoreOptions {
   /** Base URL of the cluster, e.g. `http://127.0.0.1:9200`. */
   readonly url: string;
-  /** Prefix of the five index names (`<prefix>-documents`, `-versions`, `-chunks`, `-vector-cache`, `-meta`). */
+  /** Prefix of the six index names (`<prefix>-documents`, `-versions`, `-chunks`, `-vector-cache`, `-meta`, `-outbox`). */
   readonly indexPrefix: string;
   /** Primary shards of each index created (default 1). */
   readonly shards?: number;

@@ -1,12 +1,14 @@
 import type { Json } from './opensearch-http.ts';
 
-/** The five indexes of one store, all named after its prefix. */
+/** The six indexes of one store, all named after its prefix. */
 export interface IndexNames {
   readonly documents: string;
   readonly versions: string;
   readonly chunks: string;
   readonly vectorCache: string;
   readonly meta: string;
+  /** Pending notifications of purged documents (`NotificationOutbox`). */
+  readonly outbox: string;
 }
 
 export function indexNames(prefix: string): IndexNames {
@@ -16,6 +18,7 @@ export function indexNames(prefix: string): IndexNames {
     chunks: `${prefix}-chunks`,
     vectorCache: `${prefix}-vector-cache`,
     meta: `${prefix}-meta`,
+    outbox: `${prefix}-outbox`,
   };
 }
 
@@ -96,6 +99,8 @@ const DOCUMENT_PROPERTIES = {
   rev: { type: 'long' },
   served: OPAQUE,
   deleted_by: KEYWORD,
+  // The pending notification of its deletion (`NotificationOutbox`): listed by `at`, its body kept only.
+  notification: { properties: { id: KEYWORD, at: DATE, body: STORED_KEYWORD } },
 };
 
 const VERSION_PROPERTIES = {
@@ -157,6 +162,15 @@ const VECTOR_CACHE_PROPERTIES = {
   vector: { type: 'binary' },
 };
 
+/** A pending notification kept past its document's purge. */
+const OUTBOX_PROPERTIES = {
+  id: KEYWORD,
+  workspace_id: KEYWORD,
+  document_id: KEYWORD,
+  at: DATE,
+  body: STORED_KEYWORD,
+};
+
 const META_PROPERTIES = {
   model: KEYWORD,
   dimensions: { type: 'integer' },
@@ -198,5 +212,6 @@ export function indexDefinitions(
     },
     definition(names.vectorCache, VECTOR_CACHE_PROPERTIES),
     definition(names.meta, META_PROPERTIES),
+    definition(names.outbox, OUTBOX_PROPERTIES),
   ];
 }

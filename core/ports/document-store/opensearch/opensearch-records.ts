@@ -40,6 +40,29 @@ export interface DocumentSource {
   readonly served: readonly ServedEntry[];
   /** The write key of the request that deleted it (absent on documents stored before keys were). */
   readonly deleted_by?: string | null;
+  /**
+   * The notification of its deletion, pending until the message log took it (absent or null:
+   * none); written with the deletion in one write.
+   */
+  readonly notification?: StoredNotification | null;
+}
+
+/** `_source` of a pending notification kept past its document's purge (the outbox index). */
+export interface OutboxSource {
+  readonly id: string;
+  readonly workspace_id: string;
+  readonly document_id: string;
+  readonly at: string;
+  readonly body: string;
+}
+
+/** A pending notification as a document record holds it. */
+export interface StoredNotification {
+  readonly id: string;
+  /** The instant of the change it tells of. */
+  readonly at: string;
+  /** The notification as its caller encoded it. */
+  readonly body: string;
 }
 
 /**

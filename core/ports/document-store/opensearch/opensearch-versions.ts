@@ -13,6 +13,7 @@ import type {
   DocumentListQuery,
   DocumentStore,
   NewDocument,
+  NotificationDraft,
   RecordedWrite,
   VersionPatch,
   VersionStore,
@@ -25,6 +26,7 @@ import {
   type DocumentSource,
   later,
   newVersionSource,
+  type OutboxSource,
   toDocumentRecord,
   type VersionSource,
   versionId,
@@ -47,6 +49,7 @@ export function createOpenSearchVersionStore(
     resultWindow,
     refreshQuery,
     path,
+    getGuarded,
     getDocument,
     getGuardedMany,
     getVersionSource,
@@ -62,6 +65,37 @@ export function createOpenSearchVersionStore(
   } = context;
   const { propagate, mirrorStatus, advanceLatest } = createServing(context);
   const { putChunks } = createChunkWriter(context);
+
+  /**
+   * Writes to the outbox index, before a purge removes anything, the notification the document held
+   * and the purge's own. Each is created only if absent: a purge retried after one cut off keeps
+   * the first one's notification (its draft is not called again).
+   */
+  async function keepNotifications(document: DocumentSource, notify: NotificationDraft): Promise<void> {
+    const entry = (id: string, at: string, body: string): OutboxSource => ({
+      id,
+      workspace_id: document.workspace_id,
+      document_id: document.id,
+      at,
+      body,
+    });
+    const held = document.notification;
+    if (held !== undefined && held !== null) {
+      await put(names.outbox, `${document.id}:held`, entry(held.id, held.at, held.body), 'create', 'later');
+    }
+    const purgeId = `${document.id}:purge`;
+    if (await getGuarded(names.outbox, purgeId)) return;
+    const latest = await getVersionSource(document.id, document.latest_version);
+    if (latest === null) return;
+    const notification = notify(toDocumentRecord(document, latest));
+    await put(
+      names.outbox,
+      purgeId,
+      entry(notification.id, new Date().toISOString(), notification.body),
+      'create',
+      'later',
+    );
+  }
 
   async function listDocuments(query: DocumentListQuery): Promise<{ documents: DocumentRecord[]; total: number }> {
     const filter: Json[] = [
@@ -400,7 +434,7 @@ export function createOpenSearchVersionStore(
 
     completeVersionWithChunks: (documentId, version, chunks, result) => complete(documentId, version, result, chunks),
 
-    async softDelete(workspaceId, documentId, at, writeKey) {
+    async softDelete(workspaceId, documentId, at, writeKey, notify) {
       const when = canonicalTime(at, 'at');
       for (let attempt = 0; ; attempt += 1) {
         const document = await getDocument(documentId);
@@ -411,7 +445,7 @@ export function createOpenSearchVersionStore(
           const latest = await getVersionSource(documentId, document.source.latest_version);
           return latest === null ? null : toDocumentRecord(document.source, latest);
         }
-        const next: DocumentSource = {
+        let next: DocumentSource = {
           ...document.source,
           deleted_at: when,
           updated_at: when,
@@ -419,6 +453,14 @@ export function createOpenSearchVersionStore(
           deleted_by: writeKey ?? null,
           rev: document.source.rev + 1,
         };
+        if (notify !== undefined) {
+          // Made from the latest version as the guard below holds it (an append changes the
+          // document record), and written in the same record as the deletion.
+          const latest = await getVersionSource(documentId, next.latest_version);
+          if (latest === null) return null;
+          const notification = notify(toDocumentRecord(next, latest));
+          next = { ...next, notification: { id: notification.id, at: when, body: notification.body } };
+        }
         if (!(await put(names.documents, documentId, next, document))) {
           await backoff(attempt, `delete ${documentId}`);
           continue;
@@ -462,9 +504,10 @@ export function createOpenSearchVersionStore(
       return null;
     },
 
-    async purge(workspaceId, documentId) {
+    async purge(workspaceId, documentId, notify) {
       const document = await getDocument(documentId);
       if (document === null || document.source.workspace_id !== workspaceId) return false;
+      if (notify !== undefined) await keepNotifications(document.source, notify);
       const byDocument = { term: { document_id: documentId } };
       await deleteMatching(names.chunks, byDocument, BY_CHUNK_ID);
       // By id: versions are written without a refresh, so a search could miss the newest. One past

@@ -3,7 +3,11 @@
  *
  * - `documents`: one row per document; `status`/`name` mirror the latest version for list filters;
  *   `deleted_by` is the write key of its deletion.
- *   `source_item` is the item within its source it was created for (NULL: none).
+ *   `source_item` is the item within its source it was created for (NULL: none);
+ *   `notification_id`, `notification_at` and `notification` are the pending notification of its
+ *   deletion, recorded in the deletion's transaction and cleared once the log took it (NULL: none).
+ * - `notification_outbox`: pending notifications of purged documents (the purge's own, and the one
+ *   the document held), written in the purge's transaction and deleted once the log took them.
  * - `versions`: one row per (document, version) with every `VersionRecord` field (JSON for
  *   `metadata`, `error` and `progress`) and the write key of the request that created it.
  * - `chunks`: one row per chunk; `seq` is the rowid the FTS5 index points at, `id` is the public
@@ -176,6 +180,26 @@ export const DOCUMENT_STORE_MIGRATIONS: readonly { readonly name: string; readon
     statements: [
       'ALTER TABLE documents ADD COLUMN source_item TEXT',
       'CREATE INDEX documents_by_source_item ON documents (workspace_id, source, source_item) WHERE source_item IS NOT NULL',
+    ],
+  },
+  {
+    // The notification of a change, pending until the message log took it (`NotificationOutbox`):
+    // written in the change's transaction, listed oldest first from an index of the pending alone.
+    name: 'document-store-009-pending-notifications',
+    statements: [
+      'ALTER TABLE documents ADD COLUMN notification_id TEXT',
+      'ALTER TABLE documents ADD COLUMN notification_at TEXT',
+      'ALTER TABLE documents ADD COLUMN notification TEXT',
+      'CREATE INDEX documents_pending_notification ON documents (notification_at, id) WHERE notification_id IS NOT NULL',
+      // Pending notifications of documents purged since: the purge's own, and the one its document held.
+      `CREATE TABLE notification_outbox (
+          id TEXT PRIMARY KEY,
+          workspace_id TEXT NOT NULL,
+          document_id TEXT NOT NULL,
+          recorded_at TEXT NOT NULL,
+          body TEXT NOT NULL
+        ) WITHOUT ROWID`,
+      'CREATE INDEX notification_outbox_by_time ON notification_outbox (recorded_at, document_id, id)',
     ],
   },
 ];

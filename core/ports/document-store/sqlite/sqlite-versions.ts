@@ -103,6 +103,9 @@ export function createSqliteVersionStore(context: SqliteContext): Omit<VersionSt
       `UPDATE documents SET deleted_at = @at, updated_at = @at, served_version = NULL, deleted_by = @write_key
        WHERE id = @id`,
     ),
+    recordNotification: db.prepare(
+      'UPDATE documents SET notification_id = @notification_id, notification_at = @at, notification = @body WHERE id = @id',
+    ),
     deletionByKey: db.prepare<[string, string], { id: string; latest_version: number }>(
       `SELECT id, latest_version FROM documents WHERE deleted_by = ? AND workspace_id = ?
        ORDER BY deleted_at DESC, id DESC LIMIT 1`,
@@ -110,6 +113,14 @@ export function createSqliteVersionStore(context: SqliteContext): Omit<VersionSt
     versionByKey: db.prepare<[string, string], { document_id: string; version: number }>(
       `SELECT v.document_id, v.version FROM versions v JOIN documents d ON d.id = v.document_id
        WHERE v.write_key = ? AND v.workspace_id = ? ORDER BY v.created_at DESC, v.version DESC LIMIT 1`,
+    ),
+    heldNotification: db.prepare<
+      [string],
+      { notification_id: string | null; notification_at: string | null; notification: string | null }
+    >('SELECT notification_id, notification_at, notification FROM documents WHERE id = ?'),
+    keepNotification: db.prepare(
+      `INSERT OR IGNORE INTO notification_outbox (id, workspace_id, document_id, recorded_at, body)
+       VALUES (@id, @workspace_id, @document_id, @recorded_at, @body)`,
     ),
     purgeChunks: db.prepare('DELETE FROM chunks WHERE document_id = ?'),
     purgeVersions: db.prepare('DELETE FROM versions WHERE document_id = ?'),
@@ -337,7 +348,7 @@ export function createSqliteVersionStore(context: SqliteContext): Omit<VersionSt
       });
     },
 
-    async softDelete(workspaceId, documentId, at, writeKey) {
+    async softDelete(workspaceId, documentId, at, writeKey, notify) {
       const when = canonicalTime(at, 'at');
       return write(() => {
         const document = statements.documentMeta.get(documentId);
@@ -354,7 +365,18 @@ export function createSqliteVersionStore(context: SqliteContext): Omit<VersionSt
           });
         }
         statements.softDelete.run({ id: documentId, at: when, write_key: writeKey ?? null });
-        return toDocumentRecord(statements.documentById.get(documentId, workspaceId)!);
+        const deleted = toDocumentRecord(statements.documentById.get(documentId, workspaceId)!);
+        if (notify !== undefined) {
+          // In the deletion's transaction: the deletion is never stored without its notification.
+          const notification = notify(deleted);
+          statements.recordNotification.run({
+            id: documentId,
+            notification_id: notification.id,
+            at: when,
+            body: notification.body,
+          });
+        }
+        return deleted;
       });
     },
 
@@ -372,10 +394,32 @@ export function createSqliteVersionStore(context: SqliteContext): Omit<VersionSt
       });
     },
 
-    async purge(workspaceId, documentId) {
+    async purge(workspaceId, documentId, notify) {
+      const now = new Date().toISOString();
       return write(() => {
         const document = statements.documentMeta.get(documentId);
         if (document === undefined || document.workspace_id !== workspaceId) return false;
+        if (notify !== undefined) {
+          // In the purge's transaction, to a table the purge leaves: the notification the document
+          // held (its deletion's, still pending) and the purge's own.
+          const held = statements.heldNotification.get(documentId);
+          const keep = (id: string, recordedAt: string, body: string) =>
+            statements.keepNotification.run({
+              id,
+              workspace_id: workspaceId,
+              document_id: documentId,
+              recorded_at: recordedAt,
+              body,
+            });
+          if (held?.notification_id && held.notification_at !== null && held.notification !== null) {
+            keep(held.notification_id, held.notification_at, held.notification);
+          }
+          const row = statements.documentById.get(documentId, workspaceId);
+          if (row !== undefined) {
+            const notification = notify(toDocumentRecord(row));
+            keep(notification.id, now, notification.body);
+          }
+        }
         statements.purgeChunks.run(documentId);
         statements.purgeVersions.run(documentId);
         statements.purgeDocument.run(documentId, workspaceId);
