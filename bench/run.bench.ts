@@ -19,6 +19,7 @@ import { createRow, goals, machine, type Row, renderMarkdown, renderTable, write
 import { distributedTarget, embeddedTarget, firstLine, REPO_ROOT, type Target } from './lib/target.ts';
 import { apiOverhead } from './scenarios/api-overhead.scenario.ts';
 import { backpressureScenario } from './scenarios/backpressure.scenario.ts';
+import { backupScenario } from './scenarios/backup.scenario.ts';
 import { bulkIngestScenario } from './scenarios/bulk-ingest.scenario.ts';
 import { type ChaosBenchOptions, chaosScenario } from './scenarios/chaos.scenario.ts';
 import { cliHelp } from './scenarios/cli-help.scenario.ts';
@@ -48,6 +49,7 @@ const SCENARIOS = [
   'bulk-ingest',
   'notifications',
   'streams',
+  'backup',
   'scale-out',
   'chaos',
 ] as const;
@@ -73,6 +75,7 @@ Options:
   --api-docs <n>          documents the API-overhead row lists (default 1000)
   --source-files <n>      files of the folder the sources row syncs (default 10000; with --quick: 500)
   --bulk-files <n>        files of the folder the bulk-ingest row loads with kb ingest (default 2000; with --quick: 200)
+  --backup-chunks <n>     chunks of the knowledge base the backup row backs up and restores (default 100k; with --quick: 5k)
   --seed <n>              seed of the synthetic corpora
   --chaos-docs <n>        chaos: documents the clients create (default 400)
   --chaos-clients <n>     chaos: clients writing at once (default 4)
@@ -100,6 +103,14 @@ function count(name: string, value: string | undefined, fallback: number): numbe
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new Error(`--${name}: expected a positive whole number, got "${value}"`);
+  return n;
+}
+
+/** `--backup-chunks`: a size such as 100000 or 100k. */
+function backupChunks(value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = parseSize(value);
+  if (n < 1) throw new Error(`--backup-chunks: expected a positive size such as 100k, got "${value}"`);
   return n;
 }
 
@@ -142,6 +153,7 @@ function readOptions():
     apiDocuments: count('api-docs', values['api-docs'], 1000),
     sourceFiles: count('source-files', values['source-files'], quick ? 500 : 10_000),
     bulkFiles: count('bulk-files', values['bulk-files'], quick ? 200 : 2000),
+    backupChunks: backupChunks(values['backup-chunks'], quick ? 5000 : 100_000),
     seed: count('seed', values.seed, DEFAULT_SEED),
     enginePids: path.join(values['native-dir'] ?? process.env.KB_CHAOS_NATIVE_DIR ?? NATIVE_DIR, '.run/pids'),
   };
@@ -175,6 +187,7 @@ function parseOptions() {
       'api-docs': { type: 'string' },
       'source-files': { type: 'string' },
       'bulk-files': { type: 'string' },
+      'backup-chunks': { type: 'string' },
       seed: { type: 'string' },
       'chaos-docs': { type: 'string' },
       'chaos-clients': { type: 'string' },
@@ -329,6 +342,11 @@ async function main(): Promise<void> {
       if (only.includes('bulk-ingest') && target.runtime === 'embedded') {
         await attempt('bulk ingest', target.runtime, `${options.bulkFiles} files`, () =>
           bulkIngestScenario(ctx, target, options.bulkFiles),
+        );
+      }
+      if (only.includes('backup') && target.runtime === 'embedded') {
+        await attempt('backup', target.runtime, `${sizeLabel(options.backupChunks)} chunks`, () =>
+          backupScenario(ctx, target, options.backupChunks),
         );
       }
       if (only.includes('notifications')) {

@@ -29,6 +29,8 @@ export interface BenchOptions {
   readonly sourceFiles: number;
   /** Files of the folder the bulk-ingest row loads with `kb ingest`. */
   readonly bulkFiles: number;
+  /** Chunks of the knowledge base the backup row backs up and restores. */
+  readonly backupChunks: number;
   readonly seed: number;
   /**
    * Where the engines' pid files are (`.run/pids` of the `deploy/native/` that started them, from

@@ -38,7 +38,7 @@ import { firstLine, type Target } from '../lib/target.ts';
 import { zipfQueries, zipfVocabulary } from '../lib/zipf-corpus.ts';
 
 /** Seconds until the service's readiness no longer reports its keyword index as catching up. */
-async function keywordIndexReady(url: string): Promise<number> {
+export async function keywordIndexReady(url: string): Promise<number> {
   const started = performance.now();
   for (;;) {
     const response = await fetch(`${url}/health/ready`);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { constants, gunzipSync, gzipSync } from 'node:zlib';
 import { KbError } from '../errors/kb-error.ts';
 import type { IndexModel } from '../model/document-records.model.ts';
 
@@ -106,9 +106,14 @@ export function sha256(bytes: Buffer | string): string {
   return createHash('sha256').update(bytes).digest('hex');
 }
 
-/** One JSON value a line, gzipped. */
-export function encodeNdjson(values: readonly unknown[]): Buffer {
-  return gzipSync(Buffer.from(values.map((value) => `${JSON.stringify(value)}\n`).join(''), 'utf8'), { level: 1 });
+/**
+ * One JSON value a line, gzipped. `huffman` codes the bytes without looking for repeated strings
+ * (zlib's Z_HUFFMAN_ONLY): for chunk files, mostly base64 vectors with little to find, it takes about
+ * a fifth of the CPU of level 1 for files some 15 % larger; any gzip reader reads both.
+ */
+export function encodeNdjson(values: readonly unknown[], coding: 'deflate' | 'huffman' = 'deflate'): Buffer {
+  const text = Buffer.from(values.map((value) => `${JSON.stringify(value)}\n`).join(''), 'utf8');
+  return gzipSync(text, coding === 'huffman' ? { level: 1, strategy: constants.Z_HUFFMAN_ONLY } : { level: 1 });
 }
 
 export function decodeNdjson<T>(bytes: Buffer, what: string): T[] {

@@ -131,6 +131,7 @@ export async function writeBackup(
         const chunks = await snapshot.chunks(version.documentId, version.version);
         const bytes = encodeNdjson(
           chunks.map(({ vector, ...chunk }) => ({ ...chunk, vector: vector === null ? null : vectorToBase64(vector) })),
+          'huffman',
         );
         const hash = sha256(bytes);
         await putOnce(chunksKey(hash), bytes);

@@ -4,7 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DocumentStore } from '../../core/ports/document-store/document-store.port.ts';
+import { DOCUMENT_STORE_MIGRATIONS } from '../../core/ports/document-store/sqlite/sqlite-schema.ts';
 import { createSqliteDocumentStore } from '../../core/ports/document-store/sqlite.adapter.ts';
+import { migrate, openDatabase } from '../../core/ports/sqlite/open-database.ts';
 import { createPlainDocument, createServedDocument, plainVersion } from '../support/document-fixtures.ts';
 import { describeDocumentStoreContract } from './document-store.contract.ts';
 
@@ -150,6 +152,39 @@ function sqliteOnlyTests(): void {
           embeddingModel: null,
         }),
       ).toEqual({ served: false, completed: null });
+    });
+
+    it('keeps the cached vectors of a database whose vector cache predates its rowid table', async () => {
+      const older = path.join(dir, 'older.sqlite');
+      const db = openDatabase(older);
+      for (const migration of DOCUMENT_STORE_MIGRATIONS.filter((m) => m.name < 'document-store-010'))
+        migrate(db, migration.name, migration.statements);
+      const kept = new Float32Array([0.5, 0.5, 0.5, 0.5]);
+      db.prepare('INSERT INTO vector_cache (model, content_hash, vector) VALUES (?, ?, ?)').run(
+        MODEL.model,
+        'a'.repeat(64),
+        Buffer.from(kept.buffer),
+      );
+      db.close();
+
+      const reopened = createSqliteDocumentStore({ file: older });
+      try {
+        expect(await reopened.getCachedVectors(MODEL.model, ['a'.repeat(64)])).toEqual(
+          new Map([['a'.repeat(64), kept]]),
+        );
+        // Upserts by (model, content hash), as before.
+        const replaced = new Float32Array([1, 0, 0, 0]);
+        await reopened.putCachedVectors(MODEL.model, new Map([['a'.repeat(64), replaced]]));
+        await reopened.putCachedVectors(MODEL.model, new Map([['b'.repeat(64), kept]]));
+        expect(await reopened.getCachedVectors(MODEL.model, ['a'.repeat(64), 'b'.repeat(64)])).toEqual(
+          new Map([
+            ['a'.repeat(64), replaced],
+            ['b'.repeat(64), kept],
+          ]),
+        );
+      } finally {
+        await reopened.close();
+      }
     });
   });
 }
