@@ -157,7 +157,7 @@ export const ingestCommand: Command = {
       ignored,
       ...extra,
     });
-    const { files, skipped: ignored } = await collectFiles(positionals);
+    const { files, skipped: ignored } = collectFiles(positionals);
     const reportIgnored = () => {
       if (values.json || ignored.length === 0) return;
       print(err, `Ignored ${ignored.length} ${ignored.length === 1 ? 'path' : 'paths'}:`);
