@@ -30,6 +30,8 @@ const { values } = parseArgs({
     queries: { type: 'string', default: '100' },
     rounds: { type: 'string', default: '3' },
     grow: { type: 'boolean', default: false },
+    // What the search service asks the store for (SEARCH_CANDIDATES), whatever the client's limit.
+    limit: { type: 'string', default: '100' },
   },
 });
 const parse = (label: string) =>
@@ -96,7 +98,7 @@ async function grow(store: DocumentStore, to: number): Promise<void> {
 const query = (text: string): StoreSearchQuery => ({
   workspaceId: WORKSPACE,
   text,
-  limit: 10,
+  limit: Number.parseInt(values.limit, 10),
   asOf: null,
   filters: {},
 });

@@ -480,7 +480,7 @@ export const CONFIG_VARIABLES = [
   v(
     'KB_KEYWORD_INDEX_EXACT_BELOW',
     'integer',
-    '3000',
+    '2500',
     'Embedded runtime: while the database holds fewer than this many chunks, keyword queries run exactly on FTS5, which is quicker than the keyword index at that size; the index keeps following the database meanwhile and answers once it holds more (0: the index answers at any size).',
     { min: 0 },
   ),
