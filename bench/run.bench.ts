@@ -26,6 +26,7 @@ import { cliHelp } from './scenarios/cli-help.scenario.ts';
 import { compareEmbeddingServer, ingestEmbeddingServer } from './scenarios/embedding-server.scenario.ts';
 import { fairnessScenario } from './scenarios/fairness.scenario.ts';
 import { compareRuntimes, ingestLocalModel, ingestOverhead } from './scenarios/ingest.scenario.ts';
+import { KEYWORD_INDEX_SIZES, keywordIndexScenario } from './scenarios/keyword-index.scenario.ts';
 import { notificationsScenario } from './scenarios/notifications.scenario.ts';
 import { scaleOut } from './scenarios/scale-out.scenario.ts';
 import { compareSearchRuntimes, searchScenario } from './scenarios/search.scenario.ts';
@@ -43,6 +44,7 @@ const SCENARIOS = [
   'backpressure',
   'search',
   'vector-index',
+  'keyword-index',
   'api',
   'fairness',
   'sources',
@@ -89,6 +91,7 @@ Options:
 Examples:
   npm run bench -- --only search,api --runtime embedded
   npm run bench -- --only vector-index --search-sizes 10k,100k,1m
+  npm run bench -- --only keyword-index --runtime embedded
   npm run bench -- --only chaos --chaos-docs 100 --chaos-seconds 60 --chaos-faults workers,api,kafka
 `;
 type Scenario = (typeof SCENARIOS)[number];
@@ -324,6 +327,12 @@ async function main(): Promise<void> {
       if (only.includes('vector-index') && target.runtime === 'embedded') {
         await attempt('vector index', target.runtime, options.searchSizes.map(sizeLabel).join(', '), () =>
           vectorIndexScenario(ctx, target, rows).then(() => undefined),
+        );
+      }
+      if (only.includes('keyword-index') && target.runtime === 'embedded') {
+        const sizes = options.quick ? KEYWORD_INDEX_SIZES.slice(0, 2) : KEYWORD_INDEX_SIZES;
+        await attempt('keyword index', target.runtime, sizes.map(sizeLabel).join(', '), () =>
+          keywordIndexScenario(ctx, target, rows).then(() => undefined),
         );
       }
       if (only.includes('api')) {

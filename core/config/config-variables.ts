@@ -478,6 +478,13 @@ export const CONFIG_VARIABLES = [
     'Embedded runtime: answer keyword queries through a full-text index (LanceDB, BM25 with top-k pruning) kept beside the database (false: exact FTS5 queries only).',
   ),
   v(
+    'KB_KEYWORD_INDEX_EXACT_BELOW',
+    'integer',
+    '2500',
+    'Embedded runtime: while the database holds fewer than this many chunks, keyword queries run exactly on FTS5, which is quicker than the keyword index at that size; the index keeps following the database meanwhile and answers once it holds more (0: the index answers at any size).',
+    { min: 0 },
+  ),
+  v(
     'KB_KEYWORD_INDEX_SYNC_BELOW',
     'integer',
     '20000',

@@ -93,7 +93,10 @@ const sharedProperties = {
     Type.Null(),
   ]),
   /** The embedded runtime's keyword index (null: exact FTS5 queries only). */
-  keywordIndex: Type.Union([Type.Object({ syncBelow: Type.Integer(), threads: Type.Integer() }), Type.Null()]),
+  keywordIndex: Type.Union([
+    Type.Object({ syncBelow: Type.Integer(), exactBelow: Type.Integer(), threads: Type.Integer() }),
+    Type.Null(),
+  ]),
   /** Hybrid search's default weight of the semantic ranking, 0–100 (the keyword ranking gets the rest). */
   search: Type.Object({ semanticWeightPercent: Type.Integer() }),
   chunking: Type.Object({ chunkTokens: Type.Integer(), overlapTokens: Type.Integer(), maxChunks: Type.Integer() }),

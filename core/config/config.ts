@@ -155,6 +155,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     keywordIndex: bool('KB_KEYWORD_INDEX')
       ? {
           syncBelow: int('KB_KEYWORD_INDEX_SYNC_BELOW'),
+          exactBelow: int('KB_KEYWORD_INDEX_EXACT_BELOW'),
           threads: Math.max(2, int('KB_KEYWORD_INDEX_THREADS') || os.availableParallelism()),
         }
       : null,

@@ -36,10 +36,10 @@ let exact: DocumentStore;
 let logged: string[];
 const next = seededRandom(5);
 
-const openIndexed = (syncBelow = 100_000, follow = false) =>
+const openIndexed = (syncBelow = 100_000, follow = false, exactBelow = 0) =>
   createSqliteDocumentStore({
     file,
-    keywordIndex: { syncBelow, follow, log: (message) => logged.push(message) },
+    keywordIndex: { syncBelow, follow, exactBelow, log: (message) => logged.push(message) },
   });
 
 /** Waits (up to 10 s) until a logged line includes `text`. */
@@ -335,6 +335,47 @@ describe('SQLite keyword index', () => {
     expect(await logs('new rows merged into the index')).toBe(true);
     await expectSame('ws', 'lantern harbour granite');
     expect(await indexed.keywordSearch(query('ws', 'marker0'))).toEqual([]);
+  });
+
+  it('below its size threshold answers exactly as FTS5 does, and through the index, kept up, once past it', async () => {
+    await indexed.close();
+    indexed = openIndexed(100_000, false, 40);
+    for (let d = 0; d < 10; d += 1) await addDocument(exact, 'ws');
+    await addDocument(exact, 'other', { chunks: 2 });
+    const texts = ['lantern velvet', 'granite', 'thunder saddle compass'];
+    // 32 chunks: the same hits as the exact store, scores and order included, now and as of a past instant.
+    for (const text of texts) {
+      expect(await indexed.keywordSearch(query('ws', text))).toEqual(await exact.keywordSearch(query('ws', text)));
+      const past = { asOf: new Date().toISOString(), filters: { mimeTypes: ['text/plain'] } };
+      expect(await indexed.keywordSearch(query('ws', text, past))).toEqual(
+        await exact.keywordSearch(query('ws', text, past)),
+      );
+    }
+    expect(await indexed.keywordSearch(query('other', 'lantern'))).toEqual(
+      await exact.keywordSearch(query('other', 'lantern')),
+    );
+    // Meanwhile the index is built and follows the writes, so crossing the threshold rebuilds nothing.
+    expect(await logs('rebuilt from the database (no saved index): 32 chunks')).toBe(true);
+    for (let d = 0; d < 3; d += 1) await addDocument(exact, 'ws');
+    const before = logged.length;
+    for (const text of texts) {
+      const truth = await expectSame('ws', text);
+      const hits = await indexed.keywordSearch(query('ws', text));
+      const exactHits = await exact.keywordSearch(query('ws', text));
+      expect(truth.length).toBeGreaterThan(0);
+      // The index's BM25, not FTS5's: the index answered.
+      expect(hits.map((h) => h.score)).not.toEqual(exactHits.map((h) => h.score));
+    }
+    expect(logged.slice(before).filter((line) => line.includes('rebuilt'))).toEqual([]);
+    // The few new rows are merged into the index once it is caught up (unmerged rows are searched slowly).
+    expect(await logs('new rows merged into the index')).toBe(true);
+    // Back below it (documents purged), FTS5 answers again.
+    for (const doc of await exact.listDocuments({ workspaceId: 'ws', limit: 10 }).then((page) => page.documents)) {
+      await exact.deleteChunks(doc.id, 1);
+    }
+    for (const text of texts) {
+      expect(await indexed.keywordSearch(query('ws', text))).toEqual(await exact.keywordSearch(query('ws', text)));
+    }
   });
 
   it('leaves the directory to the instance that owns it; another answers exactly', async () => {

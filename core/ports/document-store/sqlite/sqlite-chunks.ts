@@ -27,8 +27,9 @@ interface VectorQuery {
  * configured and the query is large enough to need it.
  */
 export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
-  const { db, run, write, readIndexModel, ann, annOptions, keywords } = context;
-  const indexedKeywordSearch = keywords === null ? null : createIndexedKeywordSearch(db, keywords, run);
+  const { db, run, write, readIndexModel, ann, annOptions, keywords, keywordOptions } = context;
+  const indexedKeywordSearch =
+    keywords === null ? null : createIndexedKeywordSearch(db, keywords, run, keywordOptions?.exactBelow ?? 0);
   const statements = {
     upsertChunk: db.prepare(
       `INSERT INTO chunks (id, document_id, version, workspace_id, idx, content, content_hash, tokens, start_offset,

@@ -26,6 +26,8 @@ export interface SqliteDocumentStoreOptions {
 export interface KeywordIndexSettings {
   /** Largest backlog of changes (or rebuild, in chunks) applied before a query rather than in the background. */
   readonly syncBelow: number;
+  /** A database with fewer chunks than this answers keyword queries exactly on FTS5 (default 0: never). */
+  readonly exactBelow?: number;
   /** Threads of LanceDB's compute pool, at least 2 (default 2). */
   readonly threads?: number;
   /** Open the index at once and follow new changes in the background (the process that answers queries). */
@@ -58,6 +60,7 @@ export interface SqliteContext {
   readonly annOptions: VectorIndexSettings | null;
   /** The keyword index, or null (every keyword query is an exact FTS5 query). */
   readonly keywords: KeywordIndex | null;
+  readonly keywordOptions: KeywordIndexSettings | null;
   /** Runs `body`, turning SQLite lock contention into a retriable `engine-unavailable`. */
   run<T>(body: () => T): T;
   /** Runs `body` in an IMMEDIATE transaction (takes the write lock first, so no upgrade deadlocks). */
@@ -166,6 +169,7 @@ export function openSqliteContext(options: SqliteDocumentStoreOptions): SqliteCo
     ann,
     annOptions,
     keywords,
+    keywordOptions,
     run,
     write,
     writes: () => writes,

@@ -24,7 +24,11 @@ export const KEYWORD_ANALYSIS = {
 const FORMAT = 1;
 /** Rows read from SQLite and written to the index per step of a rebuild or catch-up. */
 const BATCH = 20_000;
-/** Rows added since the last optimisation after which new rows are merged into the index. */
+/**
+ * Rows added since the last optimisation after which new rows are merged into the index even in the
+ * middle of a catch-up. Fewer are merged as soon as the index is caught up (see {@link mergeDue}):
+ * LanceDB searches rows not yet merged without the index, at about 0.2 ms per row and query.
+ */
 const OPTIMIZE_EVERY = 20_000;
 /**
  * What one write to the table counts towards {@link OPTIMIZE_EVERY} besides its rows: each leaves a
@@ -173,6 +177,14 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
   let job: Promise<void> | null = null;
   /** Whether that work is a catch-up short enough for a query to wait for. */
   let jobIsShort = false;
+  /** When the next optimisation of a few new rows may start: the last one's duration after it ended. */
+  let mergeAllowedAt = 0;
+  /**
+   * Whether the state's new rows should be merged into the index now: many of them, or any once the
+   * index is caught up, at most a quarter of the time (an optimisation rewrites the whole full-text index).
+   */
+  const mergeDue = (current: State): boolean =>
+    current.unoptimized >= OPTIMIZE_EVERY || (current.unoptimized > 0 && performance.now() >= mergeAllowedAt);
   let retryAt = 0;
   /** Serialises everything that writes the table or swaps the state. */
   let queue: Promise<unknown> = Promise.resolve();
@@ -223,7 +235,9 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
     try {
       const table = await (await connect()).openTable(saved.table);
       if ((await table.version()) < saved.version) return null;
-      return { name: saved.table, table, cursor: saved.cursor, unsaved: 0, unoptimized: 0 };
+      // Rows a previous process added but did not merge into the index are merged soon.
+      const unindexed = (await table.indexStats('content_idx'))?.numUnindexedRows ?? 0;
+      return { name: saved.table, table, cursor: saved.cursor, unsaved: 0, unoptimized: unindexed };
     } catch {
       return null;
     }
@@ -341,6 +355,7 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
     await current.table.optimize({ cleanupOlderThan: new Date(Date.now() - KEEP_VERSIONS_MS) });
     current.unoptimized = 0;
     await writeStateOf(current);
+    mergeAllowedAt = performance.now() + 3 * (performance.now() - started);
     options.log?.(`keyword index: new rows merged into the index in ${Math.round(performance.now() - started)} ms`);
   }
 
@@ -443,7 +458,7 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
     if (ready === null) return false;
     const backlog = lastChange() - ready.cursor;
     if (backlog <= 0) {
-      if (ready.unoptimized >= OPTIMIZE_EVERY) background('optimizing', () => optimize(ready));
+      if (mergeDue(ready)) background('optimizing', () => optimize(ready));
       return true;
     }
     if (backlog > options.syncBelow) {
@@ -469,7 +484,7 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
       background('rebuilding', () => rebuild('changes were pruned by another process'));
       return false;
     }
-    if (ready.unoptimized >= OPTIMIZE_EVERY) background('optimizing', () => optimize(ready));
+    if (mergeDue(ready)) background('optimizing', () => optimize(ready));
     return ready.cursor >= lastChange();
   }
 
@@ -532,7 +547,7 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
       background('building', open, (statements.count.get()?.n ?? 0) <= options.syncBelow);
     } else if (state !== null && state.cursor < lastChange()) {
       catchUpInBackground();
-    } else if (state !== null && state.unoptimized >= OPTIMIZE_EVERY) {
+    } else if (state !== null && mergeDue(state)) {
       const current = state;
       background('optimizing', () => optimize(current));
     } else if (state !== null && state.unsaved > 0 && state.cursor >= lastChange()) {
@@ -590,6 +605,15 @@ export function createKeywordIndex(db: Database, options: KeywordIndexOptions) {
         scores: rows.map((row) => row._score),
         more: rows.length >= k,
       };
+    },
+
+    /**
+     * Keeps the index following the database while queries do not ask it (they take the exact path
+     * by choice): opens it, or applies what changed, in the background; a following index does so
+     * on its own.
+     */
+    keepUp(): void {
+      if (!options.follow) follow();
     },
 
     /** The change-log position the index holds (0 before it is open). */

@@ -26,17 +26,30 @@ interface CandidateRow extends HitRow {
  * are the best matching chunks, because a chunk the index did not return scores no higher than
  * every one it did.
  *
- * Resolves null — take the exact FTS5 path — when the index cannot answer exactly now, or when
- * `k` would pass {@link MAX_CANDIDATES} (a filter that keeps a small part of the matches): a
- * filtered query never loses a matching result. Scores are the index's BM25 (higher is better).
+ * Resolves null — take the exact FTS5 path — when the database holds fewer than `exactBelow`
+ * chunks (an FTS5 query scores every match in the database, which is quicker than the index's
+ * fixed cost at that size; the index keeps following the database meanwhile, so it answers as soon
+ * as the database grows past that), when the index cannot answer exactly now, or when `k` would
+ * pass {@link MAX_CANDIDATES} (a filter that keeps a small part of the matches): a filtered query
+ * never loses a matching result. Scores are the index's BM25 (higher is better).
  */
-export function createIndexedKeywordSearch(db: Database, keywords: KeywordIndex, run: <T>(body: () => T) => T) {
+export function createIndexedKeywordSearch(
+  db: Database,
+  keywords: KeywordIndex,
+  run: <T>(body: () => T) => T,
+  exactBelow = 0,
+) {
   const pool = createCandidatePool();
+  const holdsAtLeast = createChunkCounter(db, keywords.lastChange);
   return async function indexedKeywordSearch(query: StoreSearchQuery): Promise<SearchHit[] | null> {
     const limit = Math.floor(query.limit);
     if (!(limit > 0)) return [];
     const words = queryWords(query.text);
     if (words.length === 0) return [];
+    if (exactBelow > 0 && !run(() => holdsAtLeast(exactBelow))) {
+      keywords.keepUp();
+      return null;
+    }
     const served = servedAt(query.asOf);
     const conditions = searchConditions(query.workspaceId, query.filters);
     const check = db.prepare<unknown[], CandidateRow>(
@@ -63,5 +76,27 @@ export function createIndexedKeywordSearch(db: Database, keywords: KeywordIndex,
       k *= 4;
     }
     return null;
+  };
+}
+
+/**
+ * Whether the database holds at least `n` chunks, counted again only when the answer may have
+ * changed: each logged keyword change (an insert, an update or a delete of one chunk) moves the
+ * count by at most one, so a count taken at one log position settles the question until the log
+ * has moved as far as the count is from `n`.
+ */
+export function createChunkCounter(db: Database, lastChange: () => number) {
+  const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM chunks');
+  let counted: { n: number; at: number } | null = null;
+  return function holdsAtLeast(n: number): boolean {
+    const at = lastChange();
+    if (counted !== null && at >= counted.at) {
+      const drift = at - counted.at;
+      if (counted.n - drift >= n) return true;
+      if (counted.n + drift < n) return false;
+    }
+    // The position is read first: a change landing before the count is counted and also allowed for.
+    counted = { n: count.get()?.n ?? 0, at };
+    return counted.n >= n;
   };
 }
