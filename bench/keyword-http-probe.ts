@@ -16,6 +16,7 @@ import { createSqliteDocumentStore } from '../core/ports/document-store/sqlite.a
 import { createKey, startChild, stopChild, tempDir } from '../support/child-service.ts';
 import { createRandom } from './lib/random.ts';
 import { quantile } from './lib/stats.ts';
+import { writeTextDocument } from './lib/text-document.ts';
 import { chunks, queries, vocabulary, zipfTable } from './lib/zipf-text.ts';
 
 const PER_DOCUMENT = 100;
@@ -53,46 +54,8 @@ try {
   let batch: string[] = [];
   const flush = async () => {
     if (batch.length === 0) return;
-    const doc = await store.createDocument({
-      id: `doc-${String(index).padStart(8, '0')}`,
-      workspaceId: WORKSPACE,
-      source: 'upload',
-      firstVersion: {
-        name: `doc-${index}.txt`,
-        mimeType: 'text/plain',
-        sizeBytes: 1,
-        contentHash: 'x',
-        storageKey: 'x',
-        metadata: {},
-        changeReason: null,
-        restoredFrom: null,
-        createdBy: 'probe',
-        createdAt: '2024-05-01T10:00:00.000Z',
-      },
-    });
-    await store.putChunks(
-      batch.map((content, i) => ({
-        id: `${doc.id}:1:${i}`,
-        documentId: doc.id,
-        workspaceId: WORKSPACE,
-        version: 1,
-        index: i,
-        content,
-        contentHash: String(i),
-        tokens: 120,
-        startOffset: 0,
-        endOffset: content.length,
-        page: null,
-        metadata: {},
-        vector: null,
-      })),
-    );
-    await store.completeVersion(doc.id, 1, {
-      at: '2024-05-01T10:05:00.000Z',
-      chunkCount: batch.length,
-      tokens: 120 * batch.length,
-      embeddingModel: null,
-    });
+    const id = `doc-${String(index).padStart(8, '0')}`;
+    await writeTextDocument(store, { id, workspaceId: WORKSPACE, name: `doc-${index}.txt`, createdBy: 'probe' }, batch);
     index += 1;
     batch = [];
   };

@@ -19,6 +19,7 @@ import { createSqliteDocumentStore } from '../core/ports/document-store/sqlite.a
 import { tempDir } from '../support/child-service.ts';
 import { createRandom } from './lib/random.ts';
 import { quantile } from './lib/stats.ts';
+import { writeTextDocument } from './lib/text-document.ts';
 import { chunks, queries, vocabulary, zipfTable } from './lib/zipf-text.ts';
 
 const PER_DOCUMENT = 20;
@@ -51,46 +52,8 @@ async function grow(store: DocumentStore, to: number): Promise<void> {
   while (written < to) {
     const batch: string[] = [];
     while (batch.length < PER_DOCUMENT && written + batch.length < to) batch.push(corpus.next().value as string);
-    const doc = await store.createDocument({
-      id: `doc-${String(docIndex++).padStart(8, '0')}`,
-      workspaceId: WORKSPACE,
-      source: 'upload',
-      firstVersion: {
-        name: 'doc.txt',
-        mimeType: 'text/plain',
-        sizeBytes: 1,
-        contentHash: 'x',
-        storageKey: 'x',
-        metadata: {},
-        changeReason: null,
-        restoredFrom: null,
-        createdBy: 'probe',
-        createdAt: '2024-05-01T10:00:00.000Z',
-      },
-    });
-    await store.putChunks(
-      batch.map((content, i) => ({
-        id: `${doc.id}:1:${i}`,
-        documentId: doc.id,
-        workspaceId: WORKSPACE,
-        version: 1,
-        index: i,
-        content,
-        contentHash: String(i),
-        tokens: 120,
-        startOffset: 0,
-        endOffset: content.length,
-        page: null,
-        metadata: {},
-        vector: null,
-      })),
-    );
-    await store.completeVersion(doc.id, 1, {
-      at: '2024-05-01T10:05:00.000Z',
-      chunkCount: batch.length,
-      tokens: 120 * batch.length,
-      embeddingModel: null,
-    });
+    const id = `doc-${String(docIndex++).padStart(8, '0')}`;
+    await writeTextDocument(store, { id, workspaceId: WORKSPACE, name: 'doc.txt', createdBy: 'probe' }, batch);
     written += batch.length;
   }
 }

@@ -24,6 +24,7 @@ import { createRandom } from '../lib/random.ts';
 import { addFigure, createRow, judge, type Row } from '../lib/report.ts';
 import { latencies } from '../lib/stats.ts';
 import type { Target } from '../lib/target.ts';
+import { writeTextDocument } from '../lib/text-document.ts';
 import { chunks, queries, vocabulary, zipfTable } from '../lib/zipf-text.ts';
 
 const PER_DOCUMENT = 100;
@@ -37,49 +38,13 @@ export const KEYWORD_INDEX_SIZES = [2_000, 10_000, 100_000] as const;
 async function writeChunks(store: DocumentStore, texts: Iterator<string>, from: number, to: number): Promise<void> {
   for (let start = from; start < to; start += PER_DOCUMENT) {
     const n = Math.min(PER_DOCUMENT, to - start);
-    const doc = await store.createDocument({
-      id: `kw-${String(start).padStart(9, '0')}`,
-      workspaceId: WORKSPACE,
-      source: 'upload',
-      firstVersion: {
-        name: `kw-${start}.txt`,
-        mimeType: 'text/plain',
-        sizeBytes: 1,
-        contentHash: 'x',
-        storageKey: 'x',
-        metadata: {},
-        changeReason: null,
-        restoredFrom: null,
-        createdBy: 'bench',
-        createdAt: '2024-05-01T10:00:00.000Z',
-      },
-    });
-    await store.putChunks(
-      Array.from({ length: n }, (_, i) => {
-        const content = texts.next().value as string;
-        return {
-          id: `${doc.id}:1:${i}`,
-          documentId: doc.id,
-          workspaceId: WORKSPACE,
-          version: 1,
-          index: i,
-          content,
-          contentHash: String(i),
-          tokens: 120,
-          startOffset: 0,
-          endOffset: content.length,
-          page: null,
-          metadata: {},
-          vector: null,
-        };
-      }),
+    const contents = Array.from({ length: n }, () => texts.next().value as string);
+    const id = `kw-${String(start).padStart(9, '0')}`;
+    await writeTextDocument(
+      store,
+      { id, workspaceId: WORKSPACE, name: `kw-${start}.txt`, createdBy: 'bench' },
+      contents,
     );
-    await store.completeVersion(doc.id, 1, {
-      at: '2024-05-01T10:05:00.000Z',
-      chunkCount: n,
-      tokens: 120 * n,
-      embeddingModel: null,
-    });
   }
 }
 
