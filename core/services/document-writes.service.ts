@@ -19,8 +19,8 @@ import { createVersionWriter, newVersionFrom, type VersionWriterDeps } from './v
  * Every write but reprocess takes the {@link WriteKey} of a request sent with an
  * `Idempotency-Key`: what it writes carries the key, and a write that resumes a request cut off
  * before it stored its answer first looks for what that request wrote; found, it finishes what
- * may have been left undone (the audit entry; a version still pending is queued again) and answers as that request would have, writing nothing new (a staged
- * file is discarded).
+ * may have been left undone (the audit entry; a version still pending is queued again) and
+ * answers as that request would have, writing nothing new (a staged file is discarded).
  */
 export interface DocumentWritesService {
   /**
