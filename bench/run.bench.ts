@@ -20,6 +20,7 @@ import { distributedTarget, embeddedTarget, firstLine, REPO_ROOT, type Target } 
 import { apiOverhead } from './scenarios/api-overhead.scenario.ts';
 import { backpressureScenario } from './scenarios/backpressure.scenario.ts';
 import { backupScenario } from './scenarios/backup.scenario.ts';
+import { backupMoveScenario, MOVE_CHUNKS } from './scenarios/backup-move.scenario.ts';
 import { bulkIngestScenario } from './scenarios/bulk-ingest.scenario.ts';
 import { type ChaosBenchOptions, chaosScenario } from './scenarios/chaos.scenario.ts';
 import { cliHelp } from './scenarios/cli-help.scenario.ts';
@@ -356,6 +357,12 @@ async function main(): Promise<void> {
       if (only.includes('backup') && target.runtime === 'embedded') {
         await attempt('backup', target.runtime, `${sizeLabel(options.backupChunks)} chunks`, () =>
           backupScenario(ctx, target, options.backupChunks),
+        );
+      }
+      if (only.includes('backup') && target.runtime === 'distributed') {
+        const chunks = options.quick ? 2000 : MOVE_CHUNKS;
+        await attempt('backup, embedded → distributed', target.runtime, `${sizeLabel(chunks)} chunks`, () =>
+          backupMoveScenario(ctx, embeddedTarget(config), target, chunks),
         );
       }
       if (only.includes('notifications')) {
