@@ -146,11 +146,13 @@ export async function restoreBackup(
         if (kept !== null) cached.set(chunk.contentHash, kept);
         return { ...chunk, vector: kept };
       });
-      await stores.documents.putChunks(inputs);
+      await stores.documents.importChunks(inputs);
       if (model !== null && cached.size > 0) await stores.documents.putCachedVectors(model.model, cached);
       chunks.step(batch.length);
     }
   });
+
+  await stores.documents.finishImport();
 
   const accounts = phaseProgress(options.onProgress, 'accounts', 5);
   for (const key of records.keys) await stores.accountStore.createKey(key).catch(ignoreConflict(force));

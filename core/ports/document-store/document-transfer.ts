@@ -1,4 +1,5 @@
 import type { ChunkRecord, DocumentRecord, IndexModel, VersionRecord } from '../../model/document-records.model.ts';
+import type { ChunkInput } from './document-store.port.ts';
 
 /** A document as stored, without its latest version's record (a snapshot lists the versions beside it). */
 export type StoredDocument = Omit<DocumentRecord, 'latest'>;
@@ -43,10 +44,17 @@ export interface DocumentSnapshot {
  * - `openSnapshot` answers a {@link DocumentSnapshot}; the store keeps serving and taking writes.
  * - `importDocument` writes a document and its versions exactly as given (ids, numbers, statuses,
  *   timestamps, served intervals, archive marks), replacing a document of the same id with its
- *   versions and chunks. Its chunks are written afterwards with `putChunks` (which then derives
- *   whatever the adapter copies from the version onto its chunks). Nothing is embedded.
+ *   versions and chunks. Its chunks are written afterwards with `importChunks`, which writes them
+ *   as `putChunks` does (deriving whatever the adapter copies from the version onto its chunks)
+ *   with their vectors as given. Nothing is embedded.
+ * - Visibility: what `importDocument` and `importChunks` wrote is read back by id at once, but a
+ *   search may not see it until `finishImport` (OpenSearch: one refresh at the end instead of one
+ *   per write, each of which would cut a small segment and build its vector graph). A restore
+ *   calls `finishImport` once after its last import; calling it again is harmless.
  */
 export interface DocumentTransfer {
   openSnapshot(): Promise<DocumentSnapshot>;
   importDocument(document: StoredDocument, versions: readonly VersionRecord[]): Promise<void>;
+  importChunks(chunks: readonly ChunkInput[]): Promise<void>;
+  finishImport(): Promise<void>;
 }

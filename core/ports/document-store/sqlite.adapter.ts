@@ -59,6 +59,9 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
     ...createSqlitePendingVersions(context),
     ...createSqliteNotificationOutbox(context),
     ...createSqliteTransfer(context, options.file),
+    // One transaction a batch, seen by the next query: nothing to defer or finish.
+    importChunks: (written) => chunks.putChunks(written),
+    async finishImport() {},
 
     async ping() {
       context.run(() => context.statements.ping.get());

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import type { ContractContext } from './context.ts';
-import { at, newVersion, newWorkspace, sha256 } from './fixtures.ts';
+import { at, axis, chunkInput, ids, newVersion, newWorkspace, sha256, withVector } from './fixtures.ts';
 
 /** The backup role: a snapshot reads documents with every version, an import writes them back as given. */
 export function transferAspect(suite: ContractContext): void {
-  const { store } = suite;
+  const { store, servedDoc, nearest, keyword } = suite;
 
   describe('transfer', () => {
     it('reads a document with its source item and every version, and imports it back unchanged', async () => {
@@ -45,12 +45,34 @@ export function transferAspect(suite: ContractContext): void {
         { ...found!.document, id: copyId },
         found!.versions.map((v) => ({ ...v, documentId: copyId })),
       );
+      await store.finishImport();
       const copy = await store.getDocument(workspace, copyId);
       expect(copy?.sourceItem).toBe('guide/index.md');
       expect(copy?.latestVersion).toBe(2);
       expect(copy?.latest.contentHash).toBe(sha256('v2'));
       const found2 = await store.lookupSourceItems(workspace, [{ source: 'handbook', sourceItem: 'guide/index.md' }]);
       expect(found2.map((d) => d.id).sort()).toEqual([doc.id, copyId].sort());
+    });
+
+    it('imports chunks with their vectors as given: after finishImport every search finds them, served', async () => {
+      const workspace = newWorkspace();
+      const original = await servedDoc(workspace, ['placeholder']);
+      const copyId = randomUUID();
+      const versions = (await store.listVersions(workspace, original.id)).map((v) => ({ ...v, documentId: copyId }));
+      await store.importDocument({ ...original, id: copyId }, versions);
+      const copy = { ...original, id: copyId };
+      await store.importChunks([
+        withVector(chunkInput(copy, 1, 0, 'imported lighthouse keeper'), axis(3)),
+        withVector(chunkInput(copy, 1, 1, 'imported harbour master'), axis(4)),
+      ]);
+      await store.finishImport();
+      expect(ids(await nearest(workspace, axis(3), { filters: { documentIds: [copyId] } }))).toEqual([
+        `${copyId}:1:0`,
+        `${copyId}:1:1`,
+      ]);
+      expect(ids(await keyword(workspace, 'lighthouse'))).toEqual([`${copyId}:1:0`]);
+      const [hit] = await nearest(workspace, axis(4), { filters: { documentIds: [copyId] }, limit: 1 });
+      expect(hit?.score).toBeCloseTo(1, 4);
     });
   });
 }

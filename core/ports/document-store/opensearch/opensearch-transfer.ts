@@ -1,6 +1,7 @@
 import type { IndexModel, VersionRecord } from '../../../model/document-records.model.ts';
 import type { DocumentSnapshot, DocumentTransfer, StoredChunk, StoredDocument } from '../document-store.port.ts';
 import { canonicalTime, toChunkRecord, toStoredProgress, toVersionRecord } from '../stored-records.ts';
+import { createChunkWriter } from './opensearch-chunks.ts';
 import type { OpenSearchContext } from './opensearch-context.ts';
 import { type BulkAction, type Json, requireBulkSuccess } from './opensearch-http.ts';
 import { vectorField } from './opensearch-mappings.ts';
@@ -62,10 +63,13 @@ function versionSource(v: VersionRecord, rev: number): VersionSource {
  * The {@link DocumentTransfer} role of the OpenSearch document store. OpenSearch has no read
  * transaction, so a snapshot is not exact: it reads the indexes as they are and the caller cuts
  * the records at the snapshot's `at`. A version's served interval is taken from its document's
- * serving history (the authority), not from the copy on the version record.
+ * serving history (the authority), not from the copy on the version record. Imports are written
+ * without a refresh (each would cut a segment and build its vector graph); `finishImport` refreshes
+ * the indexes once.
  */
 export function createOpenSearchTransfer(context: OpenSearchContext): DocumentTransfer {
   const { names } = context;
+  const { putChunks } = createChunkWriter(context);
 
   async function openSnapshot(): Promise<DocumentSnapshot> {
     const at = new Date().toISOString();
@@ -149,9 +153,17 @@ export function createOpenSearchTransfer(context: OpenSearchContext): DocumentTr
           source: versionSource(v, rev) as unknown as Json,
         }),
       );
-      const results = await context.bulk(actions, context.refresh);
+      const results = await context.bulk(actions, false);
       requireBulkSuccess(results, `import the versions of ${document.id}`);
-      await context.put(names.documents, document.id, source, null, 'now');
+      await context.put(names.documents, document.id, source, null, 'later');
+    },
+
+    async importChunks(chunks) {
+      await putChunks(chunks, false);
+    },
+
+    async finishImport() {
+      await context.refreshIndexes([names.documents, names.versions, names.chunks, names.vectorCache]);
     },
   };
 }

@@ -85,9 +85,13 @@ function snapshotOn(db: Database, ownConnection: boolean): DocumentSnapshot {
 /**
  * The {@link DocumentTransfer} role of the SQLite document store. A snapshot reads on a connection
  * of its own in one read transaction, so it is exact; a `:memory:` store has no second connection
- * and answers a snapshot on its own connection (not exact: the caller cuts it at `at`).
+ * and answers a snapshot on its own connection (not exact: the caller cuts it at `at`). Its chunk
+ * imports are the chunk index's writes (composed in the adapter).
  */
-export function createSqliteTransfer(context: SqliteContext, file: string): DocumentTransfer {
+export function createSqliteTransfer(
+  context: SqliteContext,
+  file: string,
+): Pick<DocumentTransfer, 'openSnapshot' | 'importDocument'> {
   const { db, write } = context;
   const statements = {
     deleteChunks: db.prepare('DELETE FROM chunks WHERE document_id = ?'),
