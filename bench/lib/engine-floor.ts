@@ -35,6 +35,8 @@ const PUTS_IN_FLIGHT = 16;
 /** One engine's floor: its CPU seconds over its step and the requests the bench sent it. */
 export interface EngineFloorPart {
   readonly cpuSeconds: number;
+  /** Wall-clock seconds of its step. */
+  readonly seconds: number;
   readonly requests: number;
   /** What was written: records, objects, messages or rows. */
   readonly items: number;
@@ -66,9 +68,13 @@ export async function measureEngineFloor(config: DistributedConfig, enginePids: 
   const parts = new Map<string, EngineFloorPart>();
   const measured = async (engine: string, write: () => Promise<{ requests: number; items: number }>) => {
     const before = sampleEngineCpu(enginePids).get(engine);
+    const started = performance.now();
     const { requests, items } = await write();
+    const seconds = (performance.now() - started) / 1000;
     const after = sampleEngineCpu(enginePids).get(engine);
-    if (before !== undefined && after !== undefined) parts.set(engine, { cpuSeconds: after - before, requests, items });
+    if (before !== undefined && after !== undefined) {
+      parts.set(engine, { cpuSeconds: after - before, seconds, requests, items });
+    }
   };
   try {
     const opensearch = await readOpenSearch(config, floor);

@@ -6,17 +6,21 @@
  *
  * Reported: each command's time (child processes, their start included), the restore's time per
  * chunk, the documents the restored service lists against the source's, the overlap of the two
- * services' semantic top 10 for the same queries (two different vector indexes: not judged). That the
+ * services' semantic top 10 for the same queries (two different vector indexes: not judged), and
+ * the engines' floor: the same final state written straight to each engine by the bench with its
+ * bulk path (`bench/lib/engine-floor.ts`, the overhead row's), in wall-clock seconds. That the
  * restore embeds nothing is checked by tests/integration/backup-restore.distributed.test.ts, which
  * counts the provider's calls; here no `kb worker` runs.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import type { DistributedConfig } from '../../core/config/config.ts';
 import { type ChildService, kb, startChild, stopChild } from '../../support/child-service.ts';
 import { sizeLabel } from '../corpus.ts';
 import { buildKnowledgeBase, COMMAND_TIMEOUT_MS, firstAnswer, seconds } from '../lib/backup-knowledge-base.ts';
 import type { BenchContext } from '../lib/context.ts';
+import { measureEngineFloor } from '../lib/engine-floor.ts';
 import { addFigure, createRow, judge, type Row } from '../lib/report.ts';
 import { childEnv, createJsonClient } from '../lib/service.ts';
 import type { Target } from '../lib/target.ts';
@@ -101,6 +105,8 @@ export async function backupMoveScenario(
       documents: [] as number[],
       missing: [] as number[],
       overlap: [] as number[],
+      floor: [] as number[],
+      floorRatio: [] as number[],
     };
     for (let round = 0; round < ctx.options.rounds; round++) {
       const dest = path.join(work, `backup-${round}`);
@@ -122,6 +128,12 @@ export async function backupMoveScenario(
         const tops = await semanticTops(serving.url, key, queries);
         await stopChild(serving);
         serving = null;
+        // The same final state written straight to each engine with its bulk path, one engine at a time.
+        ctx.progress(`backup move: round ${round + 1}: the engines' floor for the same records`);
+        const floor = await measureEngineFloor(restored.config as DistributedConfig, ctx.options.enginePids);
+        const floorSeconds = [...floor.values()].reduce((sum, part) => sum + part.seconds, 0);
+        figures.floor.push(floorSeconds);
+        figures.floorRatio.push(restoreSeconds / floorSeconds);
 
         figures.restore.push(restoreSeconds);
         figures.perChunk.push((restoreSeconds * 1000) / chunks);
@@ -147,6 +159,8 @@ export async function backupMoveScenario(
     addFigure(row, 'kb restore onto the engines', 's', figures.restore);
     addFigure(row, 'kb restore per chunk', 'ms/chunk', figures.perChunk);
     addFigure(row, 'restore to serving (kb restore, kb serve, a search answered)', 's', figures.serving);
+    addFigure(row, 'engines’ floor: the same records written straight with bulk requests', 's', figures.floor);
+    addFigure(row, 'kb restore ÷ engines’ floor', 'ratio', figures.floorRatio);
     addFigure(row, `documents listed (source: ${sourceDocuments.size})`, 'docs', figures.documents);
     judge(addFigure(row, 'source documents missing after the restore', 'docs', figures.missing), { atMost: 0 });
     addFigure(row, 'semantic top 10 shared with the source (two vector indexes)', 'fraction', figures.overlap);
