@@ -78,7 +78,8 @@ Options:
   --api-docs <n>          documents the API-overhead row lists (default 1000)
   --source-files <n>      files of the folder the sources row syncs (default 10000; with --quick: 500)
   --bulk-files <n>        files of the folder the bulk-ingest row loads with kb ingest (default 2000; with --quick: 200)
-  --backup-chunks <n>     chunks of the knowledge base the backup row backs up and restores (default 100k; with --quick: 5k)
+  --backup-chunks <n>     chunks of the knowledge base the backup row backs up and restores (default 100k; with --quick: 5k);
+                          on the distributed runtime the row restores 10k embedded chunks onto the engines (--quick: 2k)
   --seed <n>              seed of the synthetic corpora
   --chaos-docs <n>        chaos: documents the clients create (default 400)
   --chaos-clients <n>     chaos: clients writing at once (default 4)
