@@ -39,6 +39,8 @@ export interface VectorIndexSettings {
   readonly exactBelow: number;
   readonly expansionSearch: number;
   readonly quantization?: VectorQuantization;
+  /** Largest rebuild (in vectors) run before a query rather than in a worker thread (default 5,000). */
+  readonly syncBelow?: number;
   readonly log?: (message: string) => void;
 }
 
@@ -109,6 +111,7 @@ export function openSqliteContext(options: SqliteDocumentStoreOptions): SqliteCo
           file: options.file === ':memory:' ? null : options.file,
           expansionSearch: annOptions.expansionSearch,
           ...(annOptions.quantization ? { quantization: annOptions.quantization } : {}),
+          ...(annOptions.syncBelow !== undefined ? { syncBelow: annOptions.syncBelow } : {}),
           ...(annOptions.log ? { log: annOptions.log } : {}),
         });
   if (ann === null) {
@@ -181,8 +184,11 @@ export function openSqliteContext(options: SqliteDocumentStoreOptions): SqliteCo
       try {
         await keywords?.close();
       } finally {
-        ann?.close();
-        db.close();
+        try {
+          await ann?.close();
+        } finally {
+          db.close();
+        }
       }
     },
   };
