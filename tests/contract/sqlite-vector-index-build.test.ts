@@ -196,6 +196,24 @@ describe('SQLite HNSW vector index built in the background', () => {
     expect((await readdir(dir)).filter((name) => name.includes('.vectors.'))).toEqual(['documents.db.vectors.json']);
   });
 
+  it('starts building at open, before any query, when told to (the serving process)', async () => {
+    indexed = createSqliteDocumentStore({
+      file,
+      vectorIndex: {
+        exactBelow: 0,
+        expansionSearch: 400,
+        syncBelow: 500,
+        openAtStart: true,
+        log: (m) => messages.push(m),
+      },
+    });
+    await vi.waitFor(() => expect(built()).toHaveLength(1), { timeout: 60_000, interval: 50 });
+    expect(messages[0]).toContain('in the background (no saved index)');
+    const q = vector();
+    expect((await indexed.vectorSearch(query(q)))[0]?.chunk.id).toBe((await exact.vectorSearch(query(q)))[0]?.chunk.id);
+    expect(messages).toHaveLength(2);
+  });
+
   it('is built before the query, as before, for an in-memory database', async () => {
     const memory = createSqliteDocumentStore({
       file: ':memory:',
