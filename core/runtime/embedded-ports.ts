@@ -31,6 +31,8 @@ export async function createEmbeddedPorts(
     file: path.join(dir, 'documents.db'),
     vectorIndex: config.vectorIndex && {
       ...config.vectorIndex,
+      // The process that answers queries opens (or starts building) both indexes at start.
+      openAtStart: options.followKeywordIndex ?? false,
       ...(logger ? { log: (message: string) => logger.info({ component: 'vector-index' }, message) } : {}),
     },
     keywordIndex: config.keywordIndex && {

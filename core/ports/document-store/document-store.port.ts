@@ -375,7 +375,8 @@ export interface StoreConnection {
   readonly kind: string;
   /**
    * Rejects when the store cannot be used. Resolves `{degraded}` when it answers but a part of it
-   * is not at full speed yet (the embedded keyword index while it is built or catches up).
+   * is not at full speed yet (the embedded keyword index while it is built or catches up, its vector
+   * index while it is built in the background).
    */
   ping(): Promise<undefined | { readonly degraded: string }>;
   /** Releases the connection; calling it again changes nothing. */

@@ -65,8 +65,8 @@ export function createSqliteDocumentStore(options: SqliteDocumentStoreOptions): 
 
     async ping() {
       context.run(() => context.statements.ping.get());
-      const lag = context.keywords?.lag() ?? null;
-      return lag === null ? undefined : { degraded: lag };
+      const lags = [context.keywords?.lag() ?? null, context.ann?.lag() ?? null].filter((lag) => lag !== null);
+      return lags.length === 0 ? undefined : { degraded: lags.join('; ') };
     },
 
     async close() {

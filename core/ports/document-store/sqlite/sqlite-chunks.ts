@@ -156,8 +156,8 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
    * scores equal the exact scan's). `k` starts at what the share of passing candidates seen in
    * queries of the same kind needs to leave `limit` matches (at first, twice the workspace's share
    * of the index) and grows fourfold while too few match and the index holds more.
-   * Returns null — scan exactly — when there is no index, the filter names documents, the
-   * workspace is small, or growing `k` would visit a large part of the index anyway: a filtered
+   * Returns null — scan exactly — when there is no index (or it is being built in the background),
+   * the filter names documents, the workspace is small, or growing `k` would visit a large part of the index anyway: a filtered
    * query never loses results that match.
    */
   async function approximateSearch(query: StoreSearchQuery, q: VectorQuery): Promise<VectorRow[] | null> {
@@ -165,9 +165,11 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
     if (query.filters.documentIds && query.filters.documentIds.length > 0) return null;
     const { size, population } = run(() => {
       const size = ann.sync(q.model);
+      // Not ready (being built in the background): scan exactly.
+      if (size === null) return { size: 0, population: 0 };
       return { size, population: workspacePopulation(query.workspaceId, ann.cursor()) };
     });
-    if (population <= annOptions.exactBelow || size <= annOptions.exactBelow) return null;
+    if (size === 0 || population <= annOptions.exactBelow || size <= annOptions.exactBelow) return null;
     // Candidates of other workspaces are among the nearest too, in proportion to their size.
     let k = Math.max(vectorPool.size(query, q.limit, population / size), 100);
     const statement = db.prepare(

@@ -39,6 +39,13 @@ export interface VectorIndexSettings {
   readonly exactBelow: number;
   readonly expansionSearch: number;
   readonly quantization?: VectorQuantization;
+  /** Largest rebuild (in vectors) run before a query rather than in a worker thread (default 5,000). */
+  readonly syncBelow?: number;
+  /**
+   * Open the index at once (load it, or start its build) rather than at the first vector query (the
+   * process that answers queries).
+   */
+  readonly openAtStart?: boolean;
   readonly log?: (message: string) => void;
 }
 
@@ -109,8 +116,21 @@ export function openSqliteContext(options: SqliteDocumentStoreOptions): SqliteCo
           file: options.file === ':memory:' ? null : options.file,
           expansionSearch: annOptions.expansionSearch,
           ...(annOptions.quantization ? { quantization: annOptions.quantization } : {}),
+          ...(annOptions.syncBelow !== undefined ? { syncBelow: annOptions.syncBelow } : {}),
           ...(annOptions.log ? { log: annOptions.log } : {}),
         });
+  if (ann !== null && annOptions?.openAtStart) {
+    setImmediate(() => {
+      if (closed) return;
+      try {
+        ann.sync(readIndexModel());
+      } catch (error) {
+        annOptions.log?.(
+          `vector index: could not be opened at start, it is opened at the first vector query: ${String(error)}`,
+        );
+      }
+    });
+  }
   if (ann === null) {
     // Nothing here follows the change log; keep it bounded (another process with the index that
     // falls this far behind rebuilds its index).
@@ -181,8 +201,11 @@ export function openSqliteContext(options: SqliteDocumentStoreOptions): SqliteCo
       try {
         await keywords?.close();
       } finally {
-        ann?.close();
-        db.close();
+        try {
+          await ann?.close();
+        } finally {
+          db.close();
+        }
       }
     },
   };

@@ -1,72 +1,57 @@
-import { createHash, randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import usearch from 'usearch';
 import type { IndexModel } from '../../../model/document-records.model.ts';
 import type { Database } from '../../sqlite/open-database.ts';
 import { bytesToVector } from '../stored-records.ts';
+import { type BuildResult, type IndexBuild, startIndexBuild } from './sqlite-vector-index-build.ts';
+import {
+  addRows,
+  CONNECTIVITY,
+  digest,
+  type Graph,
+  newGraph,
+  readSavedIndex,
+  removeStrayFiles,
+  saveGraph,
+  type VectorQuantization,
+} from './sqlite-vector-index-file.ts';
+import { createGraphWalk } from './sqlite-vector-index-walk.ts';
 
-/** HNSW graph degree and build-time beam width: usearch's recommended values for 384-d text vectors. */
-const CONNECTIVITY = 16;
-const EXPANSION_ADD = 128;
-/**
- * The index size up to which a query walks the graph with the configured beam; beyond it the beam
- * grows with the logarithm of the size (see {@link queryBeam}).
- */
-const BEAM_BASE_SIZE = 100_000;
-/**
- * How much wider the beam gets for each doubling of the index beyond {@link BEAM_BASE_SIZE}: at the
- * default 400, 760 at 200k, 1,236 at 500k and 1,596 at a million vectors, where recall@10 of the
- * candidates measured 0.84 at 400, 0.96 at 1,200 and 0.98 at 1,600 (docs/benchmarks.md).
- */
-const BEAM_GROWTH = 0.9;
-/**
- * Most threads walking the graph for concurrent queries at once, one per core (a walk is
- * single-threaded; two concurrent walks on two threads block the main thread about half as long
- * as two in a row).
- */
-const WALK_THREADS = Math.max(1, availableParallelism());
-/** Rows read per step of a rebuild. */
-const REBUILD_BATCH = 2048;
+export { SCALAR_KIND, type VectorQuantization } from './sqlite-vector-index-file.ts';
+export type { AnnMatches } from './sqlite-vector-index-walk.ts';
+
 /** Changes waiting beyond which (and beyond the index's size) the index is rebuilt instead of caught up. */
 const REBUILD_BACKLOG = 50_000;
 /** Changes applied since the last save after which the index is saved again (besides at close). */
 const SAVE_EVERY_CHANGES = 20_000;
-
 /**
- * How the graph stores its vectors: `i8` (one byte per dimension, a quarter of `f32`), `f16` (half)
- * or `f32`. Distances inside the graph use the stored form; the store scores the candidates it
- * returns with the full-precision vectors in SQLite.
+ * Default of {@link VectorIndexOptions.syncBelow}: 5,000 384-d vectors take one to two seconds to
+ * build on a busy 2-core machine (20,000 took 17 s), about what starting the build thread costs.
  */
-export type VectorQuantization = 'i8' | 'f16' | 'f32';
-
-/** The usearch scalar kind of each quantization. */
-export const SCALAR_KIND = {
-  i8: usearch.ScalarKind.I8,
-  f16: usearch.ScalarKind.F16,
-  f32: usearch.ScalarKind.F32,
-} as const satisfies Record<VectorQuantization, unknown>;
+const SYNC_BUILD_BELOW = 5_000;
+/** After a failed background build, how long vector queries scan exactly before it is tried again. */
+const RETRY_AFTER_MS = 60_000;
+/** Threads of a background build: every core but one, left to the queries that scan exactly meanwhile. */
+const BUILD_THREADS = Math.max(1, availableParallelism() - 1);
 
 export interface VectorIndexOptions {
   /** Database file the index lives beside (`<file>.vectors.*`); null keeps it in memory only. */
   readonly file: string | null;
   /**
    * Beam width of a query (usearch's `expansion_search`) on an index of up to 100,000 vectors; a
-   * query of k candidates uses at least k, and a larger index a wider beam ({@link queryBeam}).
+   * query of k candidates uses at least k, and a larger index a wider beam (`queryBeam`).
    */
   readonly expansionSearch: number;
   /** How the graph stores vectors (default `i8`); a saved index of another kind is rebuilt. */
   readonly quantization?: VectorQuantization;
-  /** Told about rebuilds that take a while (a missing, stale or damaged index file). */
+  /**
+   * A rebuild of at most this many vectors (default 5,000) runs before the query that needs it; a
+   * larger one runs in a worker thread while vector queries scan exactly (an in-memory database
+   * always builds before the query).
+   */
+  readonly syncBelow?: number;
+  /** Told about rebuilds that take a while (a missing, stale or damaged index file) and their failures. */
   readonly log?: (message: string) => void;
-}
-
-export interface AnnMatches {
-  /** Chunk `seq`s, nearest first. */
-  readonly seqs: number[];
-  /** Whether the index holds more vectors than were returned. */
-  readonly more: boolean;
 }
 
 /**
@@ -77,6 +62,8 @@ export interface AnnMatches {
  *   cursor — a chunk whose row now holds a vector of the index model is (re)added, any other is
  *   removed — so inserts, updates, deletes, purges, rollbacks and reindex by this or any other
  *   process sharing the database are seen by the next query. A change of index model rebuilds it.
+ *   {@link sync} answers null instead — the caller then scans exactly — while the index is being
+ *   built in the background, and for a while after such a build failed.
  * - Persistence: saved beside the database (a `*.usearch` file named by a random token and a JSON
  *   file naming it with its sha256 and the graph's settings, checked before loading, each written to
  *   a temporary name and renamed) at close and every {@link SAVE_EVERY_CHANGES} changes; the log is
@@ -84,13 +71,24 @@ export interface AnnMatches {
  * - Repair: at open, a saved index is used only when its model and graph settings (quantization,
  *   connectivity) match and the log still holds every change after its cursor; after catching up
  *   its size must equal the number of vector rows of the model. Otherwise (missing, stale, damaged,
- *   written with other settings) it is rebuilt from SQLite.
+ *   written with other settings, a backlog larger than the index, a model change) it is rebuilt from
+ *   SQLite.
+ * - Rebuilds: one of at most {@link VectorIndexOptions.syncBelow} vectors (or of an in-memory
+ *   database) runs on the calling thread before the query. A larger one runs in a worker thread
+ *   (`sqlite-vector-index-build.worker.ts`) that opens the database file read-only, reads the
+ *   model's vectors and the log position in one read transaction, builds the graph and saves it as
+ *   above; this thread then loads it (checksum checked) and applies the changes logged since that
+ *   position, so writes go on meanwhile and are all in the index it switches to. A build that fails
+ *   (the thread dies, or its index disagrees with the database) is logged and started again
+ *   {@link RETRY_AFTER_MS} later; queries scan exactly meanwhile. {@link close} stops a running
+ *   build and removes its files.
  * - Outside it: filters. The index answers nearest seqs only; the store applies served intervals
  *   and filters in SQL over them and decides when to fall back to an exact scan.
  */
 export function createVectorIndex(db: Database, options: VectorIndexOptions) {
   const metaFile = options.file === null ? null : `${options.file}.vectors.json`;
   const quantization = options.quantization ?? 'i8';
+  const syncBelow = options.syncBelow ?? SYNC_BUILD_BELOW;
   const statements = {
     // The last id ever given to a change (AUTOINCREMENT never reuses one, even after pruning).
     lastChange: db.prepare<[], { id: number }>(
@@ -114,89 +112,45 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
     ),
     prune: db.prepare('DELETE FROM vector_changes WHERE id <= ?'),
   };
+  const countVectors = (model: IndexModel) => statements.countVectors.get(model.model)?.n ?? 0;
 
   interface State {
     readonly model: string;
     readonly dimensions: number;
-    readonly index: InstanceType<typeof usearch.Index>;
+    readonly index: Graph;
     cursor: number;
     unsaved: number;
   }
   let state: State | null = null;
   let opened = false;
-  /** Searches waiting for the next walk (see `search`). */
-  let pending: PendingSearch[] = [];
-
-  function walkPending(): void {
-    const batch = pending;
-    pending = [];
-    try {
-      const current = state;
-      const size = current?.index.size() ?? 0;
-      if (current === null || size === 0) {
-        for (const search of batch) search.resolve({ seqs: [], more: false });
-        return;
-      }
-      // usearch walks with a beam of max(expansion_search, wanted): asking for the wider beam's
-      // worth of neighbours widens the walk, and the nearest k of them are kept.
-      const wanted = Math.min(size, Math.max(...batch.map((s) => s.k), queryBeam(options.expansionSearch, size)));
-      const found = (keys: BigUint64Array, k: number): AnnMatches => {
-        const seqs = Array.from(keys.subarray(0, Math.min(k, keys.length)), Number);
-        return { seqs, more: size > seqs.length };
-      };
-      const [first] = batch as [PendingSearch];
-      if (batch.length === 1) {
-        first.resolve(found(current.index.search(first.vector, wanted, 1).keys, first.k));
-        return;
-      }
-      const matrix = new Float32Array(batch.length * current.dimensions);
-      batch.forEach((search, i) => {
-        matrix.set(search.vector, i * current.dimensions);
-      });
-      // A matrix of several vectors answers with a batch of matches (the types take any
-      // Float32Array for one vector).
-      const matches = current.index.search(matrix, wanted, Math.min(batch.length, WALK_THREADS)) as unknown as {
-        get(i: number): { keys: BigUint64Array };
-      };
-      batch.forEach((search, i) => {
-        search.resolve(found(matches.get(i).keys, search.k));
-      });
-    } catch (error) {
-      for (const search of batch) search.reject(error);
-    }
-  }
+  let closed = false;
+  /** The build running in a worker thread, or null. */
+  let building: { readonly model: IndexModel; readonly why: string; readonly job: IndexBuild } | null = null;
+  /** Until when no build is started again after one failed (vector queries scan exactly meanwhile). */
+  let retryAt = 0;
 
   const newIndex = (dimensions: number) =>
-    new usearch.Index({
-      dimensions,
-      metric: usearch.MetricKind.Cos,
-      quantization: SCALAR_KIND[quantization],
-      multi: false,
-      connectivity: CONNECTIVITY,
-      expansion_add: EXPANSION_ADD,
-      expansion_search: options.expansionSearch,
-    });
+    newGraph({ dimensions, quantization, expansionSearch: options.expansionSearch });
 
-  function rebuild(model: IndexModel, why: string): State {
+  /**
+   * Rebuilds the index of `model` from the database: here, before the query, when it is small (or
+   * in memory); else in a worker thread, answering null (not ready) meanwhile.
+   */
+  function rebuild(model: IndexModel, why: string): State | null {
+    if (Date.now() < retryAt) return null;
+    if (options.file !== null && metaFile !== null) {
+      const count = countVectors(model);
+      if (count > syncBelow) {
+        startBuild(options.file, metaFile, model, why, count);
+        return null;
+      }
+    }
     const started = performance.now();
     const index = newIndex(model.dimensions);
-    const built = db
+    const cursor = db
       .transaction(() => {
         const cursor = statements.lastChange.get()?.id ?? 0;
-        let keys: number[] = [];
-        let flat = new Float32Array(REBUILD_BATCH * model.dimensions);
-        const flush = () => {
-          if (keys.length === 0) return;
-          index.add(BigUint64Array.from(keys, BigInt), flat.subarray(0, keys.length * model.dimensions), 0);
-          keys = [];
-          flat = new Float32Array(REBUILD_BATCH * model.dimensions);
-        };
-        for (const row of statements.allVectors.iterate(model.model)) {
-          flat.set(bytesToVector(row.vector), keys.length * model.dimensions);
-          keys.push(row.seq);
-          if (keys.length === REBUILD_BATCH) flush();
-        }
-        flush();
+        addRows(index, statements.allVectors.iterate(model.model), model.dimensions, 0);
         return cursor;
       })
       .deferred();
@@ -206,14 +160,96 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
         `vector index: rebuilt from the database (${why}): ${size} vectors of ${model.model} in ${Math.round(performance.now() - started)} ms`,
       );
     }
-    return { model: model.model, dimensions: model.dimensions, index, cursor: built, unsaved: size };
+    return { model: model.model, dimensions: model.dimensions, index, cursor, unsaved: size };
+  }
+
+  function startBuild(databaseFile: string, meta: string, model: IndexModel, why: string, count: number): void {
+    const job = startIndexBuild({
+      databaseFile,
+      metaFile: meta,
+      model: model.model,
+      dimensions: model.dimensions,
+      quantization,
+      expansionSearch: options.expansionSearch,
+      threads: BUILD_THREADS,
+    });
+    const current = { model, why, job };
+    building = current;
+    options.log?.(
+      `vector index: rebuilding from the database in the background (${why}): ${count} vectors of ${model.model}; vector queries scan exactly until it is ready`,
+    );
+    job.done.then(
+      (result) => {
+        if (building === current) adopt(model, why, result);
+      },
+      (error: unknown) => {
+        if (building === current) buildFailed(String(error));
+      },
+    );
+  }
+
+  /** Makes the index a worker thread built and saved the index, caught up with the changes logged since. */
+  function adopt(model: IndexModel, why: string, result: BuildResult): void {
+    building = null;
+    const started = performance.now();
+    let reason: string;
+    try {
+      const loaded = load(model);
+      if (typeof loaded === 'string') {
+        reason = `its index could not be loaded: ${loaded}`;
+      } else if (
+        // Caught up and counted in one read snapshot.
+        db.transaction(() => applyChanges(loaded) && loaded.index.size() === countVectors(model)).deferred()
+      ) {
+        state = loaded;
+        opened = true;
+        options.log?.(
+          `vector index: rebuilt from the database in the background (${why}): ${result.size} vectors of ${model.model} in ${result.ms} ms, then loaded with the ${loaded.cursor - result.cursor} changes logged meanwhile in ${Math.round(performance.now() - started)} ms; vector queries use it`,
+        );
+        return;
+      } else {
+        reason = 'its index disagreed with the database';
+      }
+    } catch (error) {
+      reason = String(error);
+    }
+    buildFailed(reason);
+  }
+
+  function buildFailed(reason: string): void {
+    building = null;
+    retryAt = Date.now() + RETRY_AFTER_MS;
+    try {
+      if (metaFile !== null) removeStrayFiles(metaFile);
+    } catch {
+      // Removed at the next save.
+    }
+    options.log?.(
+      `vector index: building in the background failed (${reason}); vector queries scan exactly, it is tried again in ${RETRY_AFTER_MS / 1000} s`,
+    );
+  }
+
+  /**
+   * Stops a running build. Its files are removed at the next save, or here when `clean` (at close:
+   * no other build can be writing its own files then).
+   */
+  async function stopBuild(clean: boolean): Promise<void> {
+    const running = building;
+    building = null;
+    if (running === null) return;
+    try {
+      await running.job.stop();
+      if (clean && metaFile !== null) removeStrayFiles(metaFile);
+    } catch (error) {
+      options.log?.(`vector index: stopping its build failed: ${String(error)}`);
+    }
   }
 
   /** The saved index, or why there is none to use. */
   function load(model: IndexModel): State | string {
     if (metaFile === null) return 'no saved index';
     try {
-      const meta = JSON.parse(readFileSync(metaFile, 'utf8')) as Partial<SavedIndex>;
+      const meta = readSavedIndex(metaFile);
       if (meta.model !== model.model || meta.dimensions !== model.dimensions) return 'no saved index';
       // Written with other graph settings (or before they were recorded, when it was always f32).
       if (meta.quantization !== quantization || meta.connectivity !== CONNECTIVITY) {
@@ -273,42 +309,33 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
 
   function save(current: State): void {
     if (metaFile === null || current.unsaved === 0) return;
-    const dir = path.dirname(metaFile);
-    const base = path.basename(metaFile, '.json');
-    const file = `${base}.${randomBytes(6).toString('hex')}.usearch`;
-    current.index.save(path.join(dir, file));
-    const sha256 = digest(path.join(dir, file));
-    const tmp = `${metaFile}.${randomBytes(6).toString('hex')}.tmp`;
-    const saved: SavedIndex = {
+    saveGraph(current.index, metaFile, {
       model: current.model,
       dimensions: current.dimensions,
       quantization,
-      connectivity: CONNECTIVITY,
       cursor: current.cursor,
-      file,
-      sha256,
-    };
-    writeFileSync(tmp, JSON.stringify(saved));
-    renameSync(tmp, metaFile);
+    });
     current.unsaved = 0;
     statements.prune.run(current.cursor);
-    // Older index files are no longer named by the metadata.
-    for (const name of readdirSync(dir)) {
-      if (name.startsWith(`${base}.`) && name.endsWith('.usearch') && name !== file) {
-        rmSync(path.join(dir, name), { force: true });
-      }
-    }
   }
 
   return {
     /**
      * Brings the index up to date with the database for `model` (null: no index model, no index)
-     * and returns how many vectors it holds.
+     * and returns how many vectors it holds, or null when it cannot answer now (being built in the
+     * background, or such a build failed recently): the caller then scans exactly.
      */
-    sync(model: IndexModel | null): number {
+    sync(model: IndexModel | null): number | null {
+      if (closed) return null;
       if (model === null) {
+        void stopBuild(false);
         state = null;
         return 0;
+      }
+      if (building !== null) {
+        if (building.model.model === model.model && building.model.dimensions === model.dimensions) return null;
+        // The index model changed while its index was being built.
+        void stopBuild(false);
       }
       if (state === null || state.model !== model.model || state.dimensions !== model.dimensions) {
         const loaded = state !== null ? 'the index model changed' : opened ? 'no saved index' : load(model);
@@ -332,6 +359,7 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
       } else if (!catchUp(state)) {
         state = rebuild(model, 'changes were pruned by another process');
       }
+      if (state === null) return null;
       if (state.unsaved >= SAVE_EVERY_CHANGES) save(state);
       return state.index.size();
     },
@@ -342,19 +370,32 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
     },
 
     /**
-     * The `k` nearest seqs of `vector` (call {@link sync} first). Searches asked for in the same
-     * turn of the event loop (concurrent queries) walk the graph together, on up to
-     * {@link WALK_THREADS} threads, instead of one after the other on the main thread.
+     * Why vector queries cannot use the index right now (they scan exactly meanwhile), or null when
+     * it answers or has not been asked yet: for readiness checks and diagnostics.
      */
-    search(vector: Float32Array, k: number): Promise<AnnMatches> {
-      return new Promise((resolve, reject) => {
-        pending.push({ vector, k, resolve, reject });
-        if (pending.length === 1) setImmediate(walkPending);
-      });
+    lag(): string | null {
+      if (closed) return null;
+      if (building !== null) return 'vector index: being built from the database; vector queries scan exactly';
+      if (state === null && Date.now() < retryAt) {
+        return 'vector index: building it failed recently (see the log); vector queries scan exactly';
+      }
+      return null;
     },
 
-    /** Saves the index beside the database (when it changed) and frees it. */
-    close(): void {
+    /**
+     * The `k` nearest seqs of `vector` (call {@link sync} first); concurrent searches walk the
+     * graph together (see `createGraphWalk`).
+     */
+    search: createGraphWalk(() => state, options.expansionSearch),
+
+    /**
+     * Stops a build running in the background (removing its files), saves the index beside the
+     * database (when it changed) and frees it.
+     */
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await stopBuild(true);
       if (state !== null) {
         try {
           save(state);
@@ -365,40 +406,6 @@ export function createVectorIndex(db: Database, options: VectorIndexOptions) {
       state = null;
     },
   };
-}
-
-/** A search waiting for the next walk of the graph. */
-interface PendingSearch {
-  readonly vector: Float32Array;
-  readonly k: number;
-  resolve(matches: AnnMatches): void;
-  reject(error: unknown): void;
-}
-
-/** What the JSON file beside a saved index records about it. */
-interface SavedIndex {
-  readonly model: string;
-  readonly dimensions: number;
-  readonly quantization: VectorQuantization;
-  readonly connectivity: number;
-  readonly cursor: number;
-  /** The `*.usearch` file's name, in the same directory. */
-  readonly file: string;
-  readonly sha256: string;
-}
-
-/**
- * The beam width of a query on an index of `size` vectors: `expansionSearch` up to
- * {@link BEAM_BASE_SIZE} vectors, then growing with the logarithm of the size, so recall holds as
- * the graph's paths lengthen while the cost of a query stays near-logarithmic.
- */
-export function queryBeam(expansionSearch: number, size: number): number {
-  if (size <= BEAM_BASE_SIZE) return expansionSearch;
-  return Math.round(expansionSearch * (1 + BEAM_GROWTH * Math.log2(size / BEAM_BASE_SIZE)));
-}
-
-function digest(file: string): string {
-  return createHash('sha256').update(readFileSync(file)).digest('hex');
 }
 
 export type VectorIndex = ReturnType<typeof createVectorIndex>;
