@@ -5,11 +5,11 @@
  * still has the size and modification time recorded here (see `bin/prebuilt-cli.js`); otherwise
  * it runs the sources through tsx, as without a build.
  *
- * Packages stay outside the bundle (they load from node_modules, as they do from the sources),
- * but for TypeBox (see `BUNDLED_PACKAGES`), and each command's dynamic imports stay chunks of their own, loaded when the command runs. A
- * source's `import.meta.url` is rewritten to the source file's own address, so the paths made
- * from it (schemas, package.json, the dashboard's files, the parse pool's worker threads, which
- * run the sources through tsx) are the same from the bundle.
+ * Packages but TypeBox (see `BUNDLED_PACKAGES`) stay outside the bundle: they load from
+ * node_modules, as they do from the sources. Each command's dynamic imports stay chunks of their
+ * own, loaded when the command runs. A source's `import.meta.url` is rewritten to the source
+ * file's own address, so the paths made from it (schemas, package.json, the dashboard's files, the
+ * parse pool's worker threads, which run the sources through tsx) are the same from the bundle.
  *
  * Each build goes to a folder of its own and the last few are kept, so a process started from an
  * earlier build can still load that build's chunks.
@@ -38,18 +38,9 @@ export async function buildCli(root: string): Promise<CliBuild> {
   const outdir = path.join(base, id);
   mkdirSync(outdir, { recursive: true });
   const stamps: Stamps = new Map();
-  const result = await build({
-    absWorkingDir: root,
-    entryPoints: ['apps/cli/kb.ts'],
-    outdir,
-    bundle: true,
-    splitting: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    metafile: true,
-    logLevel: 'warning',
-    plugins: [packagesOutside(), sourceFiles(outdir, stamps)],
+  const result = await bundle(root, outdir, stamps).catch((error: unknown) => {
+    rmSync(outdir, { recursive: true, force: true });
+    throw error;
   });
   writeFileSync(path.join(outdir, 'meta.json'), JSON.stringify(result.metafile));
   const inputs: Record<string, { size: number; mtimeMs: number }> = {};
@@ -68,12 +59,29 @@ export async function buildCli(root: string): Promise<CliBuild> {
   return { entry, inputs: Object.keys(inputs).length };
 }
 
+/** esbuild's bundle of `apps/cli/kb.ts`, with its metafile. */
+function bundle(root: string, outdir: string, stamps: Stamps) {
+  return build({
+    absWorkingDir: root,
+    entryPoints: ['apps/cli/kb.ts'],
+    outdir,
+    bundle: true,
+    splitting: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    metafile: true,
+    logLevel: 'warning',
+    plugins: [packagesOutside(), sourceFiles(outdir, stamps)],
+  });
+}
+
 /**
  * Packages bundled in, not loaded from node_modules: TypeBox, which the configuration loads for every
  * command that reads it, is some 250 small ES modules, and resolving and loading each one took
  * 0.3–0.5 s on a busy machine against 0.03–0.07 s for the same code bundled. Only types and plain
  * JSON schemas cross from it to other packages (the API validates with Ajv), so a second copy of it
- * in node_modules does no harm. Its files are inputs of the build like the sources.
+ * in node_modules does no harm. Its `package.json` stands for it in the build's record.
  */
 const BUNDLED_PACKAGES = ['@sinclair/typebox'];
 
