@@ -1,6 +1,7 @@
 // The prebuilt `kb` (`npm run build:cli`, see scripts/build-cli.ts) and whether it may run: only
-// while every source file it was built from still has the size and modification time recorded at
-// build time. Plain JavaScript, so `bin/kb.js` can decide before any TypeScript loader starts.
+// while every source file it was built from (and the package.json of each package bundled in) still
+// has the size and modification time recorded at build time. Plain JavaScript, so `bin/kb.js` can
+// decide before any TypeScript loader starts.
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -25,7 +26,7 @@ export function currentBuild(root) {
     return undefined;
   for (const [input, recorded] of Object.entries(record.inputs)) {
     const stat = statSync(path.join(root, input), { throwIfNoEntry: false });
-    if (!stat || stat.size !== recorded.size || stat.mtimeMs !== recorded.mtimeMs) return undefined;
+    if (!stat || stat.size !== recorded?.size || stat.mtimeMs !== recorded?.mtimeMs) return undefined;
   }
   const entry = path.join(base, record.entry);
   if (!statSync(entry, { throwIfNoEntry: false })?.isFile()) return undefined;
