@@ -4,7 +4,6 @@ import type { Config } from '../config/config.ts';
 import { checkOutboundTarget } from '../outbound/outbound-policy.ts';
 import { createFilesystemObjectStore } from '../ports/object-store/filesystem.adapter.ts';
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
-import { createS3ObjectStore } from '../ports/object-store/s3.adapter.ts';
 import { backupInvalid } from './backup-format.ts';
 import { prefixedStore } from './prefixed-store.ts';
 
@@ -62,6 +61,8 @@ export async function openBackupLocation(
     throw backupInvalid(`${location}: set KB_S3_ENDPOINT (and KB_S3_ACCESS_KEY, KB_S3_SECRET_KEY) to reach S3`);
   }
   if (config.runtime !== 'distributed') await checkOutboundTarget(endpoint, config.outbound);
+  // The S3 client library is loaded for an S3 location only.
+  const { createS3ObjectStore } = await import('../ports/object-store/s3.adapter.ts');
   const store = await createS3ObjectStore({
     endpoint,
     accessKey: config.s3.accessKey,

@@ -8,8 +8,6 @@ import type { MessageLog, MessageLogAdmin, MessageLogTail } from '../ports/messa
 import type { ObjectStore } from '../ports/object-store/object-store.port.ts';
 import type { SourceStore } from '../ports/source-store/source-store.port.ts';
 import type { WebhookStore } from '../ports/webhook-store/webhook-store.port.ts';
-import { createParsePool } from '../workers/parse-pool.ts';
-import { createEmbeddingProvider } from './create-embedding-provider.ts';
 import type { DiskGuard } from './disk-guard.ts';
 import { lazy } from './lazy.ts';
 
@@ -49,15 +47,21 @@ export function withLazyParts(
   },
   injected?: EmbeddingProvider,
 ): Ports {
-  const embeddings = lazy(async () => injected ?? createEmbeddingProvider(config.embedding, config.outbound));
-  const parser = lazy(async () =>
-    createParsePool({
+  // Each imported on first use too: a command that never embeds or parses never loads their code.
+  const embeddings = lazy(async () => {
+    if (injected) return injected;
+    const { createEmbeddingProvider } = await import('./create-embedding-provider.ts');
+    return createEmbeddingProvider(config.embedding, config.outbound);
+  });
+  const parser = lazy(async () => {
+    const { createParsePool } = await import('../workers/parse-pool.ts');
+    return createParsePool({
       threads: config.parsing.threads,
       taskTimeoutMs: config.parsing.taskTimeoutMs,
       maxHeapMb: config.parsing.maxHeapMb,
       ocr: config.parsing.ocr,
-    }),
-  );
+    });
+  });
   return {
     ...parts,
     disk: parts.disk ?? null,

@@ -36,14 +36,11 @@ import { createStrandedVersionsService } from '../services/stranded-versions.ser
 import { createUploadStagingService } from '../services/upload-staging.service.ts';
 import { createUsageService } from '../services/usage.service.ts';
 import { createVersionsService } from '../services/versions.service.ts';
-import { createStages, type StageDeps } from '../stages/pipeline-stages.ts';
-import { runStage } from '../stages/stage-runner.ts';
+import type { StageDeps } from '../stages/pipeline-stages.ts';
 import { createFairGate } from '../util/fair-gate.ts';
 import { retryStartUp } from '../util/start-up-retry.ts';
-import { startWebhookDispatcher, type WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
+import type { WebhookDispatcher } from '../webhooks/webhook-dispatcher.ts';
 import { createWebhooksService } from '../webhooks/webhooks.service.ts';
-import { createDistributedPorts } from './distributed-ports.ts';
-import { createEmbeddedPorts } from './embedded-ports.ts';
 import type { Ports } from './runtime-ports.ts';
 import { createSourceParts } from './source-parts.ts';
 import { tokenSecret } from './token-secret.ts';
@@ -124,12 +121,13 @@ export function serviceVersion(): string {
  */
 export async function createRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
   const logger: Logger = options.logger ?? pino({ level: config.logLevel, base: { service: 'kb' } });
+  // Each runtime's adapters are imported by the processes that use them only.
   const ports =
     config.runtime === 'embedded'
-      ? await createEmbeddedPorts(config, options.embeddings, logger, {
+      ? await (await import('./embedded-ports.ts')).createEmbeddedPorts(config, options.embeddings, logger, {
           followKeywordIndex: options.followKeywordIndex ?? false,
         })
-      : await createDistributedPorts(config, options.embeddings);
+      : await (await import('./distributed-ports.ts')).createDistributedPorts(config, options.embeddings);
   const topics = topicNames(config.topicPrefix);
   try {
     await retryStartUp(
@@ -296,6 +294,12 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   const stageNames: StageName[] = [];
   const startStages = async (names: readonly StageName[]) => {
     const fresh = names.filter((n) => !stageNames.includes(n));
+    if (fresh.length === 0) return;
+    // The stages' code is loaded by the processes that run stages, not by one-shot commands.
+    const [{ createStages }, { runStage }] = await Promise.all([
+      import('../stages/pipeline-stages.ts'),
+      import('../stages/stage-runner.ts'),
+    ]);
     const getEmbeddings = async () => observeEmbeddings(await ports.getEmbeddings(), metrics);
     const definitions = createStages({ ...stageDependencies(config, ports, topics), getEmbeddings }, fresh);
     const log = observeDeadLetters(ports.log, topics, metrics);
@@ -374,6 +378,7 @@ export async function createRuntime(config: Config, options: RuntimeOptions = {}
   if (options.drainNotifications) outbox.start();
   if (options.runSources) await sourceParts.start();
   const startDispatcher = async () => {
+    const { startWebhookDispatcher } = await import('../webhooks/webhook-dispatcher.ts');
     dispatcher = await retryStartUp(
       ports.log.kind,
       "start the webhook dispatcher's consumer",

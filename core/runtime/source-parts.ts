@@ -16,13 +16,14 @@ import type { UploadStagingService } from '../services/upload-staging.service.ts
 import { createFolderReader } from '../sources/folder.reader.ts';
 import { rootsOf } from '../sources/folder-roots.ts';
 import { createItemMatcher } from '../sources/item-matcher.ts';
-import { createS3Reader, type S3Credentials, s3Client } from '../sources/s3.reader.ts';
+import type { S3Credentials } from '../sources/s3.reader.ts';
 import { createSecretBox, parseSecretKey } from '../sources/secret-box.ts';
 import { createLocationChecker } from '../sources/source-locations.ts';
 import type { SourceReader } from '../sources/source-reader.ts';
 import { createWebReader } from '../sources/web.reader.ts';
 import { retryStartUp } from '../util/start-up-retry.ts';
 import { isoNow } from '../util/time.ts';
+import { lazy } from './lazy.ts';
 import type { Ports } from './runtime-ports.ts';
 
 /** How often a process that runs schedules looks for due sources. */
@@ -103,20 +104,26 @@ export function createSourceParts(deps: {
           maxBytes: config.maxUploadBytes,
           timeoutMs: settings.fetchTimeoutMs,
         });
-      case 's3':
-        return createS3Reader({
-          client: s3Client({
-            endpoint: location.endpoint ?? '',
-            region: location.region,
-            credentials: credentialsOf(source),
-            policy: outbound,
-          }),
-          timeoutMs: settings.fetchTimeoutMs,
-          bucket: location.bucket ?? '',
-          prefix: location.prefix ?? '',
-          matcher,
-          maxBytes: config.maxUploadBytes,
+      case 's3': {
+        const credentials = credentialsOf(source);
+        // The S3 client library is loaded by the first S3 source's sync, not by every process.
+        return readerOnFirstUse(async () => {
+          const { createS3Reader, s3Client } = await import('../sources/s3.reader.ts');
+          return createS3Reader({
+            client: s3Client({
+              endpoint: location.endpoint ?? '',
+              region: location.region,
+              credentials,
+              policy: outbound,
+            }),
+            timeoutMs: settings.fetchTimeoutMs,
+            bucket: location.bucket ?? '',
+            prefix: location.prefix ?? '',
+            matcher,
+            maxBytes: config.maxUploadBytes,
+          });
         });
+      }
     }
   }
 
@@ -182,6 +189,19 @@ export function createSourceParts(deps: {
       const stopping = sync.close();
       await consumer?.stop();
       await stopping;
+    },
+  };
+}
+
+/** A reader built by its first call: `build` runs once, when the sync lists or reads. */
+function readerOnFirstUse(build: () => Promise<SourceReader>): SourceReader {
+  const reader = lazy(build);
+  return {
+    async *list() {
+      yield* (await reader.get()).list();
+    },
+    async read(entry, known) {
+      return (await reader.get()).read(entry, known);
     },
   };
 }

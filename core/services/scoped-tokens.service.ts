@@ -9,7 +9,6 @@
  * is accepted only while that key is active, so revoking the key ends every token it minted.
  */
 import { randomUUID } from 'node:crypto';
-import { errors, jwtVerify, SignJWT } from 'jose';
 import { KbError } from '../errors/kb-error.ts';
 import type { AccessScope } from '../model/access-scope.model.ts';
 import { type ApiKeyRecord, PERMISSIONS, type Permission } from '../model/account-records.model.ts';
@@ -163,6 +162,8 @@ export function createScopedTokensService(deps: {
         sources: input.sources ? [...new Set(input.sources)] : null,
         expiresAt: new Date(exp * 1000).toISOString(),
       };
+      // Loaded on first use: commands that open the runtime never mint or check a token.
+      const { SignJWT } = await import('jose');
       const token = await new SignJWT({
         ws: parent.workspaceId,
         perms: scope.permissions,
@@ -181,6 +182,7 @@ export function createScopedTokensService(deps: {
 
     async verify(token) {
       if (!secret || !looksLikeToken(token)) return null;
+      const { errors, jwtVerify } = await import('jose');
       let payload: Record<string, unknown>;
       try {
         ({ payload } = await jwtVerify(token, secret, {

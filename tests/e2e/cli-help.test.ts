@@ -57,10 +57,18 @@ describe('kb help', { timeout: 180_000 }, () => {
     const unknown = await kbWithoutTypeScript(['nonsense']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('kb: unknown command "nonsense"');
-    // The same process fails as soon as a command has to run: the refusal is real.
-    const running = await kbWithoutTypeScript(['config', '--json']);
-    expect(running.code).not.toBe(0);
-    expect(running.stderr).toMatch(/refused to load/);
+    // The refusal is real: the same process fails as soon as it loads the TypeScript loader (as a
+    // command does when the prebuilt JavaScript is missing or older than the sources).
+    const loading = await promisify(execFile)(
+      process.execPath,
+      ['--import', REFUSE_TYPESCRIPT, '--input-type=module', '--eval', "await import('tsx/esm/api')"],
+      { cwd: REPO_ROOT },
+    ).then(
+      () => ({ code: 0, stderr: '' }),
+      (error: { code?: number; stderr?: string }) => ({ code: error.code ?? -1, stderr: error.stderr ?? '' }),
+    );
+    expect(loading.code).not.toBe(0);
+    expect(loading.stderr).toMatch(/refused to load tsx/);
   });
 
   it('loads every command it lists, and the help of ingest names every format it uploads', async () => {
