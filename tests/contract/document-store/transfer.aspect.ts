@@ -56,7 +56,7 @@ export function transferAspect(suite: ContractContext): void {
 
     it('imports chunks with their vectors as given: after finishImport every search finds them, served', async () => {
       const workspace = newWorkspace();
-      const original = await servedDoc(workspace, ['placeholder']);
+      const original = await servedDoc(workspace, ['the original text']);
       const copyId = randomUUID();
       const versions = (await store.listVersions(workspace, original.id)).map((v) => ({ ...v, documentId: copyId }));
       await store.importDocument({ ...original, id: copyId }, versions);
