@@ -196,4 +196,27 @@ describe('filtered search on the SQLite store with its indexes', () => {
     expect(p1).toHaveLength(PER_DOCUMENT);
     for (const hit of p1) expect(hit.chunk.workspaceId).toBe('ws');
   });
+
+  it('sees a version that joins the filter after the last query of its kind, and one that leaves it', async () => {
+    const filters: SearchFilters = { metadata: { tenant: ['p1'] } };
+    const vector = unitVector();
+    const before = await store.vectorSearch(query({ vector, filters, limit: 1000 }));
+    expect(before).toHaveLength(PER_DOCUMENT);
+    const moving = written.find((c) => c.now && c.tenant === 'p50')?.id.split(':')[0] as string;
+    await store.appendVersion('ws', moving, () => plainVersion({ metadata: { tenant: 'p1' } }));
+    const doc = { id: moving, workspaceId: 'ws' };
+    await putChunksAndComplete(store, [plainChunk(doc, 2, 0, 'lantern lantern lantern', vector)], {
+      at: '2024-05-03T10:00:00.000Z',
+      embeddingModel: MODEL.model,
+    });
+    const after = await store.vectorSearch(query({ vector, filters, limit: 1000 }));
+    expect(after).toHaveLength(PER_DOCUMENT + 1);
+    expect(after[0]?.chunk.id).toBe(`${moving}:2:0`);
+    const keyword = await store.keywordSearch(query({ text: 'lantern', filters }));
+    expect(keyword.map((h) => h.chunk.id)).toContain(`${moving}:2:0`);
+    await store.softDelete('ws', moving, '2024-05-04T10:00:00.000Z');
+    expect(await store.vectorSearch(query({ vector, filters, limit: 1000 }))).toHaveLength(PER_DOCUMENT);
+    const gone = await store.keywordSearch(query({ text: 'lantern', filters }));
+    expect(gone.map((h) => h.chunk.documentId)).not.toContain(moving);
+  });
 });

@@ -37,14 +37,27 @@ export function worthPlanning(query: StoreSearchQuery, share: number | undefined
 /** Above this share of passing candidates the index's nearest/best ones serve a filter directly. */
 const PLAN_BELOW_SHARE = 0.2;
 
+/** Kinds of query whose passing versions are kept at most; beyond it the memory starts again. */
+const MAX_PLANS = 256;
+
 /**
  * Reads the versions that a query's served interval and filters pass — a query over versions and
  * documents only (every filter is on the version or its document), quick next to reading chunks —
  * so a selective filter can drive its search from those versions' chunks, and a search can know
  * how many chunks can pass at all.
+ *
+ * The answer is kept per kind of query (workspace, `as_of`, filters) until the database changes:
+ * any commit of this connection (`total_changes()`) or of another one (`data_version`) reads it
+ * again, so it is never older than the query's start, as a query's own SQL is.
  */
 export function createPassingVersions(db: Database) {
+  const stampOf = db.prepare<[], { changes: number }>('SELECT total_changes() AS changes');
+  const plans = new Map<string, { stamp: string; plan: PassingVersions }>();
   return function passingVersions(query: StoreSearchQuery): PassingVersions {
+    const key = JSON.stringify([query.workspaceId, query.asOf, query.filters]);
+    const stamp = `${stampOf.get()?.changes ?? 0}:${db.pragma('data_version', { simple: true })}`;
+    const kept = plans.get(key);
+    if (kept !== undefined && kept.stamp === stamp) return kept.plan;
     const served = servedAt(query.asOf);
     const conditions = versionConditions(query.workspaceId, query.filters);
     const rows = db
@@ -55,10 +68,13 @@ export function createPassingVersions(db: Database) {
       )
       .all(...served.params, ...conditions.params) as Array<{ documentId: string; version: number; chunks: number }>;
     const documentIds = [...new Set(rows.map((row) => row.documentId))];
-    return {
+    const plan = {
       json: JSON.stringify(rows.map((row) => [row.documentId, row.version])),
       documentIds,
       chunks: rows.reduce((sum, row) => sum + row.chunks, 0),
     };
+    if (kept === undefined && plans.size >= MAX_PLANS) plans.clear();
+    plans.set(key, { stamp, plan });
+    return plan;
   };
 }
