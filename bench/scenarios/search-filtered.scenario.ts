@@ -217,10 +217,11 @@ async function filteredRecall(
     asOf: null,
     filters,
   });
-  // The tenant's rows are contiguous: the exact search runs over that slice of the matrix.
+  // The tenant's rows are contiguous: the exact search runs over a copy of that slice of the matrix
+  // (usearch reads a typed array from the start of its buffer, so a subarray would not do).
   const slice: SyntheticData = {
     ids: data.ids.slice(firstRow, endRow),
-    matrix: data.matrix.subarray(firstRow * data.dimensions, endRow * data.dimensions),
+    matrix: data.matrix.slice(firstRow * data.dimensions, endRow * data.dimensions),
     dimensions: data.dimensions,
     documents: 0,
   };
