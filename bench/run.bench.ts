@@ -31,6 +31,7 @@ import { KEYWORD_INDEX_SIZES, keywordIndexScenario } from './scenarios/keyword-i
 import { notificationsScenario } from './scenarios/notifications.scenario.ts';
 import { scaleOut } from './scenarios/scale-out.scenario.ts';
 import { compareSearchRuntimes, searchScenario } from './scenarios/search.scenario.ts';
+import { compareFilteredRuntimes, searchFilteredScenario } from './scenarios/search-filtered.scenario.ts';
 import { sourcesScenario } from './scenarios/sources.scenario.ts';
 import { streamsScenario } from './scenarios/streams.scenario.ts';
 import { uploadIngress } from './scenarios/upload-ingress.scenario.ts';
@@ -44,6 +45,7 @@ const SCENARIOS = [
   'upload',
   'backpressure',
   'search',
+  'search-filtered',
   'vector-index',
   'keyword-index',
   'api',
@@ -326,6 +328,11 @@ async function main(): Promise<void> {
           searchScenario(ctx, target, rows).then(() => undefined),
         );
       }
+      if (only.includes('search-filtered')) {
+        await attempt('search, filtered', target.runtime, options.searchSizes.map(sizeLabel).join(', '), () =>
+          searchFilteredScenario(ctx, target, rows).then(() => undefined),
+        );
+      }
       if (only.includes('vector-index') && target.runtime === 'embedded') {
         await attempt('vector index', target.runtime, options.searchSizes.map(sizeLabel).join(', '), () =>
           vectorIndexScenario(ctx, target, rows).then(() => undefined),
@@ -376,6 +383,7 @@ async function main(): Promise<void> {
     compareRuntimes(rows);
     compareEmbeddingServer(rows);
     compareSearchRuntimes(rows);
+    compareFilteredRuntimes(rows);
     const distributed = targets.find((t) => t.runtime === 'distributed');
     if (only.includes('scale-out') && distributed) {
       await attempt('scale-out', 'distributed', `${options.localDocs} docs`, () => scaleOut(base, distributed));

@@ -81,6 +81,8 @@ export async function writeSyntheticChunks(
     onProgress?: (written: number) => void;
     /** Chunk text drawn from this vocabulary, and the queries (term ranks) whose matches to count. */
     text?: { vocabulary: ZipfVocabulary; queries: readonly (readonly number[])[] };
+    /** Extra metadata of document `d` (0-based, in row order: its chunks are rows `d × perDocument` on). */
+    documentMetadata?: (d: number) => Record<string, string | number | boolean>;
   },
 ): Promise<SyntheticData> {
   const { workspaceId, chunks, perDocument, model, base } = options;
@@ -145,7 +147,7 @@ export async function writeSyntheticChunks(
         sizeBytes: offset,
         contentHash: createHash('sha256').update(documentId).digest('hex'),
         storageKey: `bench/synthetic/${documentId}`,
-        metadata: { synthetic: true },
+        metadata: { synthetic: true, ...options.documentMetadata?.(d) },
         changeReason: null,
         restoredFrom: null,
         createdBy: 'bench',

@@ -29,11 +29,16 @@ export function createCandidatePool() {
     /**
      * Candidates for `limit` passing ones of `query`. `reach` is the share of the index's candidates
      * that can be the query's at all (the workspace's share of an index over every workspace; 1 for
-     * an index that answers for the workspace only), for a kind not seen yet.
+     * an index that answers for the workspace only), for a kind not seen yet; `expected`, when
+     * known, is the share expected to pass for a kind not seen yet (it replaces the guess from `reach`).
      */
-    size(query: StoreSearchQuery, limit: number, reach = 1): number {
-      const share = shares.get(kindOf(query)) ?? FIRST_SHARE * reach;
+    size(query: StoreSearchQuery, limit: number, reach = 1, expected?: number): number {
+      const share = shares.get(kindOf(query)) ?? expected ?? FIRST_SHARE * reach;
       return Math.ceil((limit * MARGIN) / Math.min(1, Math.max(share, 1e-6)));
+    },
+    /** The share of candidates of `query`'s kind that passed lately; undefined before one was seen. */
+    share(query: StoreSearchQuery): number | undefined {
+      return shares.get(kindOf(query));
     },
     /** Records that `passed` of `checked` candidates of `query` passed the checks. */
     observe(query: StoreSearchQuery, checked: number, passed: number): void {

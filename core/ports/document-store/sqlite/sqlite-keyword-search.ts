@@ -1,6 +1,7 @@
 import type { Database } from '../../sqlite/open-database.ts';
 import type { SearchHit, StoreSearchQuery } from '../document-store.port.ts';
 import { createCandidatePool } from './sqlite-candidate-pool.ts';
+import { createPassingVersions, worthPlanning } from './sqlite-filter-plan.ts';
 import type { KeywordIndex } from './sqlite-keyword-index.ts';
 import { HIT_COLUMNS, type HitRow, toSearchHit } from './sqlite-rows.ts';
 import { queryWords, searchConditions, servedAt } from './sqlite-search.ts';
@@ -9,6 +10,11 @@ import { queryWords, searchConditions, servedAt } from './sqlite-search.ts';
 const MIN_CANDIDATES = 100;
 /** Most candidates asked of the index; a query that needs more takes the exact FTS5 path. */
 const MAX_CANDIDATES = 10_000;
+/**
+ * Most chunks a filtered query's passing versions may hold for their documents to be handed to the
+ * index as a pre-filter (its `document_id IN (…)`), so its best `k` are all of the filter's documents.
+ */
+const PREFILTER_AT_MOST = 20_000;
 
 interface CandidateRow extends HitRow {
   readonly seq: number;
@@ -41,6 +47,7 @@ export function createIndexedKeywordSearch(
 ) {
   const pool = createCandidatePool();
   const holdsAtLeast = createChunkCounter(db, keywords.lastChange);
+  const passingVersions = createPassingVersions(db);
   return async function indexedKeywordSearch(query: StoreSearchQuery): Promise<SearchHit[] | null> {
     const limit = Math.floor(query.limit);
     if (!(limit > 0)) return [];
@@ -59,12 +66,27 @@ export function createIndexedKeywordSearch(
        JOIN documents d ON d.id = c.document_id
        WHERE c.seq IN (SELECT value FROM json_each(?)) AND ${served.sql} AND ${conditions.sql}`,
     );
-    let k = Math.max(pool.size(query, limit), MIN_CANDIDATES);
+    // A selective filter (or a look into the past): the passing versions' documents go to the index
+    // as a pre-filter, so nearly every candidate passes. The pool learns only from queries without
+    // one, where its share of passing candidates means what it says.
+    let documentIds = query.filters.documentIds;
+    let prefiltered = false;
+    if (worthPlanning(query, pool.share(query))) {
+      const passing = run(() => passingVersions(query));
+      if (passing.documentIds.length === 0) return [];
+      if (passing.chunks <= PREFILTER_AT_MOST) {
+        documentIds = passing.documentIds;
+        prefiltered = true;
+      }
+    }
+    let k = prefiltered
+      ? Math.max(Math.ceil(limit * 1.2), MIN_CANDIDATES)
+      : Math.max(pool.size(query, limit), MIN_CANDIDATES);
     while (k <= MAX_CANDIDATES) {
-      const matches = await keywords.search(words.join(' '), query.workspaceId, query.filters.documentIds, k);
+      const matches = await keywords.search(words.join(' '), query.workspaceId, documentIds, k);
       if (matches === null) return null;
       const rows = run(() => check.all(JSON.stringify(matches.seqs), ...served.params, ...conditions.params));
-      pool.observe(query, matches.seqs.length, rows.length);
+      if (!prefiltered) pool.observe(query, matches.seqs.length, rows.length);
       if (rows.length >= limit || !matches.more) {
         const scores = new Map(matches.seqs.map((seq, i) => [seq, matches.scores[i] as number]));
         return rows

@@ -102,10 +102,19 @@ function metadataMatch(key: string, values: readonly (string | number | boolean)
  * `created_at`.
  */
 export function searchConditions(workspaceId: string, filters: SearchFilters): SqlPart {
-  const conditions = ['c.workspace_id = ?', 'v.workspace_id = ?'];
-  const params: unknown[] = [workspaceId, workspaceId];
+  const version = versionConditions(workspaceId, filters);
+  return { sql: `c.workspace_id = ? AND ${version.sql}`, params: [workspaceId, ...version.params] };
+}
+
+/**
+ * {@link searchConditions} over `versions v JOIN documents d` alone: every filter is a condition on
+ * the version or its document, so the versions that pass decide which chunks can.
+ */
+export function versionConditions(workspaceId: string, filters: SearchFilters): SqlPart {
+  const conditions = ['v.workspace_id = ?'];
+  const params: unknown[] = [workspaceId];
   if (filters.documentIds && filters.documentIds.length > 0) {
-    conditions.push('c.document_id IN (SELECT value FROM json_each(?))');
+    conditions.push('v.document_id IN (SELECT value FROM json_each(?))');
     params.push(JSON.stringify(filters.documentIds));
   }
   if (filters.mimeTypes && filters.mimeTypes.length > 0) {
