@@ -27,6 +27,7 @@ import { childEnv, createJsonClient, openInstance } from '../lib/service.ts';
 import { latencies, mean, timedPool } from '../lib/stats.ts';
 import { baseVectors, exactTopKAll, type SyntheticData, writeSyntheticChunks } from '../lib/synthetic.ts';
 import { firstLine, type Target } from '../lib/target.ts';
+import { vectorIndexReady } from '../lib/vector-index-ready.ts';
 import { zipfQueries, zipfVocabulary } from '../lib/zipf-corpus.ts';
 import { keywordIndexReady } from './search.scenario.ts';
 
@@ -85,8 +86,8 @@ export async function searchFilteredScenario(ctx: BenchContext, target: Target, 
           text: { vocabulary, queries: queryTerms },
           documentMetadata: (d) => ({ tenant: tenantOf(d) }),
         });
-        // The first vector query builds the embedded vector index (and saves it for kb serve).
-        ctx.progress(`search, filtered (${target.runtime}): first vector query`);
+        // The first vector query starts the embedded vector index's build (saved for kb serve).
+        ctx.progress(`search, filtered (${target.runtime}): first vector query, vector index built`);
         await store.vectorSearch({
           workspaceId: service.workspaceId,
           text: queries[0] as string,
@@ -95,6 +96,7 @@ export async function searchFilteredScenario(ctx: BenchContext, target: Target, 
           asOf: null,
           filters: {},
         });
+        await vectorIndexReady(store);
         child = await startChild(['serve', '--stages', 'none'], childEnv(instance));
         const url = child.url;
         if (target.runtime === 'embedded') await keywordIndexReady(url);
