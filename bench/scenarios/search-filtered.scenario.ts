@@ -23,10 +23,11 @@ import { startChild, stopChild } from '../../support/child-service.ts';
 import { corpusQueries, parseSize, sizeLabel } from '../corpus.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { addFigure, createRow, judge, type Row } from '../lib/report.ts';
-import { childEnv, createJsonClient, openInstance } from '../lib/service.ts';
-import { latencies, mean, timedPool } from '../lib/stats.ts';
+import { createSearchRuns } from '../lib/search-runs.ts';
+import { childEnv, openInstance } from '../lib/service.ts';
+import { latencies, mean } from '../lib/stats.ts';
 import { baseVectors, exactTopKAll, type SyntheticData, writeSyntheticChunks } from '../lib/synthetic.ts';
-import { firstLine, type Target } from '../lib/target.ts';
+import type { Target } from '../lib/target.ts';
 import { vectorIndexReady } from '../lib/vector-index-ready.ts';
 import { zipfQueries, zipfVocabulary } from '../lib/zipf-corpus.ts';
 import { keywordIndexReady } from './search.scenario.ts';
@@ -100,30 +101,9 @@ export async function searchFilteredScenario(ctx: BenchContext, target: Target, 
         child = await startChild(['serve', '--stages', 'none'], childEnv(instance));
         const url = child.url;
         if (target.runtime === 'embedded') await keywordIndexReady(url);
-        const server = child;
-        let client = 0;
-        const servedRun = async (mode: Mode, tenant: string, clients: number) => {
-          const http = createJsonClient(clients);
-          try {
-            return await timedPool(queries, clients, async (text) => {
-              const key = service.keys[client++ % service.keys.length] as string;
-              const body = { query: text, mode, limit: 10, filters: { metadata: { tenant } } };
-              const response = await http
-                .post(`${url}/api/v1/search`, body, { 'x-api-key': key })
-                .catch((error: unknown) => {
-                  const state = server.process.exitCode ?? server.process.signalCode;
-                  throw new Error(
-                    `POST /api/v1/search failed (${firstLine(error)}); kb serve ${state === null ? 'is running' : `exited (${state})`}; its output ends: ${server.output().slice(-800)}`,
-                  );
-                });
-              if (response.status !== 200) {
-                throw new Error(`search answered ${response.status}: ${response.body.slice(0, 300)}`);
-              }
-            });
-          } finally {
-            http.close();
-          }
-        };
+        const searchRuns = createSearchRuns(child, service.keys);
+        const servedRun = (mode: Mode, tenant: string, clients: number) =>
+          searchRuns(queries, clients, (text) => ({ query: text, mode, limit: 10, filters: { metadata: { tenant } } }));
         // Warm-up: page cache, prepared statements, the candidate pools of each kind of query.
         for (const { value } of TENANTS) for (const mode of MODES) await servedRun(mode, value, CLIENTS);
 

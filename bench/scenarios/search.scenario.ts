@@ -31,10 +31,11 @@ import { corpusQueries, parseSize, sizeLabel } from '../corpus.ts';
 import type { BenchContext } from '../lib/context.ts';
 import { type PeerServer, startPeerServer } from '../lib/peer-server.ts';
 import { addFigure, createRow, judge, type Row } from '../lib/report.ts';
+import { createSearchRuns } from '../lib/search-runs.ts';
 import { childEnv, createJsonClient, openInstance } from '../lib/service.ts';
 import { latencies, mean, quantile, timedPool } from '../lib/stats.ts';
 import { baseVectors, cosine, exactTopKAll, writeSyntheticChunks } from '../lib/synthetic.ts';
-import { firstLine, type Target } from '../lib/target.ts';
+import type { Target } from '../lib/target.ts';
 import { vectorIndexReady } from '../lib/vector-index-ready.ts';
 import { zipfQueries, zipfVocabulary } from '../lib/zipf-corpus.ts';
 
@@ -154,30 +155,10 @@ export async function searchScenario(ctx: BenchContext, target: Target, rows: Ro
               store.vectorSearch({ ...baseQuery(text), vector }),
             ]);
         };
-        let client = 0;
-        const server = child;
+        const searchRuns = createSearchRuns(child, service.keys);
         /** One timed run of the service: its own connections, closed afterwards. */
-        const servedRun = async (mode: Mode, texts: readonly string[], clients = CLIENTS) => {
-          const http = createJsonClient(clients);
-          try {
-            return await timedPool(texts, clients, async (text) => {
-              const key = service.keys[client++ % service.keys.length] as string;
-              const response = await http
-                .post(`${url}/api/v1/search`, { query: text, mode, limit: 10 }, { 'x-api-key': key })
-                .catch((error: unknown) => {
-                  const state = server.process.exitCode ?? server.process.signalCode;
-                  throw new Error(
-                    `POST /api/v1/search failed (${firstLine(error)}); kb serve ${state === null ? 'is running' : `exited (${state})`}; its output ends: ${server.output().slice(-800)}`,
-                  );
-                });
-              if (response.status !== 200) {
-                throw new Error(`search answered ${response.status}: ${response.body.slice(0, 300)}`);
-              }
-            });
-          } finally {
-            http.close();
-          }
-        };
+        const servedRun = (mode: Mode, texts: readonly string[], clients = CLIENTS) =>
+          searchRuns(texts, clients, (text) => ({ query: text, mode, limit: 10 }));
         /** One timed run of the bare peer at {@link CLIENTS} clients. */
         const bareRun = async (mode: Mode, texts: readonly string[]) => {
           const http = createJsonClient(CLIENTS);
