@@ -7,7 +7,7 @@ import type { DocumentStore, SearchHit } from '../../core/ports/document-store/d
 import { runningIndexBuilds } from '../../core/ports/document-store/sqlite/sqlite-vector-index-build.ts';
 import { createSqliteDocumentStore } from '../../core/ports/document-store/sqlite.adapter.ts';
 import { createPlainDocument, plainChunk, putChunksAndComplete } from '../support/document-fixtures.ts';
-import { seededRandom } from '../support/seeded-prose.ts';
+import { randomVectors } from '../support/random-vectors.ts';
 
 /**
  * A vector index too large to build before a query (more vectors than `syncBelow`, lowered here) is
@@ -21,22 +21,13 @@ const CHUNKS_PER_DOC = 5;
 const DOCS = 300;
 const BUILT = 'vector queries use it';
 
-function randomVectors(seed: number) {
-  const next = seededRandom(seed);
-  return () => {
-    const v = Float32Array.from({ length: DIMS }, () => next() - 0.5);
-    const norm = Math.hypot(...v);
-    return v.map((x) => x / norm);
-  };
-}
-
 let dir: string;
 let file: string;
 /** The store without the vector index, which writes the data set and answers exactly. */
 let exact: DocumentStore;
 let indexed: DocumentStore | null = null;
 let messages: string[];
-const vector = randomVectors(3);
+const vector = randomVectors(3, DIMS);
 
 /** A store with the index, whose builds above 500 vectors run in the background. */
 const openIndexed = (target = file) =>
@@ -93,7 +84,7 @@ afterEach(async () => {
 describe('SQLite HNSW vector index built in the background', () => {
   it('answers at once with the exact results while it is built, then answers from it the same', async () => {
     indexed = openIndexed();
-    const probe = randomVectors(17);
+    const probe = randomVectors(17, DIMS);
     const first = probe();
     const during = await indexed.vectorSearch(query(first));
     // Answered by the exact scan: the same chunks and scores.
@@ -127,7 +118,7 @@ describe('SQLite HNSW vector index built in the background', () => {
   it('holds the writes made while it was built: new chunks, a deleted and a purged document', async () => {
     indexed = openIndexed();
     const docs: DocumentRecord[] = [];
-    const targets = randomVectors(23);
+    const targets = randomVectors(23, DIMS);
     const written: { doc: DocumentRecord; target: Float32Array }[] = [];
     await indexed.vectorSearch(query(vector()));
     // Writes go on while the thread builds, some before its snapshot, the last ones after it.

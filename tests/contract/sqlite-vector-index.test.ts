@@ -6,7 +6,7 @@ import type { DocumentRecord } from '../../core/model/document-records.model.ts'
 import type { DocumentStore, StoreSearchQuery } from '../../core/ports/document-store/document-store.port.ts';
 import { createSqliteDocumentStore } from '../../core/ports/document-store/sqlite.adapter.ts';
 import { createPlainDocument, plainChunk, plainVersion, putChunksAndComplete } from '../support/document-fixtures.ts';
-import { seededRandom } from '../support/seeded-prose.ts';
+import { randomVectors } from '../support/random-vectors.ts';
 
 /**
  * The SQLite store's HNSW vector index against the same store scanning exactly, on one database
@@ -18,21 +18,11 @@ const DIMS = 24;
 const MODEL = { model: 'ann-test/random-24d', dimensions: DIMS };
 const CHUNKS_PER_DOC = 5;
 
-/** Deterministic pseudo-random unit vectors. */
-function randomVectors(seed: number) {
-  const next = seededRandom(seed);
-  return () => {
-    const v = Float32Array.from({ length: DIMS }, () => next() - 0.5);
-    const norm = Math.hypot(...v);
-    return v.map((x) => x / norm);
-  };
-}
-
 let dir: string;
 let file: string;
 let indexed: DocumentStore;
 let exact: DocumentStore;
-const vector = randomVectors(7);
+const vector = randomVectors(7, DIMS);
 
 const openIndexed = (settings: { quantization?: 'i8' | 'f16' | 'f32'; log?: (message: string) => void } = {}) =>
   createSqliteDocumentStore({ file, vectorIndex: { exactBelow: 0, expansionSearch: 64, ...settings } });
@@ -90,7 +80,7 @@ describe('SQLite HNSW vector index', () => {
     const big: DocumentRecord[] = [];
     for (let d = 0; d < 400; d += 1) big.push(await addDocument(indexed, 'ws-big', { team: d % 2 === 0 ? 'a' : 'b' }));
     for (let d = 0; d < 4; d += 1) await addDocument(indexed, 'ws-small', { pdf: d % 2 === 0 });
-    const probe = randomVectors(99);
+    const probe = randomVectors(99, DIMS);
     let recall = 0;
     const rounds = 20;
     for (let i = 0; i < rounds; i += 1) {
@@ -140,7 +130,7 @@ describe('SQLite HNSW vector index', () => {
   it('fills a page of nearest chunks after most documents stop being served, though earlier queries all passed', async () => {
     const docs: DocumentRecord[] = [];
     for (let d = 0; d < 800; d += 1) docs.push(await addDocument(indexed, 'ws'));
-    const probe = randomVectors(5);
+    const probe = randomVectors(5, DIMS);
     // Every candidate passes: the store learns to ask the index for few more than the page.
     for (let i = 0; i < 5; i += 1) {
       const { found, recall } = await compare('ws', probe(), { limit: 100 });
@@ -160,7 +150,7 @@ describe('SQLite HNSW vector index', () => {
 
   it('answers concurrent queries, walked together, as it answers each alone', async () => {
     for (let d = 0; d < 200; d += 1) await addDocument(indexed, d % 4 === 0 ? 'ws-other' : 'ws');
-    const probe = randomVectors(11);
+    const probe = randomVectors(11, DIMS);
     const asked = Array.from({ length: 12 }, (_, i) => ({
       workspaceId: i % 3 === 0 ? 'ws-other' : 'ws',
       vector: probe(),
@@ -238,7 +228,7 @@ describe('SQLite HNSW vector index', () => {
       embeddingModel: MODEL.model,
     });
     // A query a little off the target: the target is still its nearest chunk, by a clear margin.
-    const noise = randomVectors(5)();
+    const noise = randomVectors(5, DIMS)();
     const q = target.map((x, i) => x + 0.05 * (noise[i] as number));
     const found = await indexed.vectorSearch(query('ws', q));
     const truth = await exact.vectorSearch(query('ws', q));
