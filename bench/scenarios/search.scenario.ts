@@ -27,8 +27,9 @@ import { fileURLToPath } from 'node:url';
 import type { StoreSearchQuery } from '../../core/ports/document-store/document-store.port.ts';
 import { SEARCH_CANDIDATES } from '../../core/services/search.service.ts';
 import { startChild, stopChild } from '../../support/child-service.ts';
-import { corpusQueries, parseSize, sizeLabel } from '../corpus.ts';
+import { corpusQueries, sizeLabel } from '../corpus.ts';
 import type { BenchContext } from '../lib/context.ts';
+import { addOpenSearchRatios } from '../lib/opensearch-ratio.ts';
 import { type PeerServer, startPeerServer } from '../lib/peer-server.ts';
 import { addFigure, createRow, judge, type Row } from '../lib/report.ts';
 import { createSearchRuns } from '../lib/search-runs.ts';
@@ -350,17 +351,5 @@ async function recall(
  * is at most twice OpenSearch's.
  */
 export function compareSearchRuntimes(rows: Row[]): void {
-  const p50 = (row: Row | undefined) => row?.figures.find((f) => f.name === 'service p50, one client')?.values ?? [];
-  for (const row of rows) {
-    if (!row.scenario.startsWith('search latency, ') || row.runtime !== 'embedded') continue;
-    const peer = rows.find((r) => r.scenario === row.scenario && r.runtime === 'distributed' && r.size === row.size);
-    const ours = p50(row);
-    const theirs = p50(peer);
-    if (ours.length === 0 || theirs.length === 0) continue;
-    const ratios = ours.map((value, i) => value / (theirs[i % theirs.length] as number));
-    const figure = addFigure(row, 'one-client p50 ÷ OpenSearch (distributed) p50', 'ratio', ratios);
-    if (row.scenario === 'search latency, keyword' && parseSize(row.size.split(' ')[0] ?? '') >= 100_000)
-      judge(figure, { atMost: 2 });
-    row.notes.push('÷ OpenSearch pairs each embedded round with the distributed round of the same number, same corpus');
-  }
+  addOpenSearchRatios(rows, 'search latency, ', (row) => row.scenario === 'search latency, keyword');
 }
