@@ -219,4 +219,17 @@ describe('filtered search on the SQLite store with its indexes', () => {
     const gone = await store.keywordSearch(query({ text: 'lantern', filters }));
     expect(gone.map((h) => h.chunk.documentId)).not.toContain(moving);
   });
+
+  it('breaks ties in distance by chunk id, on the first scan of a filter and on the next ones', async () => {
+    const vector = unitVector();
+    const doc = await createPlainDocument(store, 'ws', { metadata: { tenant: 'tie' } });
+    const chunks = Array.from({ length: 12 }, (_, i) => plainChunk(doc, 1, i, sentence(), vector));
+    await putChunksAndComplete(store, chunks, { embeddingModel: MODEL.model });
+    // By id, `…:1:10` and `…:1:11` come before `…:1:2`.
+    const byId = chunks.map((c) => c.id).sort();
+    for (let round = 0; round < 2; round += 1) {
+      const hits = await store.vectorSearch(query({ vector, filters: { metadata: { tenant: ['tie'] } }, limit: 5 }));
+      expect(hits.map((h) => h.chunk.id)).toEqual(byId.slice(0, 5));
+    }
+  });
 });

@@ -6,6 +6,7 @@ import { createCandidatePool } from './sqlite-candidate-pool.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import { createPassingVersions, type PassingVersions, worthPlanning } from './sqlite-filter-plan.ts';
 import { createIndexedKeywordSearch } from './sqlite-keyword-search.ts';
+import { createPassingVectors } from './sqlite-passing-vectors.ts';
 import { CHUNK_COLUMNS, type ChunkRow, HIT_COLUMNS, type HitRow, toChunkRecord, toSearchHit } from './sqlite-rows.ts';
 import { ftsQuery, type SqlPart, searchConditions, servedAt } from './sqlite-search.ts';
 
@@ -20,6 +21,13 @@ type VectorRow = HitRow & { readonly distance: number };
  * `passing² ≤ 1.6 × limit × population` (about 4,000 passing chunks at 100k, 12,600 at a million).
  */
 const DRIVE_FACTOR = 1.6;
+/**
+ * {@link DRIVE_FACTOR} when the passing chunks' vectors are already in memory (see
+ * `sqlite-passing-vectors.ts`): a chunk scanned there costs about 0.25 µs against 8 µs a candidate
+ * checked, so the scan stays cheaper up to about 40 × `limit × population` passing² (20,000
+ * passing chunks of a million at a limit of 10).
+ */
+const DRIVE_FACTOR_KEPT = 40;
 /** Passing chunks that are always scanned exactly: a few milliseconds at most. */
 const DRIVE_ALWAYS_AT_MOST = 2_000;
 
@@ -82,6 +90,7 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
   };
 
   const passingVersions = createPassingVersions(db);
+  const passingVectors = createPassingVectors(db);
   const workspaceChunks = db.prepare<[string], { n: number }>(
     'SELECT count(*) AS n FROM chunks WHERE workspace_id = ?',
   );
@@ -160,11 +169,14 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
   }
 
   /**
-   * The exact vector query driven from the passing versions: their chunks only (read by version),
-   * the nearest `limit` by cosine, then those rows with the served interval and filters checked
-   * again in SQL (the same conditions the versions were chosen by).
+   * The exact vector query driven from the passing versions: their chunks only, the nearest
+   * `limit` by cosine — over their vectors kept in memory (read on the first scan of the plan), or
+   * read by version in SQL when they are too many to keep — then those rows with the served
+   * interval and filters checked again in SQL (the same conditions the versions were chosen by).
    */
   function drivenExactSearch(q: VectorQuery, passing: PassingVersions): VectorRow[] {
+    const kept = passingVectors.nearest(passing, q.model.model, q.vector, q.limit);
+    if (kept !== null) return checkedCandidates(q, kept);
     const nearest = db
       .prepare<unknown[], { seq: number }>(
         `SELECT seq FROM (
@@ -322,12 +334,14 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
       // A filter (or a look into the past) that few chunks pass: scan exactly the passing versions'
       // chunks; otherwise the vector index, knowing how many can pass (see docs/search.md).
       const passing = worthPlanning(query, vectorPool.share(query)) ? run(() => passingVersions(query)) : null;
+      const factor =
+        passing !== null && passingVectors.holds(passing, checked.model.model) ? DRIVE_FACTOR_KEPT : DRIVE_FACTOR;
       const drive =
         passing !== null &&
         (ann === null ||
           passing.chunks <= DRIVE_ALWAYS_AT_MOST ||
           passing.chunks ** 2 <=
-            DRIVE_FACTOR * checked.limit * run(() => workspacePopulation(query.workspaceId, ann.cursor())));
+            factor * checked.limit * run(() => workspacePopulation(query.workspaceId, ann.cursor())));
       const rows =
         passing !== null && drive
           ? run(() => drivenExactSearch(checked, passing))
