@@ -22,12 +22,12 @@ type VectorRow = HitRow & { readonly distance: number };
  */
 const DRIVE_FACTOR = 1.6;
 /**
- * {@link DRIVE_FACTOR} when the passing chunks' vectors are already in memory (see
- * `sqlite-passing-vectors.ts`): a chunk scanned there costs about 0.25 µs against 8 µs a candidate
- * checked, so the scan stays cheaper up to about 40 × `limit × population` passing² (20,000
- * passing chunks of a million at a limit of 10).
+ * {@link DRIVE_FACTOR} when the passing chunks' vectors are in memory or worth keeping there (see
+ * `sqlite-passing-vectors.ts`): a chunk scanned there costs about 0.4–0.5 µs against about 8 µs a
+ * candidate checked, so the scan stays cheaper while `passing² ≤ 20 × limit × population` (14,000
+ * passing chunks of 100k at the service's 100 candidates, 44,000 of a million).
  */
-const DRIVE_FACTOR_KEPT = 40;
+const DRIVE_FACTOR_KEPT = 20;
 /** Passing chunks that are always scanned exactly: a few milliseconds at most. */
 const DRIVE_ALWAYS_AT_MOST = 2_000;
 
@@ -335,7 +335,9 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
       // chunks; otherwise the vector index, knowing how many can pass (see docs/search.md).
       const passing = worthPlanning(query, vectorPool.share(query)) ? run(() => passingVersions(query)) : null;
       const factor =
-        passing !== null && passingVectors.holds(passing, checked.model.model) ? DRIVE_FACTOR_KEPT : DRIVE_FACTOR;
+        passing !== null && passingVectors.cheap(passing, checked.model.model, checked.vector.length)
+          ? DRIVE_FACTOR_KEPT
+          : DRIVE_FACTOR;
       const drive =
         passing !== null &&
         (ann === null ||

@@ -75,10 +75,22 @@ export function createPassingVectors(db: Database) {
     keptBytes += bytes;
   }
 
+  /** Plans scanned once in SQL: a second scan of the same plan keeps its vectors. */
+  const asked = new WeakSet<PassingVersions>();
+  const fits = (passing: PassingVersions, dimensions: number) => passing.chunks * dimensions * 4 <= KEPT_BYTES / 2;
+
   return {
-    /** Whether the passing chunks' vectors of this plan and model are in memory (a scan of them is cheap). */
-    holds(passing: PassingVersions, model: string): boolean {
-      return kept.get(passing)?.model === model;
+    /**
+     * Whether an exact scan of this plan's passing chunks is cheap: their vectors are in memory, or
+     * this plan was asked about before (the database has not changed since) and they fit, so this
+     * scan keeps them for the next ones. A plan asked about once is scanned in SQL and noted.
+     */
+    cheap(passing: PassingVersions, model: string, dimensions: number): boolean {
+      const matrix = kept.get(passing);
+      if (matrix !== undefined) return matrix.model === model && matrix.dimensions === dimensions;
+      if (asked.has(passing)) return fits(passing, dimensions);
+      asked.add(passing);
+      return false;
     },
 
     /**
@@ -88,7 +100,7 @@ export function createPassingVectors(db: Database) {
      */
     nearest(passing: PassingVersions, model: string, vector: Float32Array, limit: number): number[] | null {
       const dimensions = vector.length;
-      if (passing.chunks * dimensions * 4 > KEPT_BYTES / 2) return null;
+      if (!fits(passing, dimensions)) return null;
       let matrix = kept.get(passing);
       if (matrix !== undefined && (matrix.model !== model || matrix.dimensions !== dimensions)) {
         kept.delete(passing);
@@ -114,16 +126,28 @@ function nearestRows(matrix: PassingMatrix, vector: Float32Array, limit: number)
   let norm = 0;
   for (let d = 0; d < dimensions; d++) norm += (vector[d] as number) ** 2;
   if (!(norm > 0) || limit <= 0) return [];
-  const query = new Float64Array(dimensions);
+  const query = new Float32Array(dimensions);
   for (let d = 0; d < dimensions; d++) query[d] = (vector[d] as number) / Math.sqrt(norm);
   // The best `limit` so far, nearest first: row numbers and distances.
   const best: number[] = [];
   const distances: number[] = [];
   const count = matrix.seqs.length;
+  const unrolled = dimensions - (dimensions % 4);
   for (let r = 0; r < count; r++) {
-    let dot = 0;
+    // Four sums side by side: about twice as fast as one in V8.
+    let a = 0;
+    let b = 0;
+    let c = 0;
+    let e = 0;
     const offset = r * dimensions;
-    for (let d = 0; d < dimensions; d++) dot += (rows[offset + d] as number) * (query[d] as number);
+    for (let d = 0; d < unrolled; d += 4) {
+      a += (rows[offset + d] as number) * (query[d] as number);
+      b += (rows[offset + d + 1] as number) * (query[d + 1] as number);
+      c += (rows[offset + d + 2] as number) * (query[d + 2] as number);
+      e += (rows[offset + d + 3] as number) * (query[d + 3] as number);
+    }
+    for (let d = unrolled; d < dimensions; d++) a += (rows[offset + d] as number) * (query[d] as number);
+    const dot = a + b + c + e;
     const distance = 1 - dot;
     if (best.length === limit && !before(distance, r, distances[limit - 1] as number, best[limit - 1] as number)) {
       continue;
