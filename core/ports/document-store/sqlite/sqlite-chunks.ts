@@ -4,7 +4,7 @@ import type { ChunkIndex, ChunkInput, SearchHit, StoreSearchQuery } from '../doc
 import { requireIndexModel, toStoredChunkFields, vectorBytes } from '../stored-records.ts';
 import { createCandidatePool } from './sqlite-candidate-pool.ts';
 import type { SqliteContext } from './sqlite-context.ts';
-import { createPassingVersions, type PassingVersions, worthPlanning } from './sqlite-filter-plan.ts';
+import { createPassingVersions, PASSING_CHUNKS, type PassingVersions, worthPlanning } from './sqlite-filter-plan.ts';
 import { createIndexedKeywordSearch } from './sqlite-keyword-search.ts';
 import { createPassingVectors } from './sqlite-passing-vectors.ts';
 import { CHUNK_COLUMNS, type ChunkRow, HIT_COLUMNS, type HitRow, toChunkRecord, toSearchHit } from './sqlite-rows.ts';
@@ -181,9 +181,7 @@ export function createSqliteChunkIndex(context: SqliteContext): ChunkIndex {
       .prepare<unknown[], { seq: number }>(
         `SELECT seq FROM (
           SELECT c.seq AS seq, c.id AS id, vec_distance_cosine(c.vector, ?) AS distance
-          FROM json_each(?) p
-          CROSS JOIN chunks c ON c.document_id = json_extract(p.value, '$[0]')
-            AND c.version = json_extract(p.value, '$[1]')
+          FROM ${PASSING_CHUNKS}
           WHERE c.vector IS NOT NULL AND c.model = ?
         )
         WHERE distance IS NOT NULL

@@ -13,6 +13,15 @@ export interface PassingVersions {
   readonly chunks: number;
 }
 
+/**
+ * The passing versions' chunks as a `FROM` source, `c` being the chunk: binds
+ * {@link PassingVersions.json} at its place. Each version's chunks are read through the chunk index
+ * by document and version.
+ */
+export const PASSING_CHUNKS = `json_each(?) p
+  CROSS JOIN chunks c ON c.document_id = json_extract(p.value, '$[0]')
+    AND c.version = json_extract(p.value, '$[1]')`;
+
 /** Whether a filter restricts anything (an empty list or a key with no values does not). */
 export function hasFilters(filters: SearchFilters): boolean {
   return (

@@ -1,5 +1,6 @@
 import type { Database } from '../../sqlite/open-database.ts';
-import type { PassingVersions } from './sqlite-filter-plan.ts';
+import { bytesToVector } from '../stored-records.ts';
+import { PASSING_CHUNKS, type PassingVersions } from './sqlite-filter-plan.ts';
 
 /**
  * Bytes of passing-chunk vectors kept in memory at most, over every kind of filtered query; the
@@ -32,9 +33,7 @@ interface PassingMatrix {
 export function createPassingVectors(db: Database) {
   const read = db.prepare<[string, string], { seq: number; id: string; vector: Buffer }>(
     `SELECT c.seq AS seq, c.id AS id, c.vector AS vector
-     FROM json_each(?) p
-     CROSS JOIN chunks c ON c.document_id = json_extract(p.value, '$[0]')
-       AND c.version = json_extract(p.value, '$[1]')
+     FROM ${PASSING_CHUNKS}
      WHERE c.vector IS NOT NULL AND c.model = ?`,
   );
   /** Kept matrices, least recently scanned first. */
@@ -49,8 +48,7 @@ export function createPassingVectors(db: Database) {
     let n = 0;
     for (const row of found) {
       if (row.vector.byteLength !== dimensions * 4) continue;
-      const vector = new Float32Array(dimensions);
-      new Uint8Array(vector.buffer).set(row.vector);
+      const vector = bytesToVector(row.vector);
       let norm = 0;
       for (let d = 0; d < dimensions; d++) norm += (vector[d] as number) ** 2;
       // sqlite-vec's cosine distance of a zero vector is NULL: such a chunk is never a match.
@@ -126,8 +124,9 @@ function nearestRows(matrix: PassingMatrix, vector: Float32Array, limit: number)
   let norm = 0;
   for (let d = 0; d < dimensions; d++) norm += (vector[d] as number) ** 2;
   if (!(norm > 0) || limit <= 0) return [];
+  const scale = 1 / Math.sqrt(norm);
   const query = new Float32Array(dimensions);
-  for (let d = 0; d < dimensions; d++) query[d] = (vector[d] as number) / Math.sqrt(norm);
+  for (let d = 0; d < dimensions; d++) query[d] = (vector[d] as number) * scale;
   // The best `limit` so far, nearest first: row numbers and distances.
   const best: number[] = [];
   const distances: number[] = [];
